@@ -1,0 +1,102 @@
+"""JSON Schema of ``schemas/<id>/rules.yaml``: a contract file is validated before it is used."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["CATALOGUE_SCHEMA", "RULE_KINDS"]
+
+RULE_KINDS = (
+    "limit", "enum", "required", "type", "auth", "error", "schema", "header", "paging",
+    "state", "cost", "rate-limit", "endpoint", "conflict", "format",
+)
+
+_SOURCE: dict[str, Any] = {
+    "type": "object",
+    "required": ["section"],
+    "additionalProperties": False,
+    "properties": {
+        "section": {"type": "string", "minLength": 1},
+        "detail": {"type": "string"},
+    },
+}
+
+CATALOGUE_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "required": ["service", "document", "part", "rules", "gaps"],
+    "additionalProperties": False,
+    "properties": {
+        "service": {"type": "string", "pattern": "^[a-z]+$"},
+        "title": {"type": "string"},
+        "document": {"type": "string", "pattern": r"^volume-[0-9]\.md$"},
+        "part": {"type": "string", "minLength": 1},
+        "settings": {"type": "object"},
+        "credentials": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["name", "statement"],
+                "additionalProperties": False,
+                "properties": {
+                    "name": {"type": "string", "pattern": "^[A-Z][A-Z0-9_]*$"},
+                    "statement": {"type": "string"},
+                    "optional": {"type": "boolean"},
+                },
+            },
+        },
+        "rules": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["id", "kind", "statement", "source"],
+                "additionalProperties": False,
+                "properties": {
+                    "id": {"type": "string", "pattern": r"^[a-z]+\.[a-z0-9-]+\.[a-z0-9-]+$"},
+                    "kind": {"enum": list(RULE_KINDS)},
+                    "operation": {
+                        "type": "string",
+                        "pattern": "^(GET|POST|PUT|PATCH|DELETE) /",
+                    },
+                    "where": {"type": "string", "pattern": r"^(body|query|header|path)\."},
+                    "statement": {"type": "string", "minLength": 1},
+                    "violation": {
+                        "type": "object",
+                        "properties": {"status": {"type": "integer"}},
+                    },
+                    "params": {"type": "object"},
+                    "requires": {"type": "array", "items": {"type": "string"}},
+                    "source": _SOURCE,
+                },
+            },
+        },
+        "gaps": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["id", "statement", "source"],
+                "additionalProperties": False,
+                "properties": {
+                    "id": {"type": "string", "pattern": r"^[a-z]+\.gap\.[a-z0-9-]+$"},
+                    "statement": {"type": "string", "minLength": 1},
+                    "source": _SOURCE,
+                },
+            },
+        },
+        "conflicts": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["id", "statement", "source", "alternatives"],
+                "additionalProperties": False,
+                "properties": {
+                    "id": {"type": "string", "pattern": r"^[a-z]+\.conflict\.[a-z0-9-]+$"},
+                    "statement": {"type": "string"},
+                    "alternatives": {"type": "array", "minItems": 2, "items": {"type": "string"}},
+                    "source": _SOURCE,
+                },
+            },
+        },
+    },
+}

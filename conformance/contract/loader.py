@@ -1,0 +1,194 @@
+"""The one loader funnel: every contract source ends in ``load_contract``, which validates it.
+
+A contract is two files under ``schemas/<id>/``: ``openapi.yaml`` (OpenAPI 3.1, JSON Schema
+2020-12) and ``rules.yaml`` (the rule catalogue). Anything wrong with them is a
+``ContractFileError`` naming the file and the place, never a traceback from deep inside a check.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from conformance.contract.catalogue_schema import CATALOGUE_SCHEMA
+from conformance.contract.model import Conflict, Contract, Gap, Rule, Source
+from conformance.errors import ContractFileError, UsageError
+
+__all__ = ["SERVICES", "docs_dir", "load_contract", "schemas_dir"]
+
+# Service ids in document order (DESIGN.md). A service is runnable once its directory exists.
+SERVICES = (
+    "tokenrisk", "presentations", "contracts", "social",
+    "scanning", "outreach", "marketplace", "affiliate",
+)
+
+_ROOT = Path(__file__).resolve().parents[2]
+
+
+def schemas_dir() -> Path:
+    return Path(os.environ.get("CONFORMANCE_SCHEMAS_DIR", _ROOT / "schemas"))
+
+
+def docs_dir() -> Path:
+    return Path(os.environ.get("CONFORMANCE_DOCS_DIR", _ROOT / "docs" / "spec"))
+
+
+def available_services() -> list[str]:
+    return [s for s in SERVICES if (schemas_dir() / s / "rules.yaml").is_file()]
+
+
+def _read_yaml(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ContractFileError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ContractFileError(f"{path}: not valid YAML: {exc}") from None
+
+
+def _slug(heading: str) -> str:
+    # GitHub's anchor rule: lower-case, drop punctuation but '-' and ' ', spaces to '-'.
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+@lru_cache(maxsize=None)
+def _anchors(doc: str) -> dict[tuple[str, str], str]:
+    """(section, part letter) -> unique GitHub anchor of that part's sub-heading."""
+    path = docs_dir() / doc
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        raise ContractFileError(f"{path}: the source document is missing") from None
+    seen: dict[str, int] = {}
+    out: dict[tuple[str, str], str] = {}
+    section = ""
+    for line in lines:
+        match = re.match(r"^(#{2,3}) (.+)$", line)
+        if not match:
+            continue
+        slug = _slug(match.group(2))
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        anchor = slug if count == 0 else f"{slug}-{count}"
+        if match.group(1) == "##":
+            section = match.group(2).strip()
+            out[(section, "")] = anchor
+        else:
+            out[(section, match.group(2).split(".", 1)[0].strip())] = anchor
+    return out
+
+
+def _source(raw: dict[str, Any], doc: str, part: str, where: str) -> Source:
+    anchors = _anchors(doc)
+    key = (raw["section"], part)
+    if key not in anchors:
+        raise ContractFileError(
+            f"{where}: section '{raw['section']}' part {part} does not exist in {doc}"
+        )
+    return Source(doc, raw["section"], part, raw.get("detail", ""), anchors[key])
+
+
+def _check_openapi(doc: Any, path: Path) -> None:
+    if not isinstance(doc, dict) or not str(doc.get("openapi", "")).startswith("3.1"):
+        raise ContractFileError(f"{path}: not an OpenAPI 3.1 document (missing 'openapi: 3.1.x')")
+    if not isinstance(doc.get("paths"), dict) or not doc["paths"]:
+        raise ContractFileError(f"{path}: no paths")
+    for name, schema in (doc.get("components", {}).get("schemas") or {}).items():
+        try:
+            jsonschema.Draft202012Validator.check_schema(schema)
+        except jsonschema.SchemaError as exc:
+            raise ContractFileError(
+                f"{path}: components.schemas.{name} is not valid JSON Schema: {exc.message}"
+            ) from None
+
+
+def load_contract(service: str) -> Contract:
+    """Load and validate ``schemas/<service>/``. Cached per process: contracts are read-only."""
+    if service not in SERVICES:
+        raise UsageError(f"unknown service '{service}'; known: {', '.join(SERVICES)}")
+    return _load(service, str(schemas_dir()))
+
+
+@lru_cache(maxsize=None)
+def _load(service: str, root: str) -> Contract:
+    folder = Path(root) / service
+    if not (folder / "rules.yaml").is_file():
+        raise UsageError(
+            f"service '{service}' has no contract yet (no {folder}/rules.yaml); "
+            f"available: {', '.join(available_services()) or 'none'}"
+        )
+    openapi_path, rules_path = folder / "openapi.yaml", folder / "rules.yaml"
+    openapi = _read_yaml(openapi_path)
+    _check_openapi(openapi, openapi_path)
+    cat = _read_yaml(rules_path)
+    try:
+        jsonschema.validate(cat, CATALOGUE_SCHEMA)
+    except jsonschema.ValidationError as exc:
+        place = "/".join(str(p) for p in exc.absolute_path) or "(top)"
+        raise ContractFileError(f"{rules_path}: at {place}: {exc.message}") from None
+    if cat["service"] != service:
+        raise ContractFileError(f"{rules_path}: says service '{cat['service']}', expected '{service}'")
+
+    doc, part = cat["document"], cat["part"]
+    contract = Contract(
+        service=service,
+        title=cat.get("title", service),
+        openapi=openapi,
+        rules=[],
+        gaps=[],
+        conflicts=[],
+        settings=dict(cat.get("settings") or {}),
+    )
+    contract.settings["credentials"] = cat.get("credentials", [])
+    ids: set[str] = set()
+    for i, raw in enumerate(cat["rules"]):
+        where = f"{rules_path}: rules[{i}] ({raw['id']})"
+        if raw["id"] in ids:
+            raise ContractFileError(f"{where}: duplicate rule id")
+        ids.add(raw["id"])
+        if not raw["id"].startswith(service + "."):
+            raise ContractFileError(f"{where}: rule ids start with '{service}.'")
+        rule = Rule(
+            id=raw["id"],
+            kind=raw["kind"],
+            statement=raw["statement"],
+            source=_source(raw["source"], doc, part, where),
+            operation=raw.get("operation"),
+            where=raw.get("where"),
+            violation=raw.get("violation"),
+            params=raw.get("params") or {},
+            requires=tuple(raw.get("requires") or ()),
+        )
+        if rule.operation:
+            try:
+                contract.operation(rule.operation)
+            except KeyError:
+                raise ContractFileError(f"{where}: operation {rule.operation} is not in openapi.yaml") from None
+            if rule.where:
+                try:
+                    contract.where_schema(rule.operation, rule.where)
+                except KeyError:
+                    raise ContractFileError(f"{where}: '{rule.where}' does not resolve in openapi.yaml") from None
+        contract.rules.append(rule)
+    for i, raw in enumerate(cat["gaps"]):
+        contract.gaps.append(
+            Gap(raw["id"], raw["statement"], _source(raw["source"], doc, part, f"{rules_path}: gaps[{i}]"))
+        )
+    for i, raw in enumerate(cat.get("conflicts") or []):
+        contract.conflicts.append(
+            Conflict(
+                raw["id"], raw["statement"],
+                _source(raw["source"], doc, part, f"{rules_path}: conflicts[{i}]"),
+                tuple(raw["alternatives"]),
+            )
+        )
+    return contract

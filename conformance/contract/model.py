@@ -1,0 +1,176 @@
+"""In-memory form of a service contract: OpenAPI operations plus the rule catalogue."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Conflict", "Contract", "Gap", "Rule", "Source"]
+
+
+@dataclass(frozen=True)
+class Source:
+    doc: str
+    section: str
+    part: str
+    detail: str
+    anchor: str
+
+    @property
+    def path(self) -> str:
+        return f"docs/spec/{self.doc}"
+
+    def text(self) -> str:
+        return f"{self.doc} / {self.section} / {self.part}" + (
+            f" / {self.detail}" if self.detail else ""
+        )
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    kind: str
+    statement: str
+    source: Source
+    operation: str | None = None
+    where: str | None = None
+    violation: dict[str, Any] | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    # Targets on which this rule cannot be checked, with the reason, e.g. {"http": "needs ..."}.
+    requires: tuple[str, ...] = ()
+
+    @property
+    def method(self) -> str:
+        return (self.operation or " ").split(" ", 1)[0]
+
+    @property
+    def path(self) -> str:
+        return (self.operation or " ").split(" ", 1)[1]
+
+
+@dataclass(frozen=True)
+class Gap:
+    id: str
+    statement: str
+    source: Source
+
+
+@dataclass(frozen=True)
+class Conflict:
+    id: str
+    statement: str
+    source: Source
+    alternatives: tuple[str, ...]
+
+
+@dataclass
+class Contract:
+    service: str
+    title: str
+    openapi: dict[str, Any]
+    rules: list[Rule]
+    gaps: list[Gap]
+    conflicts: list[Conflict]
+    settings: dict[str, Any]
+
+    def rule(self, rule_id: str) -> Rule:
+        for rule in self.rules:
+            if rule.id == rule_id:
+                return rule
+        raise KeyError(rule_id)
+
+    @property
+    def base_path(self) -> str:
+        """Path prefix of every operation, from the first server entry ('' when none)."""
+        servers = self.openapi.get("servers") or [{"url": ""}]
+        url = servers[0]["url"]
+        for name, var in (servers[0].get("variables") or {}).items():
+            url = url.replace("{" + name + "}", str(self.settings.get(name, var["default"])))
+        return url.rstrip("/")
+
+    def operation(self, operation: str) -> dict[str, Any]:
+        method, path = operation.split(" ", 1)
+        return self.openapi["paths"][path][method.lower()]
+
+    def operations(self) -> list[str]:
+        out = []
+        for path, item in self.openapi["paths"].items():
+            for method in ("get", "post", "put", "patch", "delete"):
+                if method in item:
+                    out.append(f"{method.upper()} {path}")
+        return out
+
+    def deref(self, schema: dict[str, Any]) -> dict[str, Any]:
+        while "$ref" in schema:
+            name = schema["$ref"].rsplit("/", 1)[-1]
+            schema = self.openapi["components"]["schemas"][name]
+        return schema
+
+    def standalone(self, schema: dict[str, Any]) -> dict[str, Any]:
+        """A copy that validates on its own: component refs travel along under $defs."""
+        out = copy.deepcopy(schema)
+        comps = copy.deepcopy(self.openapi.get("components", {}).get("schemas", {}))
+        text_refs = "#/components/schemas/"
+
+        def rewrite(node: Any) -> Any:
+            if isinstance(node, dict):
+                return {
+                    k: (v.replace(text_refs, "#/$defs/") if k == "$ref" and isinstance(v, str)
+                        else rewrite(v))
+                    for k, v in node.items()
+                }
+            if isinstance(node, list):
+                return [rewrite(v) for v in node]
+            return node
+
+        out = rewrite(out)
+        if comps:
+            out["$defs"] = rewrite(comps)
+        out.setdefault("$schema", "https://json-schema.org/draft/2020-12/schema")
+        return out
+
+    def request_schema(self, operation: str) -> dict[str, Any]:
+        body = self.operation(operation).get("requestBody", {})
+        content = body.get("content", {})
+        media = content.get("application/json") or next(iter(content.values()), {})
+        return media.get("schema", {})
+
+    def request_example(self, operation: str) -> dict[str, Any]:
+        """The contract's own example of a valid request body (boundary checks start from it)."""
+        body = self.operation(operation).get("requestBody", {})
+        content = body.get("content", {})
+        media = content.get("application/json") or next(iter(content.values()), {})
+        return copy.deepcopy(media.get("example", {}))
+
+    def response_schema(self, operation: str, status: int) -> dict[str, Any] | None:
+        responses = self.operation(operation).get("responses", {})
+        spec = responses.get(str(status)) or responses.get(f"{str(status)[0]}XX")
+        if spec is None:
+            return None
+        if "$ref" in spec:
+            spec = self.openapi["components"]["responses"][spec["$ref"].rsplit("/", 1)[-1]]
+        content = spec.get("content") or {}
+        media = content.get("application/json") or next(iter(content.values()), None)
+        return None if media is None else media.get("schema", {})
+
+    def documented_statuses(self, operation: str) -> set[int]:
+        return {
+            int(code) for code in self.operation(operation).get("responses", {}) if code.isdigit()
+        }
+
+    def where_schema(self, operation: str, where: str) -> dict[str, Any]:
+        """Resolve a pointer like ``body.imageOptions.source`` or ``query.after`` to its schema."""
+        area, _, rest = where.partition(".")
+        if area == "body":
+            schema = self.deref(self.request_schema(operation))
+            for part in rest.split("."):
+                schema = self.deref(schema["properties"][part])
+            return schema
+        if area in ("query", "header", "path"):
+            for param in self.operation(operation).get("parameters", []):
+                if "$ref" in param:
+                    param = self.openapi["components"]["parameters"][param["$ref"].rsplit("/", 1)[-1]]
+                if param["in"] == area and param["name"] == rest:
+                    return self.deref(param["schema"])
+        raise KeyError(f"{operation}: {where}")

@@ -1,0 +1,70 @@
+"""The two error families, never mixed.
+
+* ``ContractFailure``: the target broke a documented rule. It names the rule, says what was
+  expected and carries the exchange that shows it.
+* ``HarnessError``: we could not test at all (bad usage, bad contract file, unreachable target,
+  a cassette that does not match). It is never counted against the target.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from conformance.transport.model import Exchange
+
+__all__ = [
+    "CassetteMismatch",
+    "ContractFailure",
+    "ContractFileError",
+    "HarnessError",
+    "TargetUnreachable",
+    "UsageError",
+]
+
+
+class ContractFailure(AssertionError):
+    """The target broke ``rule_id``. Subclasses AssertionError so pytest shows it as a failure."""
+
+    def __init__(
+        self,
+        rule_id: str,
+        message: str,
+        *,
+        expected: str = "",
+        exchange: Exchange | None = None,
+    ) -> None:
+        self.rule_id = rule_id
+        self.message = message
+        self.expected = expected
+        self.exchange = exchange
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        lines = [f"[{self.rule_id}] {self.message}"]
+        if self.expected:
+            lines.append(f"  expected: {self.expected}")
+        if self.exchange is not None:
+            lines.append(f"  sent:     {self.exchange.request.summary()}")
+            lines.append(f"  got:      {self.exchange.response.summary()}")
+        return "\n".join(lines)
+
+
+class HarnessError(Exception):
+    """We could not test: the target is not to blame."""
+
+
+class UsageError(HarnessError):
+    """Bad options, unknown service, missing environment variable."""
+
+
+class ContractFileError(HarnessError):
+    """A contract or rule catalogue file is missing or invalid."""
+
+
+class TargetUnreachable(HarnessError):
+    """The transport failed before any HTTP response came back."""
+
+
+class CassetteMismatch(HarnessError):
+    """Replay met a request the cassette does not hold."""

@@ -1,0 +1,141 @@
+"""Transport-neutral request and response values.
+
+Simulators, checks, recordings and reports all speak this model, so none of them depends on
+how the bytes travelled (MockTransport in process, a socket, a cassette).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+__all__ = ["Exchange", "Request", "Response", "JSON_TYPE"]
+
+JSON_TYPE = "application/json"
+_SUMMARY_BODY_CHARS = 300
+
+
+def _lower(headers: dict[str, str] | None) -> dict[str, str]:
+    return {k.lower(): v for k, v in (headers or {}).items()}
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    query: list[tuple[str, str]] = field(default_factory=list)
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes = b""
+
+    def __post_init__(self) -> None:
+        self.method = self.method.upper()
+        # Header names are case-insensitive on the wire; keep one spelling so lookups are plain.
+        self.headers = _lower(self.headers)
+
+    @classmethod
+    def build(
+        cls,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, Any] | list[tuple[str, str]] | None = None,
+        headers: dict[str, str] | None = None,
+        json_body: Any = None,
+        form: dict[str, str] | None = None,
+        content: bytes | None = None,
+    ) -> Request:
+        hdrs = _lower(headers)
+        body = b""
+        if json_body is not None:
+            body = json.dumps(json_body, separators=(",", ":")).encode()
+            hdrs.setdefault("content-type", JSON_TYPE)
+        elif form is not None:
+            body = urlencode(form).encode()
+            hdrs.setdefault("content-type", "application/x-www-form-urlencoded")
+        elif content is not None:
+            body = content
+        if isinstance(params, dict):
+            query = [(k, _param_text(v)) for k, v in params.items() if v is not None]
+        else:
+            query = list(params or [])
+        return cls(method, path, query, hdrs, body)
+
+    @property
+    def params(self) -> dict[str, str]:
+        """First value of each query parameter (repeat handling is up to the caller)."""
+        out: dict[str, str] = {}
+        for k, v in self.query:
+            out.setdefault(k, v)
+        return out
+
+    def header(self, name: str) -> str | None:
+        return self.headers.get(name.lower())
+
+    def json(self) -> Any:
+        return json.loads(self.body.decode("utf-8"))
+
+    def form(self) -> dict[str, str]:
+        return dict(parse_qsl(self.body.decode("utf-8"), keep_blank_values=True))
+
+    @property
+    def target(self) -> str:
+        return self.path + (("?" + urlencode(self.query)) if self.query else "")
+
+    def summary(self) -> str:
+        body = self.body[:_SUMMARY_BODY_CHARS].decode("utf-8", "replace")
+        more = "..." if len(self.body) > _SUMMARY_BODY_CHARS else ""
+        return f"{self.method} {self.target} {body}{more}".rstrip()
+
+
+def _param_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+@dataclass
+class Response:
+    status: int
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes = b""
+
+    def __post_init__(self) -> None:
+        self.headers = _lower(self.headers)
+
+    @classmethod
+    def json_response(
+        cls, status: int, payload: Any, headers: dict[str, str] | None = None
+    ) -> Response:
+        hdrs = {"content-type": JSON_TYPE, **_lower(headers)}
+        return cls(status, hdrs, json.dumps(payload, separators=(",", ":")).encode())
+
+    def header(self, name: str) -> str | None:
+        return self.headers.get(name.lower())
+
+    def json(self) -> Any:
+        """The body as JSON, or None when it is not JSON (checks report that as a failure)."""
+        try:
+            return json.loads(self.body.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            return None
+
+    @property
+    def is_json(self) -> bool:
+        ctype = (self.header("content-type") or "").split(";")[0].strip()
+        return ctype == JSON_TYPE or ctype.endswith("+json")
+
+    def summary(self) -> str:
+        body = self.body[:_SUMMARY_BODY_CHARS].decode("utf-8", "replace")
+        more = "..." if len(self.body) > _SUMMARY_BODY_CHARS else ""
+        return f"{self.status} {body}{more}".rstrip()
+
+
+@dataclass
+class Exchange:
+    """One request with the response it got; what failures carry and reports attach."""
+
+    request: Request
+    response: Response
+    base_url: str = ""
