@@ -90,6 +90,8 @@ def _anchors(doc: str) -> dict[tuple[str, str], str]:
 def _source(raw: dict[str, Any], doc: str, part: str, where: str) -> Source:
     anchors = _anchors(doc)
     key = (raw["section"], part)
+    if key not in anchors:  # some sections (Versioning) have no per-part sub-headings
+        key = (raw["section"], "")
     if key not in anchors:
         raise ContractFileError(
             f"{where}: section '{raw['section']}' part {part} does not exist in {doc}"
