@@ -12,7 +12,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from conformance.transport.model import JSON_TYPE, Request, Response
 
@@ -75,6 +75,9 @@ class Simulator:
     """Base of all simulators: subclasses add routes and state."""
 
     service = ""
+    # Seeded credentials by the contract's credential names (API_KEY, ...): what the sim
+    # target sends, and what `conformance serve` prints for people pointing clients at it.
+    credentials: ClassVar[dict[str, str]] = {}
 
     def __init__(self, clock: Clock | None = None) -> None:
         self.clock = clock or Clock()

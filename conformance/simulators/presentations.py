@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from conformance.simulators.base import Clock, SimError, Simulator
 from conformance.transport.model import Request, Response
@@ -87,6 +87,12 @@ class Window:
 
 class PresentationsSimulator(Simulator):
     service = "presentations"
+    credentials: ClassVar[dict[str, str]] = {
+        "API_KEY": "sim-ultra-key",
+        "NO_CREDITS_API_KEY": "sim-broke-key",
+        "DENIED_API_KEY": "sim-free-key",
+        "FAIL_INPUT": FAIL_MARKER,
+    }
 
     def __init__(self, clock: Clock | None = None) -> None:
         super().__init__(clock)
@@ -155,7 +161,7 @@ class PresentationsSimulator(Simulator):
             if required:
                 raise SimError(400, f"{name} is required")
             return None
-        if body[name] not in allowed:
+        if not isinstance(body[name], str) or body[name] not in allowed:
             raise SimError(400, f"{name} must be one of {sorted(allowed)}")
         return str(body[name])
 
@@ -216,7 +222,7 @@ class PresentationsSimulator(Simulator):
             raise SimError(400, f"numCards must be a number from {NUM_CARDS_MIN} to {NUM_CARDS_MAX}")
         self._object(body, "textOptions", ("amount", "tone", "audience", "language"))
         image = self._object(body, "imageOptions", ("model", "style"))
-        if "source" in image and image["source"] not in IMAGE_SOURCES:
+        if "source" in image and (not isinstance(image["source"], str) or image["source"] not in IMAGE_SOURCES):
             raise SimError(400, f"imageOptions.source must be one of {sorted(IMAGE_SOURCES)}")
         card_options = self._object(body, "cardOptions", ("dimensions",))
         header_footer = card_options.get("headerFooter", {})
@@ -240,7 +246,7 @@ class PresentationsSimulator(Simulator):
         body = self.json_body(request)
         self._check_known(body, {"prompt", "gammaId", "themeId", "exportAs", "sharingOptions", "folderIds"})
         prompt = self._string(body, "prompt", required=True)
-        self._string(body, "gammaId", required=True, min_len=1)
+        self._string(body, "gammaId", required=True)
         self._string(body, "themeId")
         export = self._choice(body, "exportAs", EXPORTS)
         self._sharing(body)

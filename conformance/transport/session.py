@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from conformance.errors import CassetteMismatch, TargetUnreachable
+from conformance.errors import CassetteMismatch, HarnessError, TargetUnreachable
 from conformance.transport.model import Exchange, Request, Response
 
 __all__ = ["Session", "to_httpx", "from_httpx_request"]
@@ -59,7 +59,11 @@ class Session:
 
     def send(self, request: Request) -> Exchange:
         try:
-            raw = self._client.send(to_httpx(self._client, request))
+            built = to_httpx(self._client, request)
+        except httpx.InvalidURL as exc:
+            raise HarnessError(f"cannot build a URL for {request.method} {request.path!r}: {exc}") from None
+        try:
+            raw = self._client.send(built)
             response = Response(raw.status_code, dict(raw.headers), raw.content)
         except httpx.TransportError as exc:
             raise TargetUnreachable(f"{request.method} {self.base_url}{request.path}: {exc}") from exc

@@ -1,0 +1,60 @@
+"""Generic authentication checks: a missing, invalid or wrongly-presented credential is refused.
+
+``params.case`` picks the variant: ``missing`` (no credential at all), ``invalid`` (every
+credential location filled with a value no account has), ``scheme`` (the valid key presented in
+another header, e.g. ``Authorization: Bearer``). ``params.operations`` widens the check from the
+rule's operation to a list.
+"""
+
+from __future__ import annotations
+
+from conformance.checks.context import CheckContext
+from conformance.checks.expect import expect_status
+from conformance.checks.registry import for_kind
+from conformance.transport.model import Exchange, Request
+
+__all__ = ["INVALID_CREDENTIAL"]
+
+INVALID_CREDENTIAL = "conformance-invalid-credential"
+
+
+def _request(ctx: CheckContext, operation: str) -> Request:
+    method, template = operation.split(" ", 1)
+    # Path parameters get a placeholder: authentication is decided before the resource is looked up.
+    path = ctx.path(template)
+    for part in template.split("/"):
+        if part.startswith("{"):
+            path = path.replace(part, "conformance-placeholder")
+    example = ctx.contract.request_example(operation) if method in ("POST", "PUT", "PATCH") else None
+    return Request.build(method, path, json_body=example or None)
+
+
+def _send(ctx: CheckContext, request: Request) -> Exchange:
+    return ctx.session.send(request)
+
+
+@for_kind("auth")
+def auth_refused(ctx: CheckContext) -> None:
+    rule = ctx.rule
+    case = rule.params.get("case", "missing")
+    status = (rule.violation or {}).get("status")
+    allowed = {int(status)} if status else set(range(400, 500))
+    operations = rule.params.get("operations") or [rule.operation]
+    specs = ctx.contract.settings.get("auth") or []
+    for operation in operations:
+        request = _request(ctx, operation)
+        if case == "invalid":
+            for spec in specs:
+                where = request.headers if spec["in"] == "header" else None
+                if where is not None:
+                    where[spec["name"].lower()] = INVALID_CREDENTIAL
+                else:
+                    request.query.append((spec["name"], INVALID_CREDENTIAL))
+            why = "an invalid credential must be refused"
+        elif case == "scheme":
+            key = ctx.credential(rule.params.get("credential", "API_KEY"))
+            request.headers[rule.params["header"].lower()] = rule.params["format"].format(key=key)
+            why = f"the key presented as {rule.params['header']}: {rule.params['format']} must be refused"
+        else:
+            why = "a request without credentials must be refused"
+        expect_status(rule.id, _send(ctx, request), allowed, f"{operation}: {why}")

@@ -1,0 +1,141 @@
+"""Generic checks of documented limits, enums and required fields, driven by the contract.
+
+Each starts from the contract's example request (which must be accepted), changes one member,
+and expects the documented success statuses at a bound and the rule's violation status just
+past it. No number appears here: bounds come from the schema the rule points at.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from conformance.checks.context import CheckContext
+from conformance.checks.expect import expect_status, success_statuses
+from conformance.checks.registry import for_kind
+from conformance.transport.model import Exchange
+
+__all__ = ["bound_values", "send_variant"]
+
+_MISSING = object()
+
+
+def _set(body: dict[str, Any], dotted: str, value: Any) -> dict[str, Any]:
+    out = copy.deepcopy(body)
+    node = out
+    parts = dotted.split(".")
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+    if value is _MISSING:
+        node.pop(parts[-1], None)
+    else:
+        node[parts[-1]] = value
+    return out
+
+
+def _fill(schema: dict[str, Any], n: int) -> Any:
+    """A value of size n for a string (characters) or array (items) schema."""
+    if schema.get("type") == "array":
+        item_type = (schema.get("items") or {}).get("type", "string")
+        filler = {"string": lambda i: f"item-{i}", "integer": lambda i: i, "number": lambda i: i}
+        return [filler.get(item_type, filler["string"])(i) for i in range(n)]
+    return "a" * n
+
+
+def bound_values(schema: dict[str, Any]) -> list[tuple[str, Any, bool]]:
+    """(label, value, should_be_accepted) at and just past each bound the schema gives."""
+    out: list[tuple[str, Any, bool]] = []
+    kind = schema.get("type")
+    if kind in ("string", "array"):
+        lo_key, hi_key = ("minLength", "maxLength") if kind == "string" else ("minItems", "maxItems")
+        if hi_key in schema:
+            hi = schema[hi_key]
+            out += [(f"{hi_key} {hi}", _fill(schema, hi), True),
+                    (f"{hi_key} {hi} + 1", _fill(schema, hi + 1), False)]
+        if schema.get(lo_key, 0) > 0:
+            lo = schema[lo_key]
+            out += [(f"{lo_key} {lo}", _fill(schema, lo), True),
+                    (f"{lo_key} {lo} - 1", _fill(schema, lo - 1), False)]
+    elif kind in ("integer", "number"):
+        if "maximum" in schema:
+            hi = schema["maximum"]
+            out += [(f"maximum {hi}", hi, True), (f"maximum {hi} + 1", hi + 1, False)]
+        if "minimum" in schema:
+            lo = schema["minimum"]
+            out += [(f"minimum {lo}", lo, True), (f"minimum {lo} - 1", lo - 1, False)]
+    return out
+
+
+def send_variant(ctx: CheckContext, value: Any) -> Exchange:
+    """The contract's example request with the rule's member set to ``value`` (or removed)."""
+    rule = ctx.rule
+    assert rule.operation and rule.where
+    area, _, name = rule.where.partition(".")
+    body = ctx.contract.request_example(rule.operation)
+    params = dict((ctx.rule.params or {}).get("base_query", {}))
+    if area == "body":
+        return ctx.call(rule.operation, json_body=_set(body, name, value))
+    if value is _MISSING:
+        params.pop(name, None)
+    else:
+        params[name] = value
+    return ctx.call(rule.operation, params=params, json_body=body or None)
+
+
+def _baseline(ctx: CheckContext) -> None:
+    operation = ctx.rule.operation
+    assert operation
+    area, _, name = (ctx.rule.where or "").partition(".")
+    body = ctx.contract.request_example(operation)
+    exchange = ctx.call(operation, json_body=body or None)
+    expect_status(ctx.rule.id, exchange, success_statuses(ctx.contract, operation),
+                  "the contract's example request (the starting point) was refused")
+
+
+def _violation_status(ctx: CheckContext) -> set[int]:
+    status = (ctx.rule.violation or {}).get("status")
+    # Where the document gives no status, any 4xx shows the refusal.
+    return {int(status)} if status else set(range(400, 500))
+
+
+@for_kind("limit")
+def limit_boundary(ctx: CheckContext) -> None:
+    rule = ctx.rule
+    assert rule.operation and rule.where
+    schema = ctx.contract.where_schema(rule.operation, rule.where)
+    values = bound_values(schema)
+    if not values:
+        ctx.skip(f"{rule.where} has no bound in the contract's schema")
+    _baseline(ctx)
+    ok = success_statuses(ctx.contract, rule.operation)
+    for label, value, accepted in values:
+        exchange = send_variant(ctx, value)
+        if accepted:
+            expect_status(rule.id, exchange, ok, f"{rule.where} at {label} must be accepted")
+        else:
+            expect_status(rule.id, exchange, _violation_status(ctx), f"{rule.where} at {label} must be refused")
+
+
+@for_kind("enum")
+def enum_values(ctx: CheckContext) -> None:
+    rule = ctx.rule
+    assert rule.operation and rule.where
+    schema = ctx.contract.where_schema(rule.operation, rule.where)
+    allowed = schema.get("enum")
+    if not allowed:
+        ctx.skip(f"{rule.where} has no enum in the contract's schema")
+    ok = success_statuses(ctx.contract, rule.operation)
+    for value in allowed:
+        expect_status(rule.id, send_variant(ctx, value), ok, f"{rule.where}={value!r} is listed and must be accepted")
+    outside = "zz-not-listed"
+    expect_status(rule.id, send_variant(ctx, outside), _violation_status(ctx),
+                  f"{rule.where}={outside!r} is not listed and must be refused")
+
+
+@for_kind("required")
+def required_member(ctx: CheckContext) -> None:
+    rule = ctx.rule
+    assert rule.operation and rule.where
+    _baseline(ctx)
+    expect_status(rule.id, send_variant(ctx, _MISSING), _violation_status(ctx),
+                  f"{rule.where} is required; a request without it must be refused")

@@ -1,0 +1,108 @@
+"""What a check gets: the rule, the contract, a session on the target, and helpers."""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import HealthCheck, settings
+
+from conformance.contract import Contract, Rule
+from conformance.errors import UsageError
+from conformance.settings import env_name
+from conformance.targets.base import Target
+from conformance.transport.model import Exchange, Request
+from conformance.transport.session import Session
+
+__all__ = ["CheckContext", "CheckSkipped", "hypothesis_settings"]
+
+
+class CheckSkipped(Exception):
+    """The rule cannot be checked on this target; the reason says why."""
+
+
+def hypothesis_settings(profile: str, *, scale: float = 1.0) -> settings:
+    """gate: derandomized and bounded; nightly: deep and random. ``scale`` shrinks costly tests."""
+    base = dict(
+        database=None,
+        deadline=None,
+        report_multiple_bugs=False,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
+                               HealthCheck.data_too_large, HealthCheck.large_base_example],
+    )
+    if profile == "nightly":
+        return settings(max_examples=max(1, int(200 * scale)), derandomize=False, **base)
+    return settings(max_examples=max(1, int(20 * scale)), derandomize=True, **base)
+
+
+@dataclass
+class CheckContext:
+    contract: Contract
+    rule: Rule
+    target: Target
+    session: Session
+    profile: str = "gate"
+    # Which alternative of a documented conflict the target showed (conflict id -> value).
+    observations: dict[str, str] = field(default_factory=dict)
+
+    # -- target facts --------------------------------------------------------------------
+    def credential(self, name: str) -> str:
+        value = self.target.credential(name)
+        if not value:
+            raise CheckSkipped(
+                f"needs {env_name(self.contract.service, name)} on target '{self.target.name}'"
+            )
+        return value
+
+    def sleep(self, seconds: float) -> None:
+        self.session.sleep(seconds)
+
+    def skip(self, reason: str) -> None:
+        raise CheckSkipped(reason)
+
+    def observe(self, conflict_id: str, value: str) -> None:
+        self.observations[conflict_id] = value
+
+    # -- building requests ---------------------------------------------------------------
+    def path(self, template: str, **values: str) -> str:
+        path = template
+        for name, value in values.items():
+            path = path.replace("{" + name + "}", value)
+        return self.contract.base_path + path
+
+    def auth(self, request: Request) -> Request:
+        """Apply the contract's default credentials (settings.auth) to a request."""
+        specs = self.contract.settings.get("auth") or []
+        for spec in specs if isinstance(specs, list) else [specs]:
+            value = string.Formatter().vformat(spec["value"], (), _Creds(self))
+            if spec["in"] == "header":
+                request.headers[spec["name"].lower()] = value
+            elif spec["in"] == "query":
+                request.query = [(k, v) for k, v in request.query if k != spec["name"]]
+                request.query.append((spec["name"], value))
+            else:
+                raise UsageError(f"settings.auth: unknown location {spec['in']}")
+        return request
+
+    def call(self, operation: str, *, auth: bool = True, path_values: dict[str, str] | None = None,
+             backoff: bool = True, **kwargs: Any) -> Exchange:
+        """Send one request for ``operation`` ('METHOD /path'); 429s are backed off by default."""
+        method, template = operation.split(" ", 1)
+        request = Request.build(method, self.path(template, **(path_values or {})), **kwargs)
+        if auth:
+            request = self.auth(request)
+        if backoff:
+            return self.session.send_with_backoff(request)
+        return self.session.send(request)
+
+
+class _Creds(dict):  # type: ignore[type-arg]
+    """Formatter mapping that looks credentials up lazily (and skips when one is missing)."""
+
+    def __init__(self, ctx: CheckContext) -> None:
+        super().__init__()
+        self._ctx = ctx
+
+    def __missing__(self, key: str) -> str:
+        return self._ctx.credential(key)

@@ -1,0 +1,88 @@
+"""Schemathesis's per-operation checks, run on our session so recording and scrubbing apply.
+
+Checks used: no 5xx, documented response schemas, content types and headers. Not used:
+status_code_conformance, because the documents do not list every status an operation can
+give (each such silence is a gap), so an undocumented 404 is not a contract failure.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+import httpx
+import schemathesis
+from hypothesis import given
+from schemathesis.specs.openapi import checks as openapi_checks
+
+from conformance.checks.context import CheckContext, hypothesis_settings
+from conformance.checks.registry import named
+from conformance.errors import ContractFailure
+from conformance.transport.model import Request
+
+__all__ = ["schemathesis_checks"]
+
+_CHECKS = [
+    schemathesis.checks.not_a_server_error,
+    openapi_checks.response_schema_conformance,
+    openapi_checks.content_type_conformance,
+    openapi_checks.response_headers_conformance,
+]
+
+
+_SCHEMAS: dict[int, Any] = {}
+
+
+def _schema(openapi: dict[str, Any]) -> Any:
+    # Contracts are cached and read-only, so the dict's identity keys the parsed schema.
+    if id(openapi) not in _SCHEMAS:
+        _SCHEMAS[id(openapi)] = schemathesis.openapi.from_dict(openapi)
+    return _SCHEMAS[id(openapi)]
+
+
+def _to_request(kwargs: dict[str, Any], base_url: str) -> Request:
+    # Keep the path percent-encoded: generated path parameters may hold any character.
+    path = httpx.URL(kwargs["url"]).raw_path.split(b"?", 1)[0].decode("ascii")
+    headers = {k: v for k, v in (kwargs.get("headers") or {}).items()
+               if k.lower() not in ("user-agent", "accept-encoding", "connection", "x-schemathesis-testcaseid")}
+    params = kwargs.get("params") or {}
+    query = [(k, str(x)) for k, v in params.items() for x in (v if isinstance(v, list) else [v])]
+    if "json" in kwargs:
+        return Request.build(kwargs["method"], path, params=query, headers=headers, json_body=kwargs["json"])
+    content = kwargs.get("content") or kwargs.get("data")
+    if isinstance(content, dict):
+        return Request.build(kwargs["method"], path, params=query, headers=headers, form=content)
+    if isinstance(content, str):
+        content = content.encode()
+    return Request.build(kwargs["method"], path, params=query, headers=headers, content=content)
+
+
+@named("schemathesis")
+def schemathesis_checks(ctx: CheckContext, *, scale: float = 0.5) -> None:
+    contract = ctx.contract
+    schema = _schema(contract.openapi)
+    for result in schema.get_all_operations():
+        operation = result.ok()
+
+        @hypothesis_settings(ctx.profile, scale=scale)
+        @given(operation.as_strategy())
+        def conforms(case: Any) -> None:
+            kwargs = case.as_transport_kwargs(base_url="http://conformance.invalid" + contract.base_path)
+            exchange = ctx.session.send_with_backoff(ctx.auth(_to_request(kwargs, ctx.session.base_url)))
+            response = httpx.Response(
+                exchange.response.status, headers=exchange.response.headers,
+                content=exchange.response.body,
+                request=httpx.Request(kwargs["method"], kwargs["url"]),
+            )
+            response.elapsed = datetime.timedelta(0)  # MockTransport leaves it unset
+            try:
+                case.validate_response(response, checks=_CHECKS)
+            except AssertionError as exc:
+                first = str(exc).strip().splitlines()
+                raise ContractFailure(
+                    ctx.rule.id, f"{operation.label}: {' '.join(first[:3])}",
+                    expected="no 5xx; documented response schema, content type and headers",
+                    exchange=exchange,
+                ) from None
+
+        conforms()

@@ -1,0 +1,114 @@
+"""Hypothesis property checks from the contract's JSON Schemas.
+
+* valid bodies: anything the request schema allows is accepted, and the answer matches the
+  documented response schema;
+* invalid bodies: a documented member given a value of the wrong JSON type is refused.
+
+Generated bodies use documented members only (unknown members are a gap, not a rule).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from hypothesis import given, strategies as st
+from hypothesis_jsonschema import from_schema
+
+from conformance.checks.context import CheckContext, hypothesis_settings
+from conformance.checks.expect import expect_json_schema, expect_status, success_statuses
+from conformance.checks.registry import named
+
+__all__ = ["invalid_bodies_refused", "valid_bodies_accepted", "documented_only"]
+
+_WRONG: dict[str, Any] = {
+    "string": st.sampled_from([12345, True, ["text"], {"k": "v"}]),
+    "number": st.sampled_from(["7", True, [7], {"n": 7}]),
+    "integer": st.sampled_from(["7", True, 7.5, [7]]),
+    "boolean": st.sampled_from(["true", 1, [True]]),
+    "array": st.sampled_from(["item", 3, {"0": "item"}]),
+    "object": st.sampled_from(["object", 3, ["object"]]),
+}
+
+
+def documented_only(schema: Any, contract: Any) -> Any:
+    """A copy where objects allow no undocumented members (a generation choice, not a rule)."""
+    if isinstance(schema, dict):
+        if "$ref" in schema:
+            return documented_only(contract.deref(schema), contract)
+        out = {k: documented_only(v, contract) for k, v in schema.items()}
+        if out.get("type") == "object" and "properties" in out:
+            out.setdefault("additionalProperties", False)
+        return out
+    if isinstance(schema, list):
+        return [documented_only(v, contract) for v in schema]
+    return schema
+
+
+def _typed_paths(schema: dict[str, Any], contract: Any, prefix: str = "") -> list[tuple[str, str]]:
+    """(dotted path, JSON type) of each typed member, one level into nested objects."""
+    out: list[tuple[str, str]] = []
+    for name, sub in (schema.get("properties") or {}).items():
+        sub = contract.deref(sub)
+        kind = sub.get("type") or ("string" if "enum" in sub else None)
+        if not isinstance(kind, str):
+            continue
+        out.append((prefix + name, kind))
+        if kind == "object" and not prefix:
+            out += _typed_paths(sub, contract, prefix=name + ".")
+    return out
+
+
+def _set(body: dict[str, Any], dotted: str, value: Any) -> dict[str, Any]:
+    out = copy.deepcopy(body)
+    node = out
+    parts = dotted.split(".")
+    for part in parts[:-1]:
+        if not isinstance(node.get(part), dict):
+            node[part] = {}
+        node = node[part]
+    node[parts[-1]] = value
+    return out
+
+
+@named("valid-bodies")
+def valid_bodies_accepted(ctx: CheckContext, *, response_status: int = 200,
+                          scale: float = 1.0) -> None:
+    rule = ctx.rule
+    operation = rule.operation
+    assert operation
+    contract = ctx.contract
+    body_schema = contract.standalone(documented_only(contract.request_schema(operation), contract))
+    ok = success_statuses(contract, operation)
+    response_schema = contract.response_schema(operation, response_status)
+
+    @hypothesis_settings(ctx.profile, scale=scale)
+    @given(from_schema(body_schema))
+    def accepted(body: dict[str, Any]) -> None:
+        exchange = ctx.call(operation, json_body=body)
+        expect_status(rule.id, exchange, ok, "a body valid under the documented schema must be accepted")
+        if exchange.response.status == response_status and response_schema is not None:
+            expect_json_schema(rule.id, contract, exchange, response_schema, "response body")
+
+    accepted()
+
+
+@named("invalid-bodies")
+def invalid_bodies_refused(ctx: CheckContext, *, scale: float = 1.0) -> None:
+    rule = ctx.rule
+    operation = rule.operation
+    assert operation
+    contract = ctx.contract
+    paths = _typed_paths(contract.deref(contract.request_schema(operation)), contract)
+    base = contract.request_example(operation)
+    status = (rule.violation or {}).get("status")
+    refused = {int(status)} if status else set(range(400, 500))
+
+    @hypothesis_settings(ctx.profile, scale=scale)
+    @given(st.sampled_from(paths).flatmap(lambda p: st.tuples(st.just(p[0]), _WRONG[p[1]])))
+    def refused_body(change: tuple[str, Any]) -> None:
+        path, value = change
+        exchange = ctx.call(operation, json_body=_set(base, path, value))
+        expect_status(rule.id, exchange, refused, f"{path}={value!r} has the wrong type and must be refused")
+
+    refused_body()

@@ -1,0 +1,1 @@
+"""Scenario checks of one service each: what generic checks cannot express."""

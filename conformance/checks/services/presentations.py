@@ -1,0 +1,245 @@
+"""Scenario checks of the presentation-generation service (volume 1, part B).
+
+Waiting goes through ``ctx.sleep``: simulated time on the simulator, real time (scaled) over
+HTTP, none on replay. Every number comes from the rule's params or the contract's schemas.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.checks.context import CheckContext
+from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
+from conformance.checks.paging import items_of
+from conformance.checks.registry import for_rule
+from conformance.transport.model import Exchange, Request
+
+__all__: list[str] = []
+
+CREATE = "POST /generations"
+STATUS = "GET /generations/{generationId}"
+FINAL = ("completed", "failed")
+
+
+def _create(ctx: CheckContext, rule_id: str, **extra: Any) -> tuple[Exchange, str]:
+    body = {**ctx.contract.request_example(CREATE), **extra}
+    exchange = ctx.call(CREATE, json_body=body)
+    expect_status(rule_id, exchange, success_statuses(ctx.contract, CREATE), "starting a generation")
+    if exchange.response.status == 201:
+        ctx.observe("presentations.conflict.create-status", "201")
+    else:
+        ctx.observe("presentations.conflict.create-status", str(exchange.response.status))
+    payload = exchange.response.json()
+    expect(isinstance(payload, dict) and isinstance(payload.get("generationId"), str), rule_id,
+           "create response carries no generationId, so the generation cannot be polled",
+           exchange=exchange, expected="{generationId: string}")
+    return exchange, payload["generationId"]
+
+
+def _poll(ctx: CheckContext, rule_id: str, generation_id: str) -> tuple[Exchange, dict[str, Any]]:
+    """Poll at the documented interval until a final state or the documented ceiling."""
+    params = ctx.contract.rule("presentations.lifecycle.reaches-final").params
+    interval, ceiling = params["poll_seconds"], params["ceiling_seconds"]
+    waited = 0.0
+    schema = ctx.contract.response_schema(STATUS, 200)
+    assert schema is not None
+    while True:
+        exchange = ctx.call(STATUS, path_values={"generationId": generation_id})
+        expect_status(rule_id, exchange, 200, "polling a generation")
+        body = expect_json_schema(rule_id, ctx.contract, exchange, schema, "Generation")
+        if body["status"] in FINAL:
+            return exchange, body
+        expect(waited < ceiling, rule_id,
+               f"still {body['status']} after {ceiling} s of polling every {interval} s",
+               exchange=exchange, expected=f"completed or failed within {ceiling} s")
+        ctx.sleep(interval)
+        waited += interval
+
+
+def _completed(ctx: CheckContext, rule_id: str, **extra: Any) -> tuple[Exchange, dict[str, Any]]:
+    _, generation_id = _create(ctx, rule_id, **extra)
+    exchange, body = _poll(ctx, rule_id, generation_id)
+    expect(body["status"] == "completed", rule_id, "the example generation did not complete",
+           exchange=exchange, expected="status completed")
+    return exchange, body
+
+
+@for_rule("presentations.lifecycle.reaches-final")
+def reaches_final(ctx: CheckContext) -> None:
+    _, generation_id = _create(ctx, ctx.rule.id)
+    _poll(ctx, ctx.rule.id, generation_id)
+
+
+@for_rule("presentations.status.generation-shape")
+def generation_shape(ctx: CheckContext) -> None:
+    _, generation_id = _create(ctx, ctx.rule.id)
+    schema = ctx.contract.response_schema(STATUS, 200)
+    assert schema is not None
+    first = ctx.call(STATUS, path_values={"generationId": generation_id})
+    expect_status(ctx.rule.id, first, 200, "status of a new generation")
+    body = expect_json_schema(ctx.rule.id, ctx.contract, first, schema, "Generation")
+    expect(body["generationId"] == generation_id, ctx.rule.id, "status names another generation",
+           exchange=first, expected=f"generationId {generation_id}")
+    _poll(ctx, ctx.rule.id, generation_id)  # the final form is validated on the way
+
+
+@for_rule("presentations.lifecycle.final-is-final")
+def final_is_final(ctx: CheckContext) -> None:
+    exchange, body = _completed(ctx, ctx.rule.id)
+    interval = ctx.contract.rule("presentations.lifecycle.reaches-final").params["poll_seconds"]
+    for _ in range(ctx.rule.params["extra_polls"]):
+        ctx.sleep(interval)
+        again = ctx.call(STATUS, path_values={"generationId": body["generationId"]})
+        expect(again.response.json() == body, ctx.rule.id,
+               f"a {body['status']} generation changed on a later poll", exchange=again,
+               expected=f"the same {body['status']} Generation as before")
+
+
+@for_rule("presentations.lifecycle.completed-fields")
+def completed_fields(ctx: CheckContext) -> None:
+    exchange, body = _completed(ctx, ctx.rule.id)
+    url = body.get("gammaUrl")
+    expect(isinstance(url, str) and url.startswith(("http://", "https://")), ctx.rule.id,
+           "completed generation has no gammaUrl link", exchange=exchange, expected="gammaUrl: URL")
+    expect(isinstance(body.get("credits"), dict), ctx.rule.id,
+           "completed generation reports no credits", exchange=exchange, expected="credits object")
+
+
+@for_rule("presentations.lifecycle.export-url")
+def export_url(ctx: CheckContext) -> None:
+    formats = ctx.contract.where_schema(CREATE, "body.exportAs")["enum"]
+    for export in formats:
+        exchange, body = _completed(ctx, ctx.rule.id, exportAs=export)
+        url = body.get("exportUrl")
+        expect(isinstance(url, str) and url.startswith(("http://", "https://")), ctx.rule.id,
+               f"completed generation with exportAs={export} has no exportUrl",
+               exchange=exchange, expected="exportUrl: URL")
+
+
+@for_rule("presentations.lifecycle.failed-error")
+def failed_error(ctx: CheckContext) -> None:
+    prefix = ctx.credential("FAIL_INPUT")
+    _, generation_id = _create(ctx, ctx.rule.id, inputText=prefix + " conformance failure probe")
+    exchange, body = _poll(ctx, ctx.rule.id, generation_id)
+    expect(body["status"] == "failed", ctx.rule.id, "the failing input did not fail",
+           exchange=exchange, expected="status failed")
+    expect(isinstance(body.get("error"), dict), ctx.rule.id, "failed generation has no error object",
+           exchange=exchange, expected="error: object")
+
+
+@for_rule("presentations.credits.deducted-on-completion")
+def credits_deducted(ctx: CheckContext) -> None:
+    rule_id = ctx.rule.id
+    _, first = _completed(ctx, rule_id)
+    exchange, second = _completed(ctx, rule_id)
+    a, b = first["credits"], second["credits"]
+    expect(b["deducted"] > 0, rule_id, "a completed generation deducted no credits", exchange=exchange,
+           expected="credits.deducted > 0")
+    expect(abs((a["remaining"] - b["deducted"]) - b["remaining"]) < 1e-6, rule_id,
+           f"remaining went {a['remaining']} -> {b['remaining']} while {b['deducted']} were deducted",
+           exchange=exchange, expected="remaining falls by exactly what was deducted")
+
+
+def _with_key(ctx: CheckContext, credential: str) -> Exchange:
+    key = ctx.credential(credential)
+    request = Request.build("POST", ctx.path("/generations"),
+                            json_body=ctx.contract.request_example(CREATE))
+    request = ctx.auth(request)
+    request.headers["x-api-key"] = key
+    return ctx.session.send_with_backoff(request)
+
+
+@for_rule("presentations.credits.insufficient")
+def insufficient_credits(ctx: CheckContext) -> None:
+    expect_status(ctx.rule.id, _with_key(ctx, "NO_CREDITS_API_KEY"), 402,
+                  "a generation from an account without credits")
+
+
+@for_rule("presentations.errors.forbidden")
+def forbidden(ctx: CheckContext) -> None:
+    expect_status(ctx.rule.id, _with_key(ctx, "DENIED_API_KEY"), 403,
+                  "a generation from an account denied API access")
+
+
+@for_rule("presentations.generate.web-source-warning")
+def web_source_warning(ctx: CheckContext) -> None:
+    params = ctx.rule.params
+    exchange, _ = _create(ctx, ctx.rule.id, **params["body"])
+    warnings = (exchange.response.json() or {}).get("warnings")
+    expect(isinstance(warnings, str) and params["names"] in warnings, ctx.rule.id,
+           "a web image source with a model gave no warning naming the ignored parameter",
+           exchange=exchange, expected=f"warnings naming '{params['names']}'")
+
+
+@for_rule("presentations.request.json-content-type")
+def json_content_type(ctx: CheckContext) -> None:
+    import json
+
+    body = json.dumps(ctx.contract.request_example(CREATE)).encode()
+    request = ctx.auth(Request.build("POST", ctx.path("/generations"), content=body,
+                                     headers={"content-type": "text/plain"}))
+    exchange = ctx.session.send_with_backoff(request)
+    expect(400 <= exchange.response.status < 500, ctx.rule.id,
+           f"a JSON body sent as text/plain was answered {exchange.response.status}",
+           exchange=exchange, expected="a 4xx refusal")
+
+
+@for_rule("presentations.rate-limit.headers")
+def rate_limit_headers(ctx: CheckContext) -> None:
+    names = list(ctx.contract.openapi["x-rate-limit-headers"])
+    probes: list[Exchange] = []
+    for operation in ctx.rule.params["operations"]:
+        values = {"generationId": "conformance-unknown"}
+        body = ctx.contract.request_example(operation) if operation.startswith("POST") else None
+        probes.append(ctx.call(operation, path_values=values, json_body=body or None))
+        probes.append(ctx.call(operation, auth=False, path_values=values, json_body=body or None))
+    for exchange in probes:
+        for name in names:
+            value = exchange.response.header(name)
+            expect(value is not None and value.isdigit(), ctx.rule.id,
+                   f"response {exchange.response.status} lacks a numeric {name} header",
+                   exchange=exchange, expected=f"{name}: <number>")
+
+
+@for_rule("presentations.rate-limit.burst")
+def burst(ctx: CheckContext) -> None:
+    params = ctx.rule.params
+    assert ctx.rule.operation
+    limited: Exchange | None = None
+    for _ in range(params["max_burst_requests"]):
+        exchange = ctx.call(ctx.rule.operation, backoff=False)
+        if exchange.response.status == 429:
+            limited = exchange
+            break
+        expect_status(ctx.rule.id, exchange, 200, "a request within the burst")
+    if limited is None:
+        ctx.skip(f"no 429 within {params['max_burst_requests']} requests: the burst ceiling "
+                 "is undocumented and was not reached (bounded probe)")
+    delay = params["first_backoff_seconds"]
+    for _ in range(params["backoff_attempts"]):
+        ctx.sleep(delay)
+        again = ctx.call(ctx.rule.operation, backoff=False)
+        if again.response.status == 200:
+            return
+        delay *= 2
+    expect(False, ctx.rule.id, "still 429 after exponential back-off", exchange=again,
+           expected="served again after backing off")
+
+
+def _page_shape(ctx: CheckContext) -> None:
+    assert ctx.rule.operation
+    exchange = ctx.call(ctx.rule.operation)
+    expect_status(ctx.rule.id, exchange, 200, "first page")
+    schema = ctx.contract.response_schema(ctx.rule.operation, 200)
+    assert schema is not None
+    body = expect_json_schema(ctx.rule.id, ctx.contract, exchange, schema, "page")
+    items = items_of(body)
+    expect(items is not None and all(isinstance(i["id"], str) for i in items), ctx.rule.id,
+           "page items are not objects with a string id", exchange=exchange,
+           expected="one array of {id: string, ...}")
+    if body["hasMore"]:
+        expect(isinstance(body.get("nextCursor"), str), ctx.rule.id, "hasMore without nextCursor",
+               exchange=exchange, expected="nextCursor: string")
+
+
+for_rule("presentations.themes.page-shape", "presentations.folders.page-shape")(_page_shape)

@@ -1,0 +1,1 @@
+"""Cassettes: one per case, scrubbed of every credential before it touches disk."""

@@ -1,0 +1,90 @@
+"""vcrpy cassettes, one per case, keyed so replay is deterministic and host-independent."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import vcr
+import yaml
+
+from conformance.errors import CassetteMismatch
+from conformance.recording.scrub import scrub_headers, scrub_json_text, scrub_pairs, scrub_text
+
+__all__ = ["cassette_context", "MATCH_ON"]
+
+# Host and port are left out: recordings made against a simulator on a random port, a sandbox
+# or the in-process transport must replay the same.
+MATCH_ON = ("method", "path", "query", "body")
+
+
+def _text(body: Any) -> str | None:
+    if body is None:
+        return None
+    if isinstance(body, bytes):
+        try:
+            return body.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    return str(body)
+
+
+def _request_scrubber(secrets: list[str]) -> Any:
+    def before_record_request(request: Any) -> Any:
+        parts = urlsplit(request.uri)
+        query = urlencode(scrub_pairs(parse_qsl(parts.query, keep_blank_values=True), secrets))
+        request.uri = scrub_text(urlunsplit(parts._replace(query=query)), secrets)
+        request.headers = scrub_headers(dict(request.headers), secrets)
+        text = _text(request.body)
+        if text:
+            request.body = scrub_json_text(text, secrets).encode("utf-8")
+        return request
+
+    return before_record_request
+
+
+def _response_scrubber(secrets: list[str]) -> Any:
+    def before_record_response(response: dict[str, Any]) -> dict[str, Any]:
+        response["headers"] = scrub_headers(response.get("headers", {}), secrets)
+        text = _text(response.get("body", {}).get("string"))
+        if text:
+            response["body"]["string"] = scrub_json_text(text, secrets).encode("utf-8")
+        return response
+
+    return before_record_response
+
+
+def _check_readable(path: Path) -> None:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise CassetteMismatch(f"cassette {path} is not readable ({type(exc).__name__}); re-record it") from None
+    if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
+        raise CassetteMismatch(f"cassette {path} has no 'interactions' list; re-record it")
+
+
+@contextmanager
+def cassette_context(path: Path, *, replay: bool, secrets: list[str]) -> Iterator[None]:
+    if replay:
+        if not path.is_file():
+            raise CassetteMismatch(
+                f"no cassette {path}: record it first with `conformance run --record` "
+                "(against the simulator or a live target)"
+            )
+        _check_readable(path)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.unlink(missing_ok=True)  # a recording replaces the old one whole
+    recorder = vcr.VCR(
+        record_mode="none" if replay else "all",
+        match_on=MATCH_ON,
+        before_record_request=_request_scrubber(secrets),
+        before_record_response=_response_scrubber(secrets),
+        decode_compressed_response=True,
+        allow_playback_repeats=False,
+    )
+    with recorder.use_cassette(str(path)):
+        yield

@@ -1,0 +1,81 @@
+"""Redaction of credentials, shared by cassettes, reports and logs.
+
+Two nets, because either alone leaks: names (headers, query parameters, form fields and JSON
+members that carry secrets by convention) and values (every credential the target was given,
+wherever it shows up: a URL, a redirect, an echoed body).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+__all__ = ["REDACTED", "SECRET_NAMES", "scrub_headers", "scrub_pairs", "scrub_text", "scrub_json_text"]
+
+REDACTED = "REDACTED"
+
+# Lower-case names. Headers, query parameters, form fields and JSON keys alike.
+SECRET_NAMES = frozenset({
+    "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key",
+    "apikey", "api_key", "key", "token", "access_token", "refresh_token", "id_token",
+    "client_secret", "code", "code_verifier", "password", "secret", "shared_secret",
+    "x-auth-token",
+})
+
+_MIN_SECRET_LEN = 4  # shorter "secrets" would redact ordinary words
+
+
+def scrub_text(text: str, secrets: Iterable[str]) -> str:
+    for secret in sorted({s for s in secrets if s and len(s) >= _MIN_SECRET_LEN}, key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
+    return text
+
+
+def scrub_headers(headers: dict[str, Any], secrets: Iterable[str]) -> dict[str, Any]:
+    secrets = list(secrets)
+    out: dict[str, Any] = {}
+    for name, value in headers.items():
+        if name.lower() in SECRET_NAMES:
+            out[name] = [REDACTED] if isinstance(value, list) else REDACTED
+        elif isinstance(value, list):
+            out[name] = [scrub_text(str(v), secrets) for v in value]
+        else:
+            out[name] = scrub_text(str(value), secrets)
+    return out
+
+
+def scrub_pairs(pairs: Iterable[tuple[str, str]], secrets: Iterable[str]) -> list[tuple[str, str]]:
+    secrets = list(secrets)
+    return [
+        (k, REDACTED if k.lower() in SECRET_NAMES else scrub_text(v, secrets)) for k, v in pairs
+    ]
+
+
+def _scrub_obj(node: Any, secrets: list[str]) -> Any:
+    if isinstance(node, dict):
+        return {
+            k: (REDACTED if k.lower() in SECRET_NAMES and isinstance(v, (str, int)) else _scrub_obj(v, secrets))
+            for k, v in node.items()
+        }
+    if isinstance(node, list):
+        return [_scrub_obj(v, secrets) for v in node]
+    if isinstance(node, str):
+        return scrub_text(node, secrets)
+    return node
+
+
+def scrub_json_text(text: str, secrets: Iterable[str]) -> str:
+    """Scrub a body that may be JSON, a urlencoded form, or anything else."""
+    secrets = list(secrets)
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, (dict, list)):
+        return json.dumps(_scrub_obj(parsed, secrets), separators=(",", ":"))
+    if re.fullmatch(r"[\w.\-~%+]+=[^&]*(&[\w.\-~%+]+=[^&]*)*", text):
+        return urlencode(scrub_pairs(parse_qsl(text, keep_blank_values=True), secrets))
+    return scrub_text(text, secrets)

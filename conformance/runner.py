@@ -1,0 +1,91 @@
+"""Cases and outcomes: one case per rule, run against a target without pytest.
+
+The pytest plugin turns cases into test items; ``selftest`` runs them directly for speed. Both
+go through ``run_case`` so a rule means the same thing everywhere.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass, field
+
+from conformance.checks.context import CheckContext, CheckSkipped
+from conformance.checks.registry import CheckFn, check_for
+from conformance.contract import Contract, Rule
+from conformance.errors import CassetteMismatch, ContractFailure, HarnessError
+from conformance.settings import env_name
+from conformance.targets.base import Target
+from conformance.transport.model import Exchange
+
+__all__ = ["Case", "Outcome", "collect_cases", "run_case"]
+
+PASSED, FAILED, SKIPPED, ERROR = "passed", "failed", "skipped", "error"
+
+
+@dataclass(frozen=True)
+class Case:
+    service: str
+    rule: Rule
+    check: CheckFn | None
+
+    @property
+    def id(self) -> str:
+        return self.rule.id
+
+
+@dataclass
+class Outcome:
+    case_id: str
+    status: str
+    message: str = ""
+    failure: ContractFailure | None = None
+    seconds: float = 0.0
+    observations: dict[str, str] = field(default_factory=dict)
+    exchanges: list[Exchange] = field(default_factory=list)
+
+    @property
+    def failed_rule(self) -> str | None:
+        return self.failure.rule_id if self.failure else None
+
+
+def collect_cases(contract: Contract) -> list[Case]:
+    return [Case(contract.service, rule, check_for(rule)) for rule in contract.rules]
+
+
+def _missing_requirement(case: Case, target: Target) -> str | None:
+    for name in case.rule.requires:
+        if not target.credential(name):
+            return f"needs {env_name(case.service, name)} on target '{target.name}'"
+    return None
+
+
+def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
+    started = time.perf_counter()
+    if case.check is None:
+        return Outcome(case.id, SKIPPED, "no check implements this rule yet (unchecked, not passed)")
+    reason = _missing_requirement(case, target)
+    if reason:
+        return Outcome(case.id, SKIPPED, reason)
+    outcome = Outcome(case.id, PASSED)
+    try:
+        with target.session(case.id) as session:
+            ctx = CheckContext(target.contract, case.rule, target, session, profile)
+            try:
+                case.check(ctx)
+            finally:
+                outcome.observations = ctx.observations
+                outcome.exchanges = list(session.exchanges)
+    except ContractFailure as failure:
+        outcome.status, outcome.failure, outcome.message = FAILED, failure, failure.render()
+    except CheckSkipped as skipped:
+        outcome.status, outcome.message = SKIPPED, str(skipped)
+    except CassetteMismatch as exc:
+        missing = "no cassette" in str(exc)
+        outcome.status, outcome.message = (SKIPPED if missing else ERROR), str(exc)
+    except HarnessError as exc:
+        outcome.status, outcome.message = ERROR, f"{type(exc).__name__}: {exc}"
+    except Exception:  # a bug in a check: reported as an error, never as a target failure
+        outcome.status, outcome.message = ERROR, traceback.format_exc()
+    outcome.seconds = time.perf_counter() - started
+    return outcome
