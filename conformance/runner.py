@@ -85,7 +85,7 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
         outcome.status, outcome.message = (SKIPPED if missing else ERROR), str(exc)
     except HarnessError as exc:
         outcome.status, outcome.message = ERROR, f"{type(exc).__name__}: {exc}"
-    except Exception:  # a bug in a check: reported as an error, never as a target failure
+    except (Exception, BaseExceptionGroup):  # a bug in a check: reported as an error, never as a target failure
         outcome.status, outcome.message = ERROR, traceback.format_exc()
     outcome.seconds = time.perf_counter() - started
     return outcome

@@ -77,8 +77,10 @@ def schemathesis_checks(ctx: CheckContext, *, scale: float = 0.5) -> None:
             response.elapsed = datetime.timedelta(0)  # MockTransport leaves it unset
             try:
                 case.validate_response(response, checks=_CHECKS)
-            except AssertionError as exc:
-                first = str(exc).strip().splitlines()
+            except (AssertionError, BaseExceptionGroup) as exc:
+                # Several failures arrive as a FailureGroup (a BaseExceptionGroup): name the first.
+                single = exc.exceptions[0] if isinstance(exc, BaseExceptionGroup) else exc
+                first = str(single).strip().splitlines()
                 raise ContractFailure(
                     ctx.rule.id, f"{operation.label}: {' '.join(first[:3])}",
                     expected="no 5xx; documented response schema, content type and headers",

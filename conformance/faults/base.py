@@ -1,0 +1,67 @@
+"""The fault type and the wrappers faults are built from."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from conformance.simulators import Simulator
+from conformance.transport.model import Request, Response
+
+__all__ = ["Fault", "FaultySimulator", "fault", "json_edit", "on_request", "on_response"]
+
+
+@dataclass(frozen=True)
+class Fault:
+    name: str
+    breaks: str  # the rule id the fault is meant to break
+    description: str
+    apply: Callable[[Simulator], Simulator]
+
+
+class FaultySimulator:
+    """Wraps a simulator; ``before``/``after`` rewrite traffic. Everything else is delegated."""
+
+    def __init__(self, inner: Simulator,
+                 before: Callable[[Request], Request] | None = None,
+                 after: Callable[[Request, Response], Response] | None = None) -> None:
+        self._inner = inner
+        self._before = before
+        self._after = after
+
+    def handle(self, request: Request) -> Response:
+        if self._before is not None:
+            request = self._before(request)
+        response = self._inner.handle(request)
+        if self._after is not None:
+            response = self._after(request, response)
+        return response
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def on_request(fn: Callable[[Request], Request]) -> Callable[[Simulator], Simulator]:
+    return lambda sim: FaultySimulator(sim, before=fn)  # type: ignore[return-value]
+
+
+def on_response(fn: Callable[[Request, Response], Response]) -> Callable[[Simulator], Simulator]:
+    return lambda sim: FaultySimulator(sim, after=fn)  # type: ignore[return-value]
+
+
+def json_edit(body: bytes, edit: Callable[[Any], Any]) -> bytes:
+    """Apply ``edit`` to a JSON body; bodies that are not JSON pass unchanged."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return body
+    return json.dumps(edit(data)).encode()
+
+
+def fault(name: str, breaks: str, description: str) -> Callable[[Callable[[Simulator], Simulator]], Fault]:
+    def make(apply: Callable[[Simulator], Simulator]) -> Fault:
+        return Fault(name, breaks, description, apply)
+
+    return make

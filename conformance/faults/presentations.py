@@ -1,0 +1,232 @@
+"""Faults of the presentation-generation simulator: each makes it break one documented rule."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from conformance.faults.base import Fault, FaultySimulator, fault, json_edit, on_request, on_response
+from conformance.simulators import Simulator
+from conformance.transport.model import Request, Response
+
+__all__ = ["FAULTS"]
+
+# The fault module may know the simulator's seeded key: it is part of the simulator's surface.
+_KEY = "sim-ultra-key"
+
+
+def _body_edit(path: str, edit: Any) -> Any:
+    """Rewrite the JSON body of requests to ``path`` before the simulator sees them."""
+    def before(request: Request) -> Request:
+        if request.method == "POST" and request.path == path:
+            try:
+                body = json.loads(request.body)
+            except ValueError:
+                return request
+            if isinstance(body, dict):
+                request.body = json.dumps(edit(body)).encode()
+        return request
+
+    return on_request(before)
+
+
+def _gen_response(edit: Any) -> Any:
+    def after(request: Request, response: Response) -> Response:
+        if request.method == "GET" and request.path.startswith("/v1.0/generations/") and response.status == 200:
+            response.body = json_edit(response.body, edit)
+        return response
+
+    return on_response(after)
+
+
+def _truncate_text(body: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(body.get("inputText"), str):
+        body["inputText"] = body["inputText"][:400_000]
+    return body
+
+
+def _bearer_as_key(request: Request) -> Request:
+    auth = request.header("authorization") or ""
+    if auth.startswith("Bearer ") and "x-api-key" not in request.headers:
+        request.headers["x-api-key"] = auth[len("Bearer "):]
+    return request
+
+
+def _default_key(request: Request) -> Request:
+    request.headers.setdefault("x-api-key", _KEY)
+    return request
+
+
+def _drop_header(request: Request, response: Response) -> Response:
+    response.headers.pop("x-ratelimit-remaining-burst", None)
+    return response
+
+
+def _never_completes(sim: Simulator) -> Simulator:
+    sim.processing_seconds = float("inf")  # type: ignore[attr-defined]
+    return sim
+
+
+def _repeat_across_pages(request: Request, response: Response) -> Response:
+    if request.path == "/v1.0/themes" and "after" in request.params and response.status == 200:
+        def edit(body: Any) -> Any:
+            body["data"].insert(0, {"id": "theme-01", "name": "Theme 01"})
+            return body
+        response.body = json_edit(response.body, edit)
+    return response
+
+
+def _drop(key: str, when_status: str | None = None) -> Any:
+    def edit(body: Any) -> Any:
+        if isinstance(body, dict) and (when_status is None or body.get("status") == when_status):
+            body.pop(key, None)
+        return body
+    return edit
+
+
+def _credits_never_deducted(sim: Simulator) -> Simulator:
+    def after(request: Request, response: Response) -> Response:
+        for account in sim.accounts.values():  # type: ignore[attr-defined]
+            account.credits = max(account.credits, 100_000.0)
+        return response
+    # The response already carries the deducted balance; restore it so the next one disagrees.
+    def edit(body: Any) -> Any:
+        if isinstance(body, dict) and isinstance(body.get("credits"), dict):
+            body["credits"]["remaining"] = 100_000.0
+        return body
+    inner = FaultySimulator(sim, after=after)
+    return _gen_response(edit)(inner)  # type: ignore[arg-type]
+
+
+def _stuck_429(sim: Simulator) -> Simulator:
+    state = {"limited": False}
+
+    def after(request: Request, response: Response) -> Response:
+        if response.status == 429:
+            state["limited"] = True
+        if state["limited"]:
+            response.status = 429
+        return response
+    return FaultySimulator(sim, after=after)  # type: ignore[return-value]
+
+
+def _reverts(sim: Simulator) -> Simulator:
+    seen: set[str] = set()
+
+    def after(request: Request, response: Response) -> Response:
+        if request.path.startswith("/v1.0/generations/") and response.status == 200:
+            body = json.loads(response.body)
+            if body.get("status") == "completed":
+                if body["generationId"] in seen:
+                    response.body = json.dumps({"generationId": body["generationId"], "status": "pending"}).encode()
+                seen.add(body["generationId"])
+        return response
+    return FaultySimulator(sim, after=after)  # type: ignore[return-value]
+
+
+def _text_plain_as_json(request: Request) -> Request:
+    if request.header("content-type") == "text/plain":
+        request.headers["content-type"] = "application/json"
+    return request
+
+
+def _status_remap(path_prefix: str, old: int, new: int) -> Any:
+    def after(request: Request, response: Response) -> Response:
+        if request.path.startswith(path_prefix) and response.status == old:
+            response.status = new
+        return response
+    return on_response(after)
+
+
+def _wrong_type_500(request: Request, response: Response) -> Response:
+    try:
+        body = json.loads(request.body) if request.body else None
+    except ValueError:
+        return response
+    if isinstance(body, dict) and "textMode" in body and not isinstance(body["textMode"], str):
+        return Response.json_response(500, {"message": "internal error"})
+    return response
+
+
+def _number_id(request: Request, response: Response) -> Response:
+    if request.method == "POST" and response.status == 200:
+        response.body = json_edit(response.body, lambda b: {**b, "generationId": 12345})
+    return response
+
+
+def _unknown_status(body: Any) -> Any:
+    if isinstance(body, dict) and body.get("status") == "pending":
+        body["status"] = "running"
+    return body
+
+
+def _drop_next_cursor(request: Request, response: Response) -> Response:
+    if request.path == "/v1.0/folders" and response.status == 200:
+        response.body = json_edit(response.body, _drop("nextCursor"))
+    return response
+
+
+def _drop_warnings(request: Request, response: Response) -> Response:
+    if request.method == "POST" and response.status == 200:
+        response.body = json_edit(response.body, _drop("warnings"))
+    return response
+
+
+FAULTS: list[Fault] = [
+    fault("accepts-400001-chars", "presentations.generate.input-text-length",
+          "inputText over 400000 characters is cut to fit and accepted")(
+        _body_edit("/v1.0/generations", _truncate_text)),
+    fault("accepts-bearer", "presentations.auth.bearer-rejected",
+          "a key sent as Authorization: Bearer is accepted")(on_request(_bearer_as_key)),
+    fault("accepts-missing-key", "presentations.auth.key-required",
+          "a request without X-API-KEY is served as the default account")(on_request(_default_key)),
+    fault("drops-burst-header", "presentations.rate-limit.headers",
+          "x-ratelimit-remaining-burst is missing from every response")(on_response(_drop_header)),
+    fault("never-completes", "presentations.lifecycle.reaches-final",
+          "generations stay pending forever")(_never_completes),
+    fault("repeats-theme-across-pages", "presentations.themes.paging-walk",
+          "every themes page after the first repeats the first theme")(on_response(_repeat_across_pages)),
+    fault("omits-credits", "presentations.lifecycle.completed-fields",
+          "a completed generation has no credits object")(_gen_response(_drop("credits", "completed"))),
+    fault("accepts-11-folders", "presentations.generate.folder-ids-count",
+          "folderIds with 11 ids is cut to 10 and accepted")(
+        _body_edit("/v1.0/generations", lambda b: {**b, "folderIds": b["folderIds"][:10]} if isinstance(b.get("folderIds"), list) else b)),
+    fault("accepts-76-cards", "presentations.generate.num-cards-range",
+          "numCards above 75 is clamped to 75 and accepted")(
+        _body_edit("/v1.0/generations", lambda b: {**b, "numCards": 75} if isinstance(b.get("numCards"), (int, float)) and b["numCards"] > 75 else b)),
+    fault("accepts-unknown-text-mode", "presentations.generate.text-mode-enum",
+          "an unlisted textMode is treated as generate")(
+        _body_edit("/v1.0/generations", lambda b: {**b, "textMode": "generate"} if b.get("textMode") not in ("generate", "condense", "preserve") and "textMode" in b else b)),
+    fault("accepts-missing-input-text", "presentations.generate.input-text-required",
+          "a body without inputText is given a default one")(
+        _body_edit("/v1.0/generations", lambda b: {"inputText": "default", **b})),
+    fault("accepts-missing-gamma-id", "presentations.template.gamma-id-required",
+          "from-template without gammaId is given a default one")(
+        _body_edit("/v1.0/generations/from-template", lambda b: {"gammaId": "default", **b})),
+    fault("credits-not-deducted", "presentations.credits.deducted-on-completion",
+          "completion reports a deduction but the balance never falls")(_credits_never_deducted),
+    fault("stuck-429", "presentations.rate-limit.burst",
+          "once rate limited, the key stays limited however long the client backs off")(_stuck_429),
+    fault("drops-export-url", "presentations.lifecycle.export-url",
+          "exportUrl is missing although exportAs was given")(_gen_response(_drop("exportUrl"))),
+    fault("completed-reverts", "presentations.lifecycle.final-is-final",
+          "a completed generation reads as pending on the next poll")(_reverts),
+    fault("no-web-source-warning", "presentations.generate.web-source-warning",
+          "the create response never carries warnings")(on_response(_drop_warnings)),
+    fault("wrong-type-500", "presentations.generate.invalid-rejected",
+          "a non-string textMode crashes the service with 500")(on_response(_wrong_type_500)),
+    fault("402-as-400", "presentations.credits.insufficient",
+          "insufficient credits answered 400 instead of 402")(_status_remap("/v1.0/generations", 402, 400)),
+    fault("403-as-401", "presentations.errors.forbidden",
+          "a plan without API access answered 401 instead of 403")(_status_remap("/v1.0/generations", 403, 401)),
+    fault("text-plain-accepted", "presentations.request.json-content-type",
+          "a JSON body sent as text/plain is accepted")(on_request(_text_plain_as_json)),
+    fault("unknown-status-value", "presentations.status.generation-shape",
+          "a running generation reports status 'running', outside the enum")(_gen_response(_unknown_status)),
+    fault("failed-without-error", "presentations.lifecycle.failed-error",
+          "a failed generation has no error object")(_gen_response(_drop("error", "failed"))),
+    fault("drops-next-cursor", "presentations.folders.paging-walk",
+          "folders pages say hasMore but carry no nextCursor")(on_response(_drop_next_cursor)),
+    fault("numeric-generation-id", "presentations.generate.valid-accepted",
+          "the create response gives generationId as a number")(on_response(_number_id)),
+]

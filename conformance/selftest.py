@@ -1,0 +1,69 @@
+"""The kill matrix: the suite against the clean simulator and against each named fault.
+
+A fault is caught when at least one rule fails under it; the clean simulator must pass (or
+honestly skip) every rule. Runs without pytest, in worker processes, because it is the suite
+run once per fault.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+from conformance.contract import load_contract
+from conformance.faults import faults_for
+from conformance.runner import ERROR, FAILED, collect_cases, run_case
+from conformance.settings import RunSettings
+from conformance.targets import make_target
+
+__all__ = ["FaultResult", "kill_matrix", "run_suite"]
+
+
+@dataclass
+class FaultResult:
+    service: str
+    fault: str | None  # None: the clean simulator
+    breaks: str = ""
+    caught_by: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def caught(self) -> bool:
+        return bool(self.caught_by)
+
+
+def run_suite(service: str, fault: str | None, profile: str = "gate") -> FaultResult:
+    contract = load_contract(service)
+    target = make_target(contract, RunSettings(target="sim", profile=profile, fault=fault))
+    result = FaultResult(service, fault)
+    for case in collect_cases(contract):
+        outcome = run_case(case, target, profile)
+        result.seconds += outcome.seconds
+        if outcome.status == FAILED and outcome.failed_rule:
+            result.caught_by.append(outcome.failed_rule)
+        elif outcome.status == ERROR:
+            result.errors.append(f"{case.id}: {outcome.message.strip().splitlines()[-1]}")
+    return result
+
+
+def _job(args: tuple[str, str | None, str]) -> FaultResult:
+    return run_suite(*args)
+
+
+def kill_matrix(services: list[str], profile: str = "gate", workers: int = 2) -> list[FaultResult]:
+    jobs: list[tuple[str, str | None, str]] = []
+    breaks: dict[tuple[str, str | None], str] = {}
+    for service in services:
+        jobs.append((service, None, profile))
+        for item in faults_for(service):
+            jobs.append((service, item.name, profile))
+            breaks[(service, item.name)] = item.breaks
+    if workers <= 1:
+        results = [_job(j) for j in jobs]
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(_job, jobs))
+    for result in results:
+        result.breaks = breaks.get((result.service, result.fault), "")
+    return results
