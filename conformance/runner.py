@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from conformance.checks.context import CheckContext, CheckSkipped
 from conformance.checks.registry import CheckFn, check_for
 from conformance.contract import Contract, Rule
+from conformance.recording.scrub import scrub_text
 from conformance.errors import CassetteMismatch, ContractFailure, HarnessError
 from conformance.settings import env_name
 from conformance.targets.base import Target
@@ -87,5 +88,7 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
         outcome.status, outcome.message = ERROR, f"{type(exc).__name__}: {exc}"
     except (Exception, BaseExceptionGroup):  # a bug in a check: reported as an error, never as a target failure
         outcome.status, outcome.message = ERROR, traceback.format_exc()
+    # Messages reach terminals, reports and CI logs: no credential value may ride along.
+    outcome.message = scrub_text(outcome.message, target.secrets())
     outcome.seconds = time.perf_counter() - started
     return outcome

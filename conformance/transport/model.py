@@ -84,9 +84,13 @@ class Request:
         return self.path + (("?" + urlencode(self.query)) if self.query else "")
 
     def summary(self) -> str:
-        body = self.body[:_SUMMARY_BODY_CHARS].decode("utf-8", "replace")
+        """One line for messages: secret-named query values are masked (a key may ride there)."""
+        from conformance.recording.scrub import scrub_json_text, scrub_pairs
+
+        query = urlencode(scrub_pairs(self.query, []))
+        body = scrub_json_text(self.body[:_SUMMARY_BODY_CHARS].decode("utf-8", "replace"), [])
         more = "..." if len(self.body) > _SUMMARY_BODY_CHARS else ""
-        return f"{self.method} {self.target} {body}{more}".rstrip()
+        return f"{self.method} {self.path}{'?' + query if query else ''} {body}{more}".rstrip()
 
 
 def _param_text(value: Any) -> str:

@@ -1,0 +1,191 @@
+"""The pytest plugin (entry point ``pytest11``): options, one test item per rule, Allure labels,
+the per-rule summary.
+
+The conformance suite (``conformance/suites``) is a single parametrized test; everything about
+a rule (its check, its skip reason, its labels) comes from the contract through this plugin.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.contract import Contract, load_contract
+from conformance.contract.loader import available_services, docs_dir
+from conformance.reporting.redact import curl_line, render_request, render_response
+from conformance.reporting.summary import RunSummary
+from conformance.runner import ERROR, FAILED, SKIPPED, Case, Outcome, collect_cases, run_case
+from conformance.settings import PROFILES, TARGETS, RunSettings
+from conformance.targets import Target, make_target
+
+__all__ = ["pytest_addoption", "pytest_configure", "pytest_generate_tests"]
+
+_SUMMARY = pytest.StashKey[RunSummary]()
+_TARGETS = pytest.StashKey[dict[str, Target]]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("conformance", "API conformance suites")
+    group.addoption("--service", action="append", dest="conformance_services", default=None,
+                    help="service id to check (repeatable); default: every service with a contract")
+    group.addoption("--target", dest="conformance_target", choices=TARGETS, default=None,
+                    help="sim (default), http (CONFORMANCE_<ID>_BASE_URL) or replay (cassettes)")
+    group.addoption("--profile", dest="conformance_profile", choices=PROFILES, default=None,
+                    help="gate (default: derandomized, bounded) or nightly (deep, random)")
+    group.addoption("--record", dest="conformance_record", action="store_true",
+                    help="record each rule's traffic into cassettes/<id>/<rule>.yaml (scrubbed)")
+    group.addoption("--fault", dest="conformance_fault", default=None,
+                    help="apply a named fault to the simulator (see `conformance selftest --list`)")
+    group.addoption("--cassette-dir", dest="conformance_cassettes", default="cassettes",
+                    help="where cassettes live (default: cassettes)")
+    group.addoption("--report-dir", dest="conformance_reports", default="reports",
+                    help="where summary.json and triage.md are written (default: reports)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "conformance: a rule of a service contract checked against a target")
+
+
+def _settings(config: pytest.Config) -> RunSettings:
+    return RunSettings.from_env(
+        target=config.getoption("conformance_target"),
+        profile=config.getoption("conformance_profile"),
+        record=config.getoption("conformance_record") or None,
+        fault=config.getoption("conformance_fault"),
+        cassette_dir=config.getoption("conformance_cassettes"),
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "conformance_case" not in metafunc.fixturenames:
+        return
+    services = metafunc.config.getoption("conformance_services") or available_services()
+    cases: list[Any] = []
+    for service in services:
+        contract = load_contract(service)
+        for case in collect_cases(contract):
+            cases.append(pytest.param(case, id=case.id, marks=pytest.mark.conformance))
+    metafunc.parametrize("conformance_case", cases)
+
+
+@pytest.fixture(scope="session")
+def conformance_settings(pytestconfig: pytest.Config) -> RunSettings:
+    return _settings(pytestconfig)
+
+
+@pytest.fixture(scope="session")
+def conformance_summary(pytestconfig: pytest.Config, conformance_settings: RunSettings) -> RunSummary:
+    summary = RunSummary(conformance_settings.target, conformance_settings.profile)
+    pytestconfig.stash[_SUMMARY] = summary
+    return summary
+
+
+@pytest.fixture(scope="session")
+def conformance_targets(pytestconfig: pytest.Config) -> dict[str, Target]:
+    targets: dict[str, Target] = {}
+    pytestconfig.stash[_TARGETS] = targets
+    return targets
+
+
+def _source_url(contract: Contract, case: Case) -> str:
+    base = os.environ.get("CONFORMANCE_DOCS_URL")
+    source = case.rule.source
+    if base:
+        return f"{base.rstrip('/')}/{source.doc}#{source.anchor}"
+    return (docs_dir() / source.doc).resolve().as_uri() + f"#{source.anchor}"
+
+
+def _label(contract: Contract, case: Case, settings: RunSettings) -> None:
+    import allure
+
+    rule = case.rule
+    allure.dynamic.epic(contract.service)
+    allure.dynamic.feature(rule.operation or rule.kind)
+    allure.dynamic.story(rule.id)
+    allure.dynamic.tag(rule.kind)
+    allure.dynamic.title(f"{rule.id}: {rule.statement}")
+    allure.dynamic.description(
+        f"{rule.statement}\n\nSource: {rule.source.text()}\n\nTarget: {settings.target}, profile {settings.profile}"
+    )
+    allure.dynamic.link(_source_url(contract, case), name=f"source: {rule.source.text()}")
+
+
+def _attach(outcome: Outcome, target: Target) -> None:
+    import allure
+
+    exchange = outcome.failure.exchange if outcome.failure and outcome.failure.exchange else (
+        outcome.exchanges[-1] if outcome.exchanges else None)
+    if exchange is None:
+        return
+    secrets = target.secrets()
+    allure.attach(render_request(exchange, secrets), "request (redacted)", allure.attachment_type.TEXT)
+    allure.attach(render_response(exchange, secrets), "response", allure.attachment_type.TEXT)
+    allure.attach(curl_line(exchange, secrets), "reproduce with curl", allure.attachment_type.TEXT)
+
+
+@pytest.fixture
+def conformance_check(conformance_settings: RunSettings, conformance_summary: RunSummary,
+                      conformance_targets: dict[str, Target]) -> Any:
+    """Runs one case on the configured target and turns its outcome into a pytest result."""
+
+    def run(case: Case) -> None:
+        __tracebackhide__ = True
+        contract = load_contract(case.service)
+        if case.service not in conformance_targets:
+            conformance_targets[case.service] = make_target(contract, conformance_settings)
+        target = conformance_targets[case.service]
+        _label(contract, case, conformance_settings)
+        outcome = run_case(case, target, conformance_settings.profile)
+        conformance_summary.add(contract, outcome)
+        if outcome.status in (FAILED, ERROR):
+            _attach(outcome, target)
+        if outcome.status == SKIPPED:
+            pytest.skip(outcome.message)
+        if outcome.status == FAILED:
+            pytest.fail(outcome.message, pytrace=False)
+        if outcome.status == ERROR:
+            pytest.fail(f"HARNESS ERROR (not a target failure): {outcome.message}", pytrace=False)
+
+    return run
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    summary = config.stash.get(_SUMMARY, None)
+    if summary is None or not summary.outcomes:
+        return
+    terminalreporter.section("conformance: per-rule summary")
+    for line in summary.lines():
+        terminalreporter.write_line(line)
+    report_dir = Path(config.getoption("conformance_reports"))
+    try:
+        summary.write(report_dir)
+        _write_allure_extras(config, summary)
+    except OSError as exc:
+        terminalreporter.write_line(f"could not write the report to {report_dir}: {exc.strerror}")
+        return
+    terminalreporter.write_line(f"summary: {report_dir / 'summary.json'}; triage: {report_dir / 'triage.md'}")
+
+
+def _write_allure_extras(config: pytest.Config, summary: RunSummary) -> None:
+    import json
+
+    alluredir = config.getoption("allure_report_dir", None)
+    if not alluredir:
+        return
+    path = Path(alluredir)
+    path.mkdir(parents=True, exist_ok=True)
+    categories = [
+        {"name": "Harness errors (not the target's fault)", "matchedStatuses": ["failed", "broken"],
+         "messageRegex": "(?s).*HARNESS ERROR.*"},
+        {"name": "Contract violations", "matchedStatuses": ["failed"], "messageRegex": r"(?s)\[.*\].*"},
+        {"name": "Not checkable on this target", "matchedStatuses": ["skipped"], "messageRegex": "(?s).*needs CONFORMANCE_.*"},
+        {"name": "Unchecked rules", "matchedStatuses": ["skipped"], "messageRegex": "(?s).*no check implements.*"},
+    ]
+    (path / "categories.json").write_text(json.dumps(categories, indent=2), encoding="utf-8")
+    env = {"target": summary.target, "profile": summary.profile,
+           "services": ",".join(summary.contracts)}
+    (path / "environment.properties").write_text(
+        "".join(f"{k}={v}\n" for k, v in env.items()), encoding="utf-8")

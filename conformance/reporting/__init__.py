@@ -1,0 +1,1 @@
+"""Allure labels and attachments, the per-rule summary, and the triage file."""

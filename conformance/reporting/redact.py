@@ -1,0 +1,60 @@
+"""Redacted renderings of an exchange for reports: request, response and a curl line."""
+
+from __future__ import annotations
+
+import shlex
+from urllib.parse import urlencode
+
+from conformance.recording.scrub import scrub_headers, scrub_json_text, scrub_pairs
+from conformance.transport.model import Exchange
+
+__all__ = ["curl_line", "render_request", "render_response"]
+
+_BODY_CHARS = 4000
+
+
+def _body(raw: bytes, secrets: list[str]) -> str:
+    text = raw.decode("utf-8", "replace")
+    if len(text) > _BODY_CHARS:
+        return scrub_json_text(text[:_BODY_CHARS], secrets) + f"... ({len(text)} characters in all)"
+    return scrub_json_text(text, secrets)
+
+
+def _target(exchange: Exchange, secrets: list[str]) -> str:
+    req = exchange.request
+    query = urlencode(scrub_pairs(req.query, secrets))
+    return exchange.base_url + req.path + (f"?{query}" if query else "")
+
+
+def render_request(exchange: Exchange, secrets: list[str]) -> str:
+    req = exchange.request
+    lines = [f"{req.method} {_target(exchange, secrets)}"]
+    lines += [f"{k}: {v}" for k, v in scrub_headers(req.headers, secrets).items()]
+    if req.body:
+        lines += ["", _body(req.body, secrets)]
+    return "\n".join(lines)
+
+
+def render_response(exchange: Exchange, secrets: list[str]) -> str:
+    res = exchange.response
+    lines = [f"HTTP {res.status}"]
+    lines += [f"{k}: {v}" for k, v in scrub_headers(res.headers, secrets).items()]
+    if res.body:
+        lines += ["", _body(res.body, secrets)]
+    return "\n".join(lines)
+
+
+def curl_line(exchange: Exchange, secrets: list[str]) -> str:
+    req = exchange.request
+    parts = ["curl", "-sS", "-X", req.method, shlex.quote(_target(exchange, secrets))]
+    for name, value in scrub_headers(req.headers, secrets).items():
+        if name in ("content-length", "host"):
+            continue
+        parts += ["-H", shlex.quote(f"{name}: {value}")]
+    if req.body:
+        text = req.body.decode("utf-8", "replace")
+        if len(text) > _BODY_CHARS:
+            parts += ["--data-binary", "@body.json", f"# body of {len(text)} characters omitted"]
+        else:
+            parts += ["--data-raw", shlex.quote(scrub_json_text(text, secrets))]
+    return " ".join(parts)

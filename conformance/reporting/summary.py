@@ -1,0 +1,89 @@
+"""The per-rule summary: printed at the end of a run, and written as JSON and a triage file."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance.contract import Contract
+from conformance.runner import ERROR, FAILED, PASSED, SKIPPED, Outcome
+
+__all__ = ["RunSummary"]
+
+_MARK = {PASSED: "PASS", FAILED: "FAIL", SKIPPED: "SKIP", ERROR: "ERROR"}
+
+
+@dataclass
+class RunSummary:
+    target: str
+    profile: str
+    contracts: dict[str, Contract] = field(default_factory=dict)
+    outcomes: dict[str, Outcome] = field(default_factory=dict)
+
+    def add(self, contract: Contract, outcome: Outcome) -> None:
+        self.contracts.setdefault(contract.service, contract)
+        self.outcomes[outcome.case_id] = outcome
+
+    def counts(self) -> Counter[str]:
+        return Counter(o.status for o in self.outcomes.values())
+
+    def lines(self) -> list[str]:
+        out: list[str] = []
+        for service, contract in self.contracts.items():
+            got = [self.outcomes[r.id] for r in contract.rules if r.id in self.outcomes]
+            c = Counter(o.status for o in got)
+            out.append(
+                f"{service} ({self.target}, {self.profile}): {len(contract.rules)} rules: "
+                f"{c[PASSED]} passed, {c[FAILED]} failed, {c[SKIPPED]} skipped, {c[ERROR]} errors; "
+                f"{len(contract.gaps)} documented gaps; {len(contract.conflicts)} conflicts"
+            )
+            for rule in contract.rules:
+                outcome = self.outcomes.get(rule.id)
+                if outcome is None:
+                    continue
+                note = ""
+                if outcome.status != PASSED:
+                    note = "  -- " + (outcome.message.strip().splitlines() or [""])[0][:160]
+                out.append(f"  {_MARK[outcome.status]:5} {rule.id}{note}")
+            for conflict in contract.conflicts:
+                seen = sorted({o.observations[conflict.id] for o in got if conflict.id in o.observations})
+                shown = ", ".join(seen) if seen else "not observed"
+                out.append(f"  CONFLICT {conflict.id}: target shows {shown} (alternatives {', '.join(conflict.alternatives)})")
+        return out
+
+    def as_json(self) -> dict[str, Any]:
+        services: dict[str, Any] = {}
+        for service, contract in self.contracts.items():
+            services[service] = {
+                "rules": [
+                    {
+                        "id": r.id, "kind": r.kind, "operation": r.operation, "statement": r.statement,
+                        "source": f"{r.source.path}#{r.source.anchor}",
+                        "status": self.outcomes[r.id].status if r.id in self.outcomes else "not run",
+                        "message": self.outcomes[r.id].message if r.id in self.outcomes else "",
+                    }
+                    for r in contract.rules
+                ],
+                "gaps": [{"id": g.id, "statement": g.statement} for g in contract.gaps],
+                "conflicts": [
+                    {"id": c.id, "statement": c.statement, "observed": sorted({
+                        o.observations[c.id] for o in self.outcomes.values() if c.id in o.observations})}
+                    for c in contract.conflicts
+                ],
+            }
+        return {"target": self.target, "profile": self.profile, "counts": dict(self.counts()),
+                "services": services}
+
+    def write(self, report_dir: Path) -> None:
+        report_dir.mkdir(parents=True, exist_ok=True)
+        (report_dir / "summary.json").write_text(json.dumps(self.as_json(), indent=2), encoding="utf-8")
+        triage = ["# Triage", "", f"Target `{self.target}`, profile `{self.profile}`.", ""]
+        bad = [o for o in self.outcomes.values() if o.status in (FAILED, ERROR)]
+        if not bad:
+            triage.append("No rule failed.")
+        for outcome in bad:
+            triage += [f"## {outcome.status.upper()}: {outcome.case_id}", "", "```", outcome.message.strip(), "```", ""]
+        (report_dir / "triage.md").write_text("\n".join(triage) + "\n", encoding="utf-8")

@@ -1,0 +1,59 @@
+"""Serves a simulator core over HTTP as an ASGI app (``conformance serve``)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qsl
+
+from conformance.simulators.base import MAX_BODY_BYTES, SimError, Simulator
+from conformance.transport.model import Request
+
+__all__ = ["SimulatorApp"]
+
+
+class SimulatorApp:
+    def __init__(self, simulator: Simulator) -> None:
+        self.simulator = simulator
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["type"] != "http":
+            return
+        body, too_big = bytearray(), False
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            if not too_big:
+                body += message.get("body", b"")
+                # Stop buffering past the cap; keep draining so the client is not cut off.
+                too_big = len(body) > MAX_BODY_BYTES
+            if not message.get("more_body"):
+                break
+        if too_big:
+            response = self.simulator.finish(
+                Request("POST", scope["path"]),
+                self.simulator.error_response(SimError(413, f"request body over {MAX_BODY_BYTES} bytes")),
+            )
+        else:
+            request = Request(
+                method=scope["method"],
+                path=scope["path"],
+                query=parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True),
+                headers={k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]},
+                body=bytes(body),
+            )
+            response = self.simulator.handle(request)
+        await send({
+            "type": "http.response.start",
+            "status": response.status,
+            "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.headers.items()],
+        })
+        await send({"type": "http.response.body", "body": response.body})
