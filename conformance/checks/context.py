@@ -18,6 +18,23 @@ from conformance.transport.session import Session
 __all__ = ["CheckContext", "CheckSkipped", "hypothesis_settings"]
 
 
+def _freeze_local_constants() -> None:
+    """Make generation independent of which local modules happen to be imported.
+
+    Hypothesis mixes string and number literals found in "local" (non site-packages) modules
+    into generated data. That pool depends on import order and on our own source, so the same
+    derandomized gate generated different bodies in two processes, and cassettes recorded in one
+    did not replay in the other. An empty pool makes generation a function of the seed alone.
+    """
+    from hypothesis.internal.conjecture import providers
+
+    if hasattr(providers, "_get_local_constants") and hasattr(providers, "Constants"):
+        providers._get_local_constants = providers.Constants  # type: ignore[attr-defined]
+
+
+_freeze_local_constants()
+
+
 class CheckSkipped(Exception):
     """The rule cannot be checked on this target; the reason says why."""
 

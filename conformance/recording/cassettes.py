@@ -84,7 +84,6 @@ def cassette_context(path: Path, *, replay: bool, secrets: list[str]) -> Iterato
         before_record_request=_request_scrubber(secrets),
         before_record_response=_response_scrubber(secrets),
         decode_compressed_response=True,
-        allow_playback_repeats=False,
     )
-    with recorder.use_cassette(str(path)):
+    with recorder.use_cassette(str(path), allow_playback_repeats=False):
         yield

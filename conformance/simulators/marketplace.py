@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, ClassVar
 
 from conformance.simulators.base import Clock, SimError, Simulator
 from conformance.simulators.marketplace_oauth import SCOPES, Grant, OAuthServer, parse_form
@@ -28,6 +28,8 @@ __all__ = [
     "MarketplaceSimulator",
     "RECEIPT_STATUSES",
     "SIM_CLIENT_ID",
+    "SIM_DELETABLE_IMAGE_ID",
+    "SIM_DELETABLE_LISTING_ID",
     "SIM_KEYS",
     "SIM_KEYSTRING",
     "SIM_LIMITED_REFRESH_TOKEN",
@@ -76,6 +78,10 @@ ACTIVE_LISTINGS = 130
 LISTINGS_PER_OTHER_STATE = 3
 IMAGES_PER_LISTING = 2
 RECEIPTS_PER_STATUS = 8
+# The listing and image the deleteListingImage rule may delete: the shop's last seeded listing
+# (expired, so no paging walk over active listings notices) and its first image.
+SIM_DELETABLE_LISTING_ID = 1_000_000_000 + ACTIVE_LISTINGS + LISTINGS_PER_OTHER_STATE * (len(LISTING_STATES) - 1)
+SIM_DELETABLE_IMAGE_ID = 2_000_000_000 + IMAGES_PER_LISTING * (SIM_DELETABLE_LISTING_ID - 1_000_000_001) + 1
 INCLUDES = ("Images", "Shop")  # SIM-CHOICE: an array parameter of getListingsByShop
 TITLE_MAX = 140  # SIM-CHOICE
 QUANTITY_MAX = 999  # SIM-CHOICE
@@ -110,6 +116,20 @@ class Shop:
 
 class MarketplaceSimulator(Simulator):
     service = "marketplace"
+    # The sim target's values of the contract's credentials (rules.yaml `credentials`).
+    credentials: ClassVar[dict[str, str]] = {
+        "API_KEY": SIM_KEYSTRING,
+        "SHARED_SECRET": SIM_SHARED_SECRET,
+        "CLIENT_ID": SIM_CLIENT_ID,
+        "REFRESH_TOKEN": SIM_REFRESH_TOKEN,
+        "LIMITED_REFRESH_TOKEN": SIM_LIMITED_REFRESH_TOKEN,
+        "USER_ID": str(SIM_USER_ID),
+        "SHOP_ID": str(SIM_SHOP_ID),
+        "REDIRECT_URI": SIM_REDIRECT_URI,
+        "AUTO_CONSENT": "1",  # nobody to ask: the seeded user consents to every valid request
+        "LISTING_ID": str(SIM_DELETABLE_LISTING_ID),
+        "LISTING_IMAGE_ID": str(SIM_DELETABLE_IMAGE_ID),
+    }
 
     def __init__(self, clock: Clock | None = None) -> None:
         super().__init__(clock)

@@ -109,6 +109,10 @@ def single_values(pairs: list[tuple[str, str]]) -> dict[str, str]:
 
 
 def _https_uri(uri: str) -> bool:
+    # SIM-CHOICE: printable ASCII only. The URI comes back in a Location header, which travels
+    # as latin-1 bytes; an IRI or a control character could not be sent back safely.
+    if not (uri.isascii() and uri.isprintable()) or " " in uri:
+        return False
     try:
         parts = urlsplit(uri)
     except ValueError:

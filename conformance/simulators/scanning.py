@@ -39,7 +39,9 @@ UNAUTHORIZED, FORBIDDEN, NO_CREDITS, BAD_REQUEST, NOT_FOUND = 401, 403, 402, 400
 MAX_SCAN_IPS = 65_536
 MAX_LOOKUP_NAMES = 100
 _HOSTNAME = re.compile(r"^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,62})(?:\.[a-z0-9_-]{1,63})*$", re.I)
-_PAGE = re.compile(r"^[0-9]{1,9}$")
+_PAGE = re.compile(r"[0-9]{1,9}")
+# SIM-CHOICE: what minify (default true on search) removes is not documented.
+_MINIFIED_AWAY = ("opts", "http", "dns")
 
 
 @dataclass(frozen=True)
@@ -85,8 +87,6 @@ class Account:
         if cost > self.query_credits:
             raise SimError(NO_CREDITS, "Insufficient query credits, please upgrade your API plan")
         self.query_credits -= cost
-
-
 
 
 class ScanningSimulator(Simulator):
@@ -144,10 +144,9 @@ class ScanningSimulator(Simulator):
     def handle(self, request: Request) -> Response:
         key = request.params.get("key")
         # Only the query parameter counts: a key in a header is not the documented place.
-        if not key:
-            return self.error_response(SimError(UNAUTHORIZED, "Please provide an API key in the key query parameter"))
-        if key not in self.accounts:
-            return self.error_response(SimError(UNAUTHORIZED, "Invalid API key"))
+        if not key or key not in self.accounts:
+            why = "Invalid API key" if key else "Provide the API key in the key query parameter"
+            return self.finish(request, self.error_response(SimError(UNAUTHORIZED, why)))
         return super().handle(request)
 
     def error_response(self, err: SimError) -> Response:
@@ -175,7 +174,7 @@ class ScanningSimulator(Simulator):
     @staticmethod
     def _page(request: Request) -> int:
         raw = request.params.get("page", "1").strip()
-        if not _PAGE.match(raw) or int(raw) < 1:
+        if not _PAGE.fullmatch(raw) or int(raw) < 1:
             raise SimError(BAD_REQUEST, "page must be a positive integer")
         return int(raw)
 
@@ -219,7 +218,7 @@ class ScanningSimulator(Simulator):
             if fields:  # SIM-CHOICE: fields picks top-level members and overrides minify
                 matches.append({k: banner[k] for k in fields if k in banner})
             elif minify:  # SIM-CHOICE: minify drops opts and the protocol blocks
-                matches.append({k: v for k, v in banner.items() if k not in ("opts", "http", "dns")})
+                matches.append({k: v for k, v in banner.items() if k not in _MINIFIED_AWAY})
             else:
                 matches.append(banner)
         return self._ok({"matches": matches, "facets": facets, "total": len(hits)})
@@ -263,7 +262,8 @@ class ScanningSimulator(Simulator):
             try:
                 nets.append(ipaddress.ip_network(target.strip(), strict=False))
             except ValueError:
-                raise SimError(BAD_REQUEST, f"invalid IP or netblock: {target.strip()[:60]!r}") from None
+                raise SimError(BAD_REQUEST, f"invalid IP or netblock: {target.strip()[:60]!r}") \
+                    from None
         # Overlapping netblocks count each address once.
         count = sum(n.num_addresses for v in (4, 6)
                     for n in ipaddress.collapse_addresses(x for x in nets if x.version == v))
@@ -296,7 +296,8 @@ class ScanningSimulator(Simulator):
             # SIM-CHOICE (see the ips-object conflict): {ips: ...} or the mapping as the body.
             if "ips" in body:
                 if set(body) != {"ips"}:
-                    raise SimError(BAD_REQUEST, f"unknown parameters: {sorted(set(body) - {'ips'})}")
+                    extra = sorted(set(body) - {"ips"})
+                    raise SimError(BAD_REQUEST, f"unknown parameters: {extra}")
                 ips = body["ips"]
             else:
                 ips = body
@@ -305,24 +306,24 @@ class ScanningSimulator(Simulator):
         if isinstance(ips, str):
             parts = ips.split(",")
             if not ips.strip() or any(not p.strip() for p in parts):
-                raise SimError(BAD_REQUEST, "ips must be a comma-separated list of IPs or netblocks")
+                raise SimError(BAD_REQUEST, "ips must be comma-separated IPs or netblocks")
             return parts
         if not isinstance(ips, dict) or not ips:
-            raise SimError(BAD_REQUEST, "ips must be a string or an object of IP to [port, protocol] pairs")
+            raise SimError(BAD_REQUEST, "ips must be a string or an object of IP to services")
         for target, services in ips.items():
             if not isinstance(services, list) or not all(
                 isinstance(s, list) and len(s) == 2 and type(s[0]) is int and 1 <= s[0] <= 65535
                 and isinstance(s[1], str) and s[1] for s in services
             ):
-                raise SimError(BAD_REQUEST, f"services of {target[:60]!r} must be [port, protocol] pairs")
+                raise SimError(BAD_REQUEST, f"{target[:60]!r} needs [port, protocol] pairs")
         return list(ips)
 
     # -- organization --------------------------------------------------------------------
     def _org(self, request: Request) -> dict[str, Any]:
-        org = self._account(request).org
-        if org is None:
+        account = self._account(request)
+        if not account.plan.enterprise or account.org is None:
             raise SimError(FORBIDDEN, "Organization calls need the enterprise level")
-        return org
+        return account.org
 
     def _user(self, user: str) -> dict[str, str]:
         name = unquote(user)
@@ -397,7 +398,7 @@ class ScanningSimulator(Simulator):
     def _names(request: Request, param: str) -> list[str]:
         names = [n.strip() for n in ScanningSimulator._required(request, param).split(",")]
         if len(names) > MAX_LOOKUP_NAMES or not all(names):
-            raise SimError(BAD_REQUEST, f"{param} is a comma-separated list of up to {MAX_LOOKUP_NAMES}")
+            raise SimError(BAD_REQUEST, f"{param}: comma-separated, at most {MAX_LOOKUP_NAMES}")
         return names
 
     def resolve(self, request: Request) -> Response:

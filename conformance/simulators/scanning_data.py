@@ -11,6 +11,7 @@ Nothing here reads the contract: it is the simulator's own data.
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -229,7 +230,8 @@ class Database:
                 self._dns(domain, sub, "A", ip, seen)
         for domain in ("example.com", "example.net", "example.org"):
             self._dns(domain, "", "NS", f"ns1.{domain}", seen)
-            self._dns(domain, "", "SOA", f"ns1.{domain} hostmaster.{domain} 1 7200 900 1209600 86400", seen)
+            soa = f"ns1.{domain} hostmaster.{domain} 1 7200 900 1209600 86400"
+            self._dns(domain, "", "SOA", soa, seen)
             self._dns(domain, "", "MX", f"10 mail.{domain}", seen)
             self._dns(domain, "", "TXT", "v=spf1 -all", seen)
             self._dns(domain, "www", "AAAA", "2001:db8::10", seen)
@@ -240,7 +242,8 @@ class Database:
     def _dns(self, domain: str, sub: str, rtype: str, value: str, seen: str,
              current: bool = True) -> None:
         self.dns.setdefault(domain, []).append(
-            {"subdomain": sub, "type": rtype, "value": value, "last_seen": seen, "_current": current}
+            {"subdomain": sub, "type": rtype, "value": value, "last_seen": seen,
+             "_current": current}
         )
 
     def resolve(self, hostname: str) -> str | None:
@@ -328,7 +331,7 @@ def _loc(field_name: str) -> Callable[[dict[str, Any], str], bool]:
 
 
 def _port(banner: dict[str, Any], value: str) -> bool:
-    if not value.isdigit():
+    if not re.fullmatch(r"[0-9]{1,5}", value):  # ASCII digits only: int() of '²' would raise
         raise QueryError(f"port must be a number, got '{value}'")
     return int(banner["port"]) == int(value)
 
@@ -368,7 +371,8 @@ FACET_VALUES: dict[str, Callable[[dict[str, Any]], list[str]]] = {
 
 def matches(banner: dict[str, Any], query: Query) -> bool:
     # SIM-CHOICE: free text must occur in the banner data, product or HTTP title.
-    hay = " ".join([banner["data"], banner["product"], banner.get("http", {}).get("title", "")]).lower()
+    title = banner.get("http", {}).get("title", "")
+    hay = " ".join([banner["data"], banner["product"], title]).lower()
     if not all(term in hay for term in query.text):
         return False
     return all(any(_MATCHERS[name](banner, v) for v in values) for name, values in query.filters)
@@ -384,7 +388,8 @@ def facet_spec(raw: str) -> list[tuple[str, int]]:
         name, _, count = entry.partition(":")
         if name not in FACETS:
             raise QueryError(f"unknown facet '{name}'")
-        if count and not (count.isascii() and count.isdigit() and 1 <= int(count) <= MAX_FACET_COUNT):
+        if count and not (re.fullmatch(r"[0-9]{1,4}", count)
+                          and 1 <= int(count) <= MAX_FACET_COUNT):
             raise QueryError(f"facet count must be 1 to {MAX_FACET_COUNT}, got '{count[:20]}'")
         spec.append((name, int(count) if count else DEFAULT_FACET_COUNT))
     return spec

@@ -1,0 +1,177 @@
+"""The ``conformance`` command: run, serve, selftest, rules.
+
+Usage errors and harness errors end with one clear line and exit status 2; a contract
+violation found by ``run`` ends with status 1; a traceback is always a bug.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from conformance.errors import HarnessError
+
+__all__ = ["main"]
+
+SUITES = Path(__file__).resolve().parent / "suites"
+
+
+def _run(args: argparse.Namespace) -> int:
+    import pytest
+
+    from conformance.contract import load_contract
+    from conformance.settings import RunSettings
+
+    # Validate up front so a typo is one line, not a pytest collection error.
+    settings = RunSettings.from_env(target=args.target, profile=args.profile,
+                                    record=args.record or None, fault=args.fault)
+    for service in args.service or []:
+        load_contract(service)
+    report_dir = Path(args.report_dir)
+    argv = [str(SUITES), "-p", "no:cacheprovider", "-q", "-o", "console_output_style=classic",
+            "--rootdir", str(SUITES), "-c", str(SUITES / "pytest.ini"),
+            "--report-dir", str(report_dir), "--cassette-dir", args.cassette_dir,
+            "--target", settings.target, "--profile", settings.profile]
+    if not args.no_allure:
+        argv += ["--alluredir", str(report_dir / "allure-results"), "--clean-alluredir"]
+    for service in args.service or []:
+        argv += ["--service", service]
+    if args.record:
+        argv.append("--record")
+    if args.fault:
+        argv += ["--fault", args.fault]
+    if args.k:
+        argv += ["-k", args.k]
+    code = pytest.main(argv)
+    return 0 if code == 0 else (1 if code == 1 else 2)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from conformance.simulators import create_simulator
+    from conformance.simulators.asgi import SimulatorApp
+    from conformance.simulators.base import WallClock
+
+    if not 0 <= args.port <= 65535:
+        raise HarnessError(f"port {args.port} is out of range")
+    sim = create_simulator(args.service, WallClock(rate=args.clock_rate))
+    print(f"serving the {args.service} simulator on http://{args.host}:{args.port} "
+          f"(clock rate {args.clock_rate}); seeded credentials:", flush=True)
+    for name, value in sorted(sim.credentials.items()):
+        print(f"  CONFORMANCE_{args.service.upper()}_{name}={value}", flush=True)
+    print(f"  CONFORMANCE_{args.service.upper()}_BASE_URL=http://{args.host}:{args.port}", flush=True)
+    uvicorn.run(SimulatorApp(sim), host=args.host, port=args.port, log_level=args.log_level)
+    return 0
+
+
+def _selftest(args: argparse.Namespace) -> int:
+    from conformance.contract.loader import available_services
+    from conformance.faults import faults_for
+    from conformance.selftest import kill_matrix
+
+    services = args.service or available_services()
+    if args.list:
+        for service in services:
+            for item in faults_for(service):
+                print(f"{service:14} {item.name:32} breaks {item.breaks}: {item.description}")
+        return 0
+    results = kill_matrix(services, profile=args.profile, workers=args.workers)
+    bad = 0
+    print(f"{'service':14} {'fault':32} {'result':8} rules that caught it")
+    for r in results:
+        if r.fault is None:
+            status = "clean" if not r.caught and not r.errors else "DIRTY"
+        else:
+            status = "caught" if r.caught and r.breaks in r.caught_by else ("partial" if r.caught else "MISSED")
+        bad += status in ("DIRTY", "MISSED", "partial") or bool(r.errors)
+        caught = ", ".join(sorted(set(r.caught_by))) or "-"
+        print(f"{r.service:14} {r.fault or '(none)':32} {status:8} {caught}")
+        for err in r.errors:
+            print(f"{'':14} {'':32} {'error':8} {err}")
+    faults = [r for r in results if r.fault]
+    killed = sum(1 for r in faults if r.caught)
+    print(f"\nkill matrix: {killed}/{len(faults)} faults caught; clean simulators: "
+          f"{sum(1 for r in results if r.fault is None and not r.caught)}/{len(services)} pass")
+    return 1 if bad else 0
+
+
+def _rules(args: argparse.Namespace) -> int:
+    from conformance.checks.registry import check_for
+    from conformance.contract import load_contract
+    from conformance.contract.loader import available_services
+
+    for service in args.service or available_services():
+        contract = load_contract(service)
+        checked = 0
+        print(f"# {service}: {contract.title}")
+        for rule in contract.rules:
+            check = check_for(rule)
+            checked += check is not None
+            name = check.__name__ if check else "UNCHECKED"
+            print(f"  {rule.id:58} {rule.kind:10} {name:28} {rule.source.text()}")
+        for gap in contract.gaps:
+            print(f"  {gap.id:58} {'gap':10} {'':28} {gap.statement}")
+        for conflict in contract.conflicts:
+            print(f"  {conflict.id:58} {'conflict':10} {'':28} {conflict.statement}")
+        print(f"  -- {len(contract.rules)} rules ({checked} with a check), {len(contract.gaps)} gaps, "
+              f"{len(contract.conflicts)} conflicts\n")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="conformance", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run the conformance suite against a target")
+    run.add_argument("--service", action="append", help="service id (repeatable; default all)")
+    run.add_argument("--target", choices=("sim", "http", "replay"), default=None,
+                     help="sim (default), http or replay; or set CONFORMANCE_TARGET")
+    run.add_argument("--profile", choices=("gate", "nightly"), default=None)
+    run.add_argument("--record", action="store_true", help="record cassettes while running")
+    run.add_argument("--fault", help="inject a named fault into the simulator")
+    run.add_argument("--report-dir", default="reports")
+    run.add_argument("--cassette-dir", default="cassettes")
+    run.add_argument("--no-allure", action="store_true", help="do not write allure-results")
+    run.add_argument("-k", help="only rules whose id matches this pytest -k expression")
+    run.set_defaults(func=_run)
+
+    serve = sub.add_parser("serve", help="serve a simulator over HTTP (127.0.0.1 by default)")
+    serve.add_argument("service")
+    serve.add_argument("--port", type=int, default=8080)
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--clock-rate", type=float, default=1.0,
+                       help="simulated seconds per real second (pair with CONFORMANCE_TIME_SCALE)")
+    serve.add_argument("--log-level", default="warning")
+    serve.set_defaults(func=_serve)
+
+    selftest = sub.add_parser("selftest", help="kill matrix: the suite against every named fault")
+    selftest.add_argument("--service", action="append")
+    selftest.add_argument("--profile", choices=("gate", "nightly"), default="gate")
+    selftest.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    selftest.add_argument("--list", action="store_true", help="list the faults and exit")
+    selftest.set_defaults(func=_selftest)
+
+    rules = sub.add_parser("rules", help="the rule catalogue with each rule's check, gaps and conflicts")
+    rules.add_argument("--service", action="append")
+    rules.set_defaults(func=_rules)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except HarnessError as exc:
+        print(f"conformance: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
