@@ -92,6 +92,13 @@ def _baseline(ctx: CheckContext) -> None:
                   "the contract's example request (the starting point) was refused")
 
 
+def _pointed(ctx: CheckContext) -> Any:
+    """The rule, if it points at a member; otherwise the generic check cannot run."""
+    if not (ctx.rule.operation and ctx.rule.where):
+        ctx.skip(f"a {ctx.rule.kind} rule without operation and where needs a service-specific check")
+    return ctx.rule
+
+
 def _violation_status(ctx: CheckContext) -> set[int]:
     status = (ctx.rule.violation or {}).get("status")
     # Where the document gives no status, any 4xx shows the refusal.
@@ -100,8 +107,7 @@ def _violation_status(ctx: CheckContext) -> set[int]:
 
 @for_kind("limit")
 def limit_boundary(ctx: CheckContext) -> None:
-    rule = ctx.rule
-    assert rule.operation and rule.where
+    rule = _pointed(ctx)
     schema = ctx.contract.where_schema(rule.operation, rule.where)
     values = bound_values(schema)
     if not values:
@@ -118,8 +124,7 @@ def limit_boundary(ctx: CheckContext) -> None:
 
 @for_kind("enum")
 def enum_values(ctx: CheckContext) -> None:
-    rule = ctx.rule
-    assert rule.operation and rule.where
+    rule = _pointed(ctx)
     schema = ctx.contract.where_schema(rule.operation, rule.where)
     allowed = schema.get("enum")
     if not allowed:
@@ -134,8 +139,7 @@ def enum_values(ctx: CheckContext) -> None:
 
 @for_kind("required")
 def required_member(ctx: CheckContext) -> None:
-    rule = ctx.rule
-    assert rule.operation and rule.where
+    rule = _pointed(ctx)
     _baseline(ctx)
     expect_status(rule.id, send_variant(ctx, _MISSING), _violation_status(ctx),
                   f"{rule.where} is required; a request without it must be refused")

@@ -85,11 +85,11 @@ class CheckContext:
         self.observations[conflict_id] = value
 
     # -- building requests ---------------------------------------------------------------
-    def path(self, template: str, **values: str) -> str:
+    def path(self, template: str, operation: str | None = None, **values: str) -> str:
         path = template
         for name, value in values.items():
             path = path.replace("{" + name + "}", value)
-        return self.contract.base_path + path
+        return self.contract.prefix_for(operation or f"GET {template}") + path
 
     def auth(self, request: Request) -> Request:
         """Apply the contract's default credentials (settings.auth) to a request."""
@@ -109,7 +109,12 @@ class CheckContext:
              backoff: bool = True, **kwargs: Any) -> Exchange:
         """Send one request for ``operation`` ('METHOD /path'); 429s are backed off by default."""
         method, template = operation.split(" ", 1)
-        request = Request.build(method, self.path(template, **(path_values or {})), **kwargs)
+        path = self.path(template, operation=operation, **(path_values or {}))
+        if "json_body" in kwargs:
+            body = kwargs.pop("json_body")
+            request = self.contract.body_request(operation, method, path, body, **kwargs)
+        else:
+            request = Request.build(method, path, **kwargs)
         if auth:
             request = self.auth(request)
         if backoff:

@@ -64,6 +64,15 @@ class Conflict:
     alternatives: tuple[str, ...]
 
 
+def _form_value(value: Any) -> str:
+    # Form posts carry arrays comma-separated and booleans spelled true/false.
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ",".join(_form_value(v) for v in value)
+    return str(value)
+
+
 @dataclass
 class Contract:
     service: str
@@ -82,12 +91,39 @@ class Contract:
 
     @property
     def base_path(self) -> str:
-        """Path prefix of every operation, from the first server entry ('' when none)."""
-        servers = self.openapi.get("servers") or [{"url": ""}]
-        url = servers[0]["url"]
-        for name, var in (servers[0].get("variables") or {}).items():
+        """Path prefix of operations, from the first top-level server entry ('' when none)."""
+        return self._server_prefix(self.openapi.get("servers"))
+
+    def _server_prefix(self, servers: list[dict[str, Any]] | None) -> str:
+        server = (servers or [{"url": ""}])[0]
+        url = server["url"]
+        for name, var in (server.get("variables") or {}).items():
             url = url.replace("{" + name + "}", str(self.settings.get(name, var["default"])))
         return url.rstrip("/")
+
+    def prefix_for(self, operation: str | None) -> str:
+        """The server prefix of one operation: path- or operation-level servers win."""
+        if operation:
+            method, path = operation.split(" ", 1)
+            item = self.openapi["paths"].get(path, {})
+            servers = item.get(method.lower(), {}).get("servers") or item.get("servers")
+            if servers:
+                return self._server_prefix(servers)
+        return self.base_path
+
+    def request_media(self, operation: str) -> str:
+        content = self.operation(operation).get("requestBody", {}).get("content", {})
+        return "application/json" if "application/json" in content or not content else next(iter(content))
+
+    def body_request(self, operation: str, method: str, path: str, body: Any, **kwargs: Any) -> Any:
+        """A Request carrying ``body`` in the operation's documented media type."""
+        from conformance.transport.model import Request
+
+        if body is None or body == {}:
+            return Request.build(method, path, **kwargs)
+        if self.request_media(operation) == "application/x-www-form-urlencoded":
+            return Request.build(method, path, form={k: _form_value(v) for k, v in body.items()}, **kwargs)
+        return Request.build(method, path, json_body=body, **kwargs)
 
     def operation(self, operation: str) -> dict[str, Any]:
         method, path = operation.split(" ", 1)
@@ -155,9 +191,14 @@ class Contract:
         return None if media is None else media.get("schema", {})
 
     def documented_statuses(self, operation: str) -> set[int]:
-        return {
-            int(code) for code in self.operation(operation).get("responses", {}) if code.isdigit()
-        }
+        """Documented statuses; a range such as '2XX' stands for all hundred of its codes."""
+        out: set[int] = set()
+        for code in self.operation(operation).get("responses", {}):
+            if code.isdigit():
+                out.add(int(code))
+            elif len(code) == 3 and code[0].isdigit() and code[1:].upper() == "XX":
+                out.update(range(int(code[0]) * 100, int(code[0]) * 100 + 100))
+        return out
 
     def where_schema(self, operation: str, where: str) -> dict[str, Any]:
         """Resolve a pointer like ``body.imageOptions.source`` or ``query.after`` to its schema."""

@@ -80,8 +80,11 @@ IMAGES_PER_LISTING = 2
 RECEIPTS_PER_STATUS = 8
 # The listing and image the deleteListingImage rule may delete: the shop's last seeded listing
 # (expired, so no paging walk over active listings notices) and its first image.
-SIM_DELETABLE_LISTING_ID = 1_000_000_000 + ACTIVE_LISTINGS + LISTINGS_PER_OTHER_STATE * (len(LISTING_STATES) - 1)
-SIM_DELETABLE_IMAGE_ID = 2_000_000_000 + IMAGES_PER_LISTING * (SIM_DELETABLE_LISTING_ID - 1_000_000_001) + 1
+# Ids count up from these bases in seeding order, so the seeded ids are known in advance.
+_ID_BASES = {"listing": 1_000_000_000, "image": 2_000_000_000, "receipt": 3_000_000_000}
+_SHOP_LISTINGS = ACTIVE_LISTINGS + LISTINGS_PER_OTHER_STATE * (len(LISTING_STATES) - 1)
+SIM_DELETABLE_LISTING_ID = _ID_BASES["listing"] + _SHOP_LISTINGS
+SIM_DELETABLE_IMAGE_ID = _ID_BASES["image"] + IMAGES_PER_LISTING * (_SHOP_LISTINGS - 1) + 1
 INCLUDES = ("Images", "Shop")  # SIM-CHOICE: an array parameter of getListingsByShop
 TITLE_MAX = 140  # SIM-CHOICE
 QUANTITY_MAX = 999  # SIM-CHOICE
@@ -135,7 +138,8 @@ class MarketplaceSimulator(Simulator):
         super().__init__(clock)
         self.oauth = OAuthServer(self.clock, SIM_KEYS, consenting_user=SIM_USER_ID)
         self.oauth.seed_refresh_token(SIM_REFRESH_TOKEN, SIM_USER_ID, SIM_CLIENT_ID, SCOPES)
-        self.oauth.seed_refresh_token(SIM_LIMITED_REFRESH_TOKEN, SIM_USER_ID, SIM_CLIENT_ID, _LIMITED_SCOPES)
+        self.oauth.seed_refresh_token(SIM_LIMITED_REFRESH_TOKEN, SIM_USER_ID, SIM_CLIENT_ID,
+                                      _LIMITED_SCOPES)
         self.shops = {
             SIM_SHOP_ID: Shop(SIM_SHOP_ID, SIM_USER_ID, "SimPottery"),
             SIM_OTHER_SHOP_ID: Shop(SIM_OTHER_SHOP_ID, SIM_OTHER_USER_ID, "SimWeaving"),
@@ -143,7 +147,7 @@ class MarketplaceSimulator(Simulator):
         self.listings: dict[int, Listing] = {}
         self.images: dict[int, int] = {}  # listing_image_id -> listing_id
         self.receipts: list[dict[str, Any]] = []
-        self._next = {"listing": 1_000_000_000, "image": 2_000_000_000, "receipt": 3_000_000_000}
+        self._next = dict(_ID_BASES)
         self._seed()
         self.route("GET", CONNECT_PATH, self.oauth.connect)  # a browser request: no x-api-key
         self._api("POST", TOKEN_PATH, lambda req, grant, app: self.oauth.token(req, app))
@@ -152,7 +156,8 @@ class MarketplaceSimulator(Simulator):
         self._api("GET", APP + "/shop/{shop_id}/listings", self.get_listings)
         self._api("POST", APP + "/shop/{shop_id}/listings", self.create_draft_listing,
                   scope=SCOPE_CREATE_LISTING)
-        self._api("GET", APP + "/shop/{shop_id}/receipts", self.get_shop_receipts, scope=SCOPE_RECEIPTS)
+        self._api("GET", APP + "/shop/{shop_id}/receipts", self.get_shop_receipts,
+                  scope=SCOPE_RECEIPTS)
         self._api("DELETE", APP + "/shop/{shop_id}/listings/{listing_id}/images/{listing_image_id}",
                   self.delete_listing_image, scope=SCOPE_DELETE_IMAGE)
 
@@ -162,7 +167,8 @@ class MarketplaceSimulator(Simulator):
 
     def _seed(self) -> None:
         start = int(self.clock.now()) - 86_400 * 30
-        plan = [("active", ACTIVE_LISTINGS)] + [(s, LISTINGS_PER_OTHER_STATE) for s in LISTING_STATES[1:]]
+        plan = [("active", ACTIVE_LISTINGS)]
+        plan += [(state, LISTINGS_PER_OTHER_STATE) for state in LISTING_STATES[1:]]
         n = 0
         for state, count in plan:
             for _ in range(count):
@@ -209,7 +215,8 @@ class MarketplaceSimulator(Simulator):
             if scope is not None:
                 grant = self.oauth.authenticate(request.header("authorization"), app)
                 if scope not in grant.scopes:
-                    raise SimError(403, f"this operation needs scope {scope}", error="insufficient_scope")
+                    raise SimError(403, f"this operation needs scope {scope}",
+                                   error="insufficient_scope")
             return handler(request, grant=grant, app=app, **ids)
 
         self.route(method, template, guarded)
@@ -341,7 +348,8 @@ class MarketplaceSimulator(Simulator):
         ]
         return self._page(request, chosen)
 
-    def get_shop_receipts(self, request: Request, grant: Grant | None, app: str, shop_id: str) -> Response:
+    def get_shop_receipts(self, request: Request, grant: Grant | None, app: str,
+                          shop_id: str) -> Response:
         shop = self._owned_shop(shop_id, grant)
         # SIM-CHOICE: a boolean filter, to exercise the documented boolean spellings.
         was_paid = self._boolean(request.params.get("was_paid"), "was_paid")
@@ -351,7 +359,8 @@ class MarketplaceSimulator(Simulator):
         ]
         return self._page(request, chosen)
 
-    def create_draft_listing(self, request: Request, grant: Grant | None, app: str, shop_id: str) -> Response:
+    def create_draft_listing(self, request: Request, grant: Grant | None, app: str,
+                             shop_id: str) -> Response:
         shop = self._owned_shop(shop_id, grant)
         media = (request.header("content-type") or "").split(";")[0].strip().lower()
         if media != "application/x-www-form-urlencoded":

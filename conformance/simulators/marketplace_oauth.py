@@ -38,10 +38,19 @@ REFRESH_TOKEN_SECONDS = 90 * 24 * 60 * 60  # "the refresh token lives 90 days"
 CODE_SECONDS = 10 * 60
 # SIM-CHOICE: the full scope list is not documented. The five example scopes, plus the read
 # and delete scopes of listings (deleteListingImage needs listings_d here).
-SCOPES = frozenset({
-    "shops_r", "shops_w", "listings_r", "listings_w", "listings_d",
-    "transactions_r", "transactions_w", "profile_r", "email_r",
-})
+SCOPES = frozenset(
+    {
+        "shops_r",
+        "shops_w",
+        "listings_r",
+        "listings_w",
+        "listings_d",
+        "transactions_r",
+        "transactions_w",
+        "profile_r",
+        "email_r",
+    }
+)
 # SIM-CHOICE: verifier and challenge formats are not documented; RFC 7636 is followed
 # (43-128 unreserved characters; the S256 challenge is base64url without padding, 43 chars).
 _VERIFIER = re.compile(r"[A-Za-z0-9\-._~]{43,128}")
@@ -90,10 +99,16 @@ def parse_form(request: Request) -> dict[str, str]:
     if len(request.body) > MAX_FORM_BYTES:
         raise SimError(413, f"form body over {MAX_FORM_BYTES} bytes", error="invalid_request")
     try:
-        pairs = parse_qsl(request.body.decode("utf-8"), keep_blank_values=True,
-                          errors="strict", max_num_fields=200)
+        pairs = parse_qsl(
+            request.body.decode("utf-8"),
+            keep_blank_values=True,
+            errors="strict",
+            max_num_fields=200,
+        )
     except (UnicodeDecodeError, ValueError):
-        raise SimError(400, "the body is not a UTF-8 urlencoded form", error="invalid_request") from None
+        raise SimError(
+            400, "the body is not a UTF-8 urlencoded form", error="invalid_request"
+        ) from None
     return single_values(pairs)
 
 
@@ -124,8 +139,14 @@ def _https_uri(uri: str) -> bool:
 def _redirect(uri: str, params: dict[str, str]) -> Response:
     parts = urlsplit(uri)
     query = parse_qsl(parts.query, keep_blank_values=True) + list(params.items())
-    return Response(302, {"location": urlunsplit(parts._replace(query=urlencode(query))),
-                          "cache-control": "no-store"}, b"")
+    return Response(
+        302,
+        {
+            "location": urlunsplit(parts._replace(query=urlencode(query))),
+            "cache-control": "no-store",
+        },
+        b"",
+    )
 
 
 class OAuthServer:
@@ -144,9 +165,13 @@ class OAuthServer:
         self._counter += 1
         return hashlib.sha256(f"{_SEED}:{kind}:{self._counter}".encode()).hexdigest()[:40]
 
-    def seed_refresh_token(self, token: str, user_id: int, client_id: str, scopes: frozenset[str]) -> None:
+    def seed_refresh_token(
+        self, token: str, user_id: int, client_id: str, scopes: frozenset[str]
+    ) -> None:
         """A pre-issued refresh token, valid for the documented 90 days from now."""
-        self.refresh[token] = Grant(user_id, client_id, scopes, self.clock.now() + REFRESH_TOKEN_SECONDS)
+        self.refresh[token] = Grant(
+            user_id, client_id, scopes, self.clock.now() + REFRESH_TOKEN_SECONDS
+        )
 
     # -- step 1 and 2: GET {auth_url}/oauth/connect ----------------------------------------
     def connect(self, request: Request) -> Response:
@@ -160,8 +185,9 @@ class OAuthServer:
         if client_id not in self.clients:
             raise SimError(400, "client_id is not a known application key", error="invalid_client")
         if not _https_uri(redirect_uri):
-            raise SimError(400, "redirect_uri must be an https URI without a fragment",
-                           error="invalid_request")
+            raise SimError(
+                400, "redirect_uri must be an https URI without a fragment", error="invalid_request"
+            )
         # SIM-CHOICE: any https redirect_uri is accepted; registration is not documented.
         state = query.get("state", "")
 
@@ -188,16 +214,20 @@ class OAuthServer:
             return fail("invalid_request", "code_challenge_method must be S256")
         challenge = query.get("code_challenge", "")
         if not _CHALLENGE.fullmatch(challenge):
-            return fail("invalid_request", "code_challenge must be the base64url SHA-256 of the verifier")
+            return fail(
+                "invalid_request", "code_challenge must be the base64url SHA-256 of the verifier"
+            )
         # No person to ask: the seeded user consents to every valid request.
         code = self._value("code")
-        grant = Grant(self.consenting_user, client_id, frozenset(scopes), self.clock.now() + CODE_SECONDS)
+        grant = Grant(
+            self.consenting_user, client_id, frozenset(scopes), self.clock.now() + CODE_SECONDS
+        )
         self.codes[code] = AuthCode(grant, redirect_uri, challenge)
         return _redirect(redirect_uri, {"state": state, "code": code})
 
     # -- step 3 and 4: POST {base_url}/v3/public/oauth/token -------------------------------
     def token(self, request: Request, app_key: str) -> Response:
-        """Both grants. ``app_key`` is the keystring of the request's (already checked) x-api-key."""
+        """Both grants; ``app_key`` is the keystring of the request's (checked) x-api-key."""
         form = parse_form(request)
         grant_type = form.get("grant_type", "")
         if not grant_type:
@@ -206,17 +236,24 @@ class OAuthServer:
             grant = self._exchange_code(form, app_key)
             refresh = self._value("refresh")
             self.refresh[f"{grant.user_id}.{refresh}"] = Grant(
-                grant.user_id, grant.client_id, grant.scopes, self.clock.now() + REFRESH_TOKEN_SECONDS
+                grant.user_id,
+                grant.client_id,
+                grant.scopes,
+                self.clock.now() + REFRESH_TOKEN_SECONDS,
             )
             refresh_token = f"{grant.user_id}.{refresh}"
         elif grant_type == "refresh_token":
             grant, refresh_token = self._use_refresh(form, app_key)
         else:
-            raise SimError(400, "grant_type must be authorization_code or refresh_token",
-                           error="unsupported_grant_type")
+            raise SimError(
+                400,
+                "grant_type must be authorization_code or refresh_token",
+                error="unsupported_grant_type",
+            )
         access = f"{grant.user_id}.{self._value('access')}"
-        self.access[access] = Grant(grant.user_id, grant.client_id, grant.scopes,
-                                    self.clock.now() + ACCESS_TOKEN_SECONDS)
+        self.access[access] = Grant(
+            grant.user_id, grant.client_id, grant.scopes, self.clock.now() + ACCESS_TOKEN_SECONDS
+        )
         # SIM-CHOICE: the body is RFC 6749 section 5.1; access_token already carries the
         # '<user_id>.' prefix, so it is sent as 'Bearer <access_token>' unchanged.
         body = {
@@ -256,13 +293,16 @@ class OAuthServer:
         if entry.grant.client_id != client_id:
             raise SimError(400, "the code was issued to another client", error="invalid_grant")
         if form["redirect_uri"] != entry.redirect_uri:
-            raise SimError(400, "redirect_uri differs from the authorization request's",
-                           error="invalid_grant")
+            raise SimError(
+                400, "redirect_uri differs from the authorization request's", error="invalid_grant"
+            )
         verifier = form["code_verifier"]
         if not _VERIFIER.fullmatch(verifier) or not hmac.compare_digest(
             pkce_challenge(verifier), entry.challenge
         ):
-            raise SimError(400, "code_verifier does not match code_challenge", error="invalid_grant")
+            raise SimError(
+                400, "code_verifier does not match code_challenge", error="invalid_grant"
+            )
         return entry.grant
 
     def _use_refresh(self, form: dict[str, str], app_key: str) -> tuple[Grant, str]:
@@ -275,7 +315,9 @@ class OAuthServer:
         if grant is None or self.clock.now() >= grant.expires:
             raise SimError(400, "the refresh token is unknown or expired", error="invalid_grant")
         if grant.client_id != client_id:
-            raise SimError(400, "the refresh token belongs to another client", error="invalid_grant")
+            raise SimError(
+                400, "the refresh token belongs to another client", error="invalid_grant"
+            )
         # SIM-CHOICE: refresh tokens are not rotated: the same token keeps its 90-day life.
         return grant, token
 
@@ -283,16 +325,23 @@ class OAuthServer:
     def authenticate(self, authorization: str | None, app_key: str) -> Grant:
         """The grant behind 'Authorization: Bearer <USER_ID>.<ACCESS_TOKEN>', or a 401."""
         if not authorization:
-            raise SimError(401, "this operation needs Authorization: Bearer <user_id>.<token>",
-                           error="invalid_token")
+            raise SimError(
+                401,
+                "this operation needs Authorization: Bearer <user_id>.<token>",
+                error="invalid_token",
+            )
         match = _BEARER.fullmatch(authorization)
         if match is None:
-            raise SimError(401, "Authorization must be Bearer <user_id>.<token>", error="invalid_token")
+            raise SimError(
+                401, "Authorization must be Bearer <user_id>.<token>", error="invalid_token"
+            )
         grant = self.access.get(f"{match.group(1)}.{match.group(2)}")
         if grant is None:
             raise SimError(401, "the access token was not issued here", error="invalid_token")
         if self.clock.now() >= grant.expires:
             raise SimError(401, "the access token has expired", error="invalid_token")
         if grant.client_id != app_key:
-            raise SimError(401, "the access token belongs to another application", error="invalid_token")
+            raise SimError(
+                401, "the access token belongs to another application", error="invalid_token"
+            )
         return grant

@@ -254,7 +254,8 @@ class Database:
         return None
 
     def reverse(self, ip: str) -> list[str]:
-        return [name for name in self.hosts.get(ip, {}).get("hostnames", [])]
+        # Host hostnames and A records come from one source, so resolve and reverse agree.
+        return list(self.hosts.get(ip, {}).get("hostnames", []))
 
 
 # -- the query language ----------------------------------------------------------------

@@ -1,0 +1,78 @@
+"""The loader funnel: good contracts load, bad ones fail with one clear line."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conformance.contract import load_contract
+from conformance.contract.loader import available_services, schemas_dir
+from conformance.errors import ContractFileError, UsageError
+
+
+@pytest.fixture
+def contract_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    shutil.copytree(schemas_dir() / "presentations", tmp_path / "presentations")
+    monkeypatch.setenv("CONFORMANCE_SCHEMAS_DIR", str(tmp_path))
+    return tmp_path / "presentations"
+
+
+@pytest.mark.parametrize("service", available_services())
+def test_every_contract_loads_with_sources(service: str) -> None:
+    contract = load_contract(service)
+    assert contract.rules and contract.gaps
+    for rule in contract.rules:
+        assert rule.id.startswith(service + ".")
+        assert rule.source.anchor
+
+
+def test_presentations_numbers_come_from_the_contract() -> None:
+    contract = load_contract("presentations")
+    text = contract.where_schema("POST /generations", "body.inputText")
+    assert (text["minLength"], text["maxLength"]) == (1, 400000)
+    assert contract.where_schema("POST /generations", "body.folderIds")["maxItems"] == 10
+    assert contract.base_path == "/v1.0"
+
+
+def test_unknown_service_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="unknown service 'nope'"):
+        load_contract("nope")
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+@pytest.mark.parametrize(
+    ("file", "old", "new", "message"),
+    [
+        ("rules.yaml", "kind: auth", "kind: vibes", "rules/0/kind"),
+        ("rules.yaml", "service: presentations", "service: [", "not valid YAML"),
+        ("rules.yaml", "source: {section: Authentication, detail: \"1\"}",
+         "source: {section: Nowhere}", "section 'Nowhere'"),
+        ("rules.yaml", "operation: POST /generations\n    where: body.inputText",
+         "operation: POST /nowhere\n    where: body.inputText", "not in openapi.yaml"),
+        ("rules.yaml", "where: body.inputText", "where: body.noSuchMember", "does not resolve"),
+        ("rules.yaml", "id: presentations.auth.invalid-key", "id: presentations.auth.key-required",
+         "duplicate rule id"),
+        ("openapi.yaml", "openapi: 3.1.0", "openapi: 3.0.0", "not an OpenAPI 3.1"),
+        ("openapi.yaml", "TextMode: {type: string, enum", "TextMode: {type: strung, enum",
+         "not valid JSON Schema"),
+    ],
+)
+def test_bad_contract_files_fail_clearly(contract_copy: Path, file: str, old: str, new: str,
+                                         message: str) -> None:
+    _edit(contract_copy / file, old, new)
+    with pytest.raises(ContractFileError, match=message) as info:
+        load_contract("presentations")
+    assert str(contract_copy) in str(info.value)
+
+
+def test_missing_contract_dir_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CONFORMANCE_SCHEMAS_DIR", str(tmp_path))
+    with pytest.raises(UsageError, match="has no contract yet"):
+        load_contract("presentations")

@@ -1,0 +1,58 @@
+"""Every check can fail: each named fault is caught by the rule it breaks, and the clean
+simulator passes (or honestly skips) every rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.contract.loader import available_services
+from conformance.faults import faults_for
+from conformance.selftest import FaultResult, kill_matrix
+
+SERVICES = [s for s in available_services() if faults_for(s)]
+FAULTS = [(s, f.name) for s in SERVICES for f in faults_for(s)]
+
+
+@pytest.fixture(scope="module")
+def matrix() -> dict[tuple[str, str | None], FaultResult]:
+    return {(r.service, r.fault): r for r in kill_matrix(SERVICES, workers=2)}
+
+
+@pytest.mark.parametrize("service", SERVICES)
+def test_clean_simulator_passes_every_rule(matrix: dict[tuple[str, str | None], FaultResult],
+                                           service: str) -> None:
+    clean = matrix[(service, None)]
+    assert clean.caught_by == [], f"clean {service} simulator fails {clean.caught_by}"
+    assert clean.errors == []
+
+
+@pytest.mark.parametrize(("service", "fault"), FAULTS, ids=[f"{s}:{f}" for s, f in FAULTS])
+def test_fault_is_caught_by_the_rule_it_breaks(matrix: dict[tuple[str, str | None], FaultResult],
+                                               service: str, fault: str) -> None:
+    result = matrix[(service, fault)]
+    assert result.breaks in result.caught_by, (
+        f"fault {fault} (breaks {result.breaks}) was caught by {sorted(set(result.caught_by)) or 'nothing'}"
+    )
+    assert result.errors == []
+
+
+@pytest.mark.parametrize("service", SERVICES)
+def test_service_has_enough_faults(service: str) -> None:
+    names = [f.name for f in faults_for(service)]
+    assert len(names) == len(set(names))
+    assert len(names) >= 12
+
+
+@pytest.mark.parametrize("service", SERVICES)
+def test_every_check_function_is_killed_by_some_fault(
+        matrix: dict[tuple[str, str | None], FaultResult], service: str) -> None:
+    """A check no fault ever fails could be a check that cannot fail."""
+    from conformance.checks.registry import check_for
+    from conformance.contract import load_contract
+
+    contract = load_contract(service)
+    caught = {rule for (s, f), r in matrix.items() if s == service and f for rule in r.caught_by}
+    checks = {check_for(r) for r in contract.rules} - {None}
+    killed = {check_for(contract.rule(rule_id)) for rule_id in caught}
+    unkilled = sorted(c.__name__ for c in checks - killed if c is not None)
+    assert not unkilled, f"{service}: no fault breaks a rule checked by {unkilled}"

@@ -1,0 +1,101 @@
+"""Record into cassettes, then replay with the network blocked: same verdicts, offline."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from conformance.contract import load_contract
+from conformance.errors import CassetteMismatch
+from conformance.runner import ERROR, FAILED, PASSED, SKIPPED, collect_cases, run_case
+from conformance.settings import RunSettings
+from conformance.targets import make_target
+
+SERVICE = "presentations"
+
+
+def _run(settings: RunSettings) -> dict[str, str]:
+    contract = load_contract(SERVICE)
+    target = make_target(contract, settings)
+    return {case.id: run_case(case, target).status for case in collect_cases(contract)}
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    root = tmp_path_factory.mktemp("cassettes")
+    verdicts = _run(RunSettings(target="sim", record=True, cassette_dir=str(root)))
+    return root, verdicts
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("replay touched the network")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+
+
+def test_record_writes_one_small_cassette_per_rule(recorded: tuple[Path, dict[str, str]]) -> None:
+    root, verdicts = recorded
+    assert set(verdicts.values()) == {PASSED}
+    files = sorted((root / SERVICE).glob("*.yaml"))
+    assert {f.stem for f in files} == set(verdicts)
+    assert max(f.stat().st_size for f in files) < 2 * 1024 * 1024
+
+
+def test_replay_offline_gives_the_same_verdicts(recorded: tuple[Path, dict[str, str]],
+                                                no_network: None) -> None:
+    root, verdicts = recorded
+    assert _run(RunSettings(target="replay", cassette_dir=str(root))) == verdicts
+
+
+def test_replay_rechecks_responses_against_todays_contract(
+        recorded: tuple[Path, dict[str, str]], no_network: None, tmp_path: Path) -> None:
+    """A recorded response that today's contract refuses fails on replay."""
+    root, _ = recorded
+    case_dir = tmp_path / SERVICE
+    case_dir.mkdir()
+    name = "presentations.themes.page-shape.yaml"
+    text = (root / SERVICE / name).read_text()
+    (case_dir / name).write_text(text.replace('\\"hasMore\\":true', '\\"hasMore\\":\\"yes\\"')
+                                 .replace('"hasMore":true', '"hasMore":"yes"'))
+    contract = load_contract(SERVICE)
+    target = make_target(contract, RunSettings(target="replay", cassette_dir=str(tmp_path)))
+    case = next(c for c in collect_cases(contract) if c.id == name[:-5])
+    outcome = run_case(case, target)
+    assert outcome.status == FAILED, outcome.message
+    assert "hasMore" in outcome.message
+
+
+def test_missing_cassette_is_a_skip_with_the_reason(tmp_path: Path, no_network: None) -> None:
+    verdicts = _run(RunSettings(target="replay", cassette_dir=str(tmp_path)))
+    assert set(verdicts.values()) == {SKIPPED}
+
+
+def test_unmatched_request_fails_loudly(recorded: tuple[Path, dict[str, str]], tmp_path: Path,
+                                         no_network: None) -> None:
+    root, _ = recorded
+    (tmp_path / SERVICE).mkdir()
+    # The cassette of one rule under another rule's name: its requests do not match.
+    source = root / SERVICE / "presentations.themes.page-shape.yaml"
+    (tmp_path / SERVICE / "presentations.folders.page-shape.yaml").write_text(source.read_text())
+    contract = load_contract(SERVICE)
+    target = make_target(contract, RunSettings(target="replay", cassette_dir=str(tmp_path)))
+    case = next(c for c in collect_cases(contract) if c.id == "presentations.folders.page-shape")
+    outcome = run_case(case, target)
+    assert outcome.status == ERROR
+    assert "re-record" in outcome.message and "Traceback" not in outcome.message
+
+
+@pytest.mark.parametrize("content", ["interactions: [unclosed", "just a string", "\x00\x01binary"])
+def test_corrupt_cassette_is_a_clear_error(tmp_path: Path, content: str) -> None:
+    from conformance.recording.cassettes import cassette_context
+
+    path = tmp_path / "bad.yaml"
+    path.write_text(content)
+    with pytest.raises(CassetteMismatch, match="re-record"):
+        with cassette_context(path, replay=True, secrets=[]):
+            pass
