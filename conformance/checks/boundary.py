@@ -72,22 +72,29 @@ def send_variant(ctx: CheckContext, value: Any) -> Exchange:
     assert rule.operation and rule.where
     area, _, name = rule.where.partition(".")
     body = ctx.contract.request_example(rule.operation)
-    params = dict((ctx.rule.params or {}).get("base_query", {}))
+    # A rule may give the query and path values its operation needs besides the member tested.
+    params = dict(rule.params.get("base_query", {}))
+    path_values = dict(rule.params.get("path_values", {}))
     if area == "body":
-        return ctx.call(rule.operation, json_body=_set(body, name, value))
-    if value is _MISSING:
+        return ctx.call(rule.operation, json_body=_set(body, name, value), params=params or None,
+                        path_values=path_values)
+    if area == "path":
+        path_values[name] = str(value) if value is not _MISSING else ""
+    elif value is _MISSING:
         params.pop(name, None)
     else:
         params[name] = value
-    return ctx.call(rule.operation, params=params, json_body=body or None)
+    return ctx.call(rule.operation, params=params or None, json_body=body or None,
+                    path_values=path_values)
 
 
 def _baseline(ctx: CheckContext) -> None:
     operation = ctx.rule.operation
     assert operation
-    area, _, name = (ctx.rule.where or "").partition(".")
     body = ctx.contract.request_example(operation)
-    exchange = ctx.call(operation, json_body=body or None)
+    exchange = ctx.call(operation, json_body=body or None,
+                        params=dict(ctx.rule.params.get("base_query", {})) or None,
+                        path_values=dict(ctx.rule.params.get("path_values", {})))
     expect_status(ctx.rule.id, exchange, success_statuses(ctx.contract, operation),
                   "the contract's example request (the starting point) was refused")
 

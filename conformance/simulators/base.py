@@ -107,7 +107,7 @@ class Simulator:
         except SimError as err:
             return self.finish(request, self.error_response(err))
         except Exception as exc:  # a bug in the simulator: visible, never silent
-            return Response.json_response(500, {"message": f"simulator bug: {type(exc).__name__}"})
+            return self.error_response(SimError(500, f"simulator bug: {type(exc).__name__}"))
 
     def finish(self, request: Request, response: Response) -> Response:
         """Hook for headers every response carries (rate limits and the like)."""
