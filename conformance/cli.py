@@ -23,6 +23,9 @@ def _run(args: argparse.Namespace) -> int:
     import pytest
 
     from conformance.contract import load_contract
+    from conformance.contract.loader import available_services
+    from conformance.errors import UsageError
+    from conformance.faults import fault_decorator, faults_for
     from conformance.settings import RunSettings
 
     # Validate up front so a typo is one line, not a pytest collection error.
@@ -30,6 +33,14 @@ def _run(args: argparse.Namespace) -> int:
                                     record=args.record or None, fault=args.fault)
     for service in args.service or []:
         load_contract(service)
+    if args.fault:
+        if not args.service:  # a fault belongs to one service's simulator: run just those
+            args.service = [s for s in available_services()
+                            if any(f.name == args.fault for f in faults_for(s))]
+            if not args.service:
+                raise UsageError(f"no service has a fault named '{args.fault}'")
+        for service in args.service:
+            fault_decorator(service, args.fault)
     report_dir = Path(args.report_dir)
     argv = [str(SUITES), "-p", "no:cacheprovider", "-q", "-o", "console_output_style=classic",
             "--rootdir", str(SUITES), "-c", str(SUITES / "pytest.ini"),

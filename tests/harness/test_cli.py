@@ -1,0 +1,45 @@
+"""The command line: bad input gets one clear line and exit status 2, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+
+def conformance(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "conformance", *args], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "--service", "nope"], "unknown service 'nope'"),
+        (["run", "--fault", "x", "--target", "replay"], "--fault applies to the simulator target only"),
+        (["run", "--service", "presentations", "--fault", "no-such-fault"], "no fault 'no-such-fault'"),
+        (["serve", "nope"], "no simulator for 'nope'"),
+        (["serve", "presentations", "--port", "70000"], "out of range"),
+        (["rules", "--service", "tokenrisk"], "has no contract yet"),
+    ],
+)
+def test_bad_input_is_one_clear_line(args: list[str], message: str) -> None:
+    proc = conformance(*args)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert message in proc.stderr + proc.stdout
+    assert "Traceback" not in proc.stderr
+
+
+def test_rules_lists_each_rule_with_its_check() -> None:
+    proc = conformance("rules", "--service", "presentations")
+    assert proc.returncode == 0
+    assert "presentations.generate.input-text-length" in proc.stdout
+    assert "limit_boundary" in proc.stdout and "UNCHECKED" not in proc.stdout
+    assert "39 rules (39 with a check), 20 gaps, 1 conflicts" in proc.stdout
+
+
+def test_selftest_lists_faults() -> None:
+    proc = conformance("selftest", "--service", "presentations", "--list")
+    assert proc.returncode == 0
+    assert len(proc.stdout.strip().splitlines()) >= 12

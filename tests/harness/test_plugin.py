@@ -1,0 +1,87 @@
+"""The pytest plugin, black-box through pytester: items per rule, summary, faults, bad usage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance.cli import SUITES
+
+pytest_plugins = ["pytester"]
+
+
+def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    pytester.makeini("[pytest]\naddopts = -p no:cacheprovider\n")
+    return pytester.runpytest_subprocess(
+        str(SUITES / "test_rules.py"), "--service", "presentations", "--report-dir",
+        str(pytester.path / "reports"), *args, timeout=300,
+    )
+
+
+def test_clean_simulator_run_passes_with_a_per_rule_summary(pytester: pytest.Pytester) -> None:
+    result = _run(pytester, "-k", "auth or paging")
+    result.assert_outcomes(passed=5)
+    result.stdout.fnmatch_lines([
+        "*conformance: per-rule summary*",
+        "presentations (sim, gate): 39 rules: 5 passed, 0 failed*",
+        "*PASS  presentations.auth.bearer-rejected*",
+    ])
+    assert (pytester.path / "reports" / "summary.json").is_file()
+
+
+def test_fault_fails_the_rule_it_breaks_with_the_exchange(pytester: pytest.Pytester) -> None:
+    result = _run(pytester, "--fault", "accepts-bearer", "-k", "auth")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines([
+        "*[[]presentations.auth.bearer-rejected[]]*must be refused*",
+        "*expected: status 401*",
+        "*sent:*GET /v1.0/themes*",
+    ])
+    triage = (pytester.path / "reports" / "triage.md").read_text()
+    assert "presentations.auth.bearer-rejected" in triage
+
+
+def test_allure_results_carry_epic_feature_story_and_source_link(pytester: pytest.Pytester) -> None:
+    import json
+
+    alluredir = pytester.path / "allure"
+    _run(pytester, "--fault", "accepts-bearer", "-k", "bearer", "--alluredir", str(alluredir))
+    results = [json.loads(p.read_text()) for p in alluredir.glob("*-result.json")]
+    assert len(results) == 1
+    labels = {(l["name"], l["value"]) for l in results[0]["labels"]}
+    assert {("epic", "presentations"), ("feature", "GET /themes"),
+            ("story", "presentations.auth.bearer-rejected")} <= labels
+    assert results[0]["links"][0]["url"].endswith("volume-1.md#b-presentation-generation-service-4")
+    names = {a["name"] for a in results[0]["attachments"]}
+    assert names == {"request (redacted)", "response", "reproduce with curl"}
+    curl = next(a for a in results[0]["attachments"] if a["name"] == "reproduce with curl")
+    text = (alluredir / curl["source"]).read_text()
+    assert text.startswith("curl ") and "REDACTED" in text
+    assert (alluredir / "categories.json").is_file()
+
+
+def test_http_target_without_base_url_is_a_clear_error(pytester: pytest.Pytester,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CONFORMANCE_PRESENTATIONS_BASE_URL", raising=False)
+    result = _run(pytester, "--target", "http", "-k", "key-required")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*HARNESS ERROR*CONFORMANCE_PRESENTATIONS_BASE_URL*"])
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_unreachable_http_target_is_a_harness_error_not_a_failure(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CONFORMANCE_PRESENTATIONS_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("CONFORMANCE_PRESENTATIONS_API_KEY", "k")
+    result = _run(pytester, "--target", "http", "-k", "key-required")
+    result.stdout.fnmatch_lines(["*HARNESS ERROR*TargetUnreachable*"])
+
+
+def test_unchecked_rule_is_skipped_not_passed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.contract import Rule
+    from conformance.runner import SKIPPED, Case, run_case
+
+    rule = Rule(id="presentations.x.y", kind="state", statement="s", source=None)  # type: ignore[arg-type]
+    outcome = run_case(Case("presentations", rule, None), target=None)  # type: ignore[arg-type]
+    assert outcome.status == SKIPPED and "unchecked" in outcome.message
