@@ -1,4 +1,4 @@
-"""The ``conformance`` command: run, serve, selftest, rules.
+"""The ``conformance`` command: run, serve, selftest, rules, env, report.
 
 Usage errors and harness errors end with one clear line and exit status 2; a contract
 violation found by ``run`` ends with status 1; a traceback is always a bug.
@@ -133,6 +133,29 @@ def _rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report(args: argparse.Namespace) -> int:
+    from conformance.reporting.html import build_html
+
+    print(f"report: {build_html(Path(args.report_dir))}")
+    return 0
+
+
+def _env(args: argparse.Namespace) -> int:
+    from conformance.contract import load_contract
+    from conformance.contract.loader import available_services
+    from conformance.settings import env_name
+
+    for service in args.service or available_services():
+        contract = load_contract(service)
+        print(f"# {service}: {contract.title}")
+        print(f"{env_name(service, 'BASE_URL'):48} base URL for --target http")
+        for cred in contract.settings.get("credentials", []):
+            optional = " (optional)" if cred.get("optional") else ""
+            print(f"{env_name(service, cred['name']):48} {cred['statement']}{optional}")
+        print()
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="conformance", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -169,6 +192,14 @@ def _parser() -> argparse.ArgumentParser:
     rules = sub.add_parser("rules", help="the rule catalogue with each rule's check, gaps and conflicts")
     rules.add_argument("--service", action="append")
     rules.set_defaults(func=_rules)
+
+    report = sub.add_parser("report", help="build the single-file Allure HTML report (needs npx)")
+    report.add_argument("--report-dir", default="reports")
+    report.set_defaults(func=_report)
+
+    env = sub.add_parser("env", help="the environment variables each service's http target reads")
+    env.add_argument("--service", action="append")
+    env.set_defaults(func=_env)
     return parser
 
 
