@@ -1,0 +1,1 @@
+"""Benchmarks are not part of the test command; run them with --benchmark-only."""
