@@ -181,7 +181,8 @@ def _write_allure_extras(config: pytest.Config, summary: RunSummary) -> None:
         {"name": "Harness errors (not the target's fault)", "matchedStatuses": ["failed", "broken"],
          "messageRegex": "(?s).*HARNESS ERROR.*"},
         {"name": "Contract violations", "matchedStatuses": ["failed"], "messageRegex": r"(?s)\[.*\].*"},
-        {"name": "Not checkable on this target", "matchedStatuses": ["skipped"], "messageRegex": "(?s).*needs CONFORMANCE_.*"},
+        {"name": "Not checkable on this target", "matchedStatuses": ["skipped"],
+         "messageRegex": "(?s).*needs CONFORMANCE_.*"},
         {"name": "Unchecked rules", "matchedStatuses": ["skipped"], "messageRegex": "(?s).*no check implements.*"},
     ]
     (path / "categories.json").write_text(json.dumps(categories, indent=2), encoding="utf-8")

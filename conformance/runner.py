@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from conformance.checks.context import CheckContext, CheckSkipped
 from conformance.checks.registry import CheckFn, check_for
 from conformance.contract import Contract, Rule
-from conformance.recording.scrub import scrub_text
 from conformance.errors import CassetteMismatch, ContractFailure, HarnessError
+from conformance.recording.scrub import scrub_text
 from conformance.settings import env_name
 from conformance.targets.base import Target
 from conformance.transport.model import Exchange

@@ -12,7 +12,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
 from conformance.checks.context import CheckContext, hypothesis_settings

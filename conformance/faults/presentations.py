@@ -172,6 +172,24 @@ def _drop_warnings(request: Request, response: Response) -> Response:
     return response
 
 
+def _cut_folders(body: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(body.get("folderIds"), list):
+        body["folderIds"] = body["folderIds"][:10]
+    return body
+
+
+def _clamp_cards(body: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(body.get("numCards"), (int, float)) and body["numCards"] > 75:
+        body["numCards"] = 75
+    return body
+
+
+def _default_text_mode(body: dict[str, Any]) -> dict[str, Any]:
+    if "textMode" in body and body["textMode"] not in ("generate", "condense", "preserve"):
+        body["textMode"] = "generate"
+    return body
+
+
 FAULTS: list[Fault] = [
     fault("accepts-400001-chars", "presentations.generate.input-text-length",
           "inputText over 400000 characters is cut to fit and accepted")(
@@ -190,13 +208,13 @@ FAULTS: list[Fault] = [
           "a completed generation has no credits object")(_gen_response(_drop("credits", "completed"))),
     fault("accepts-11-folders", "presentations.generate.folder-ids-count",
           "folderIds with 11 ids is cut to 10 and accepted")(
-        _body_edit("/v1.0/generations", lambda b: {**b, "folderIds": b["folderIds"][:10]} if isinstance(b.get("folderIds"), list) else b)),
+        _body_edit("/v1.0/generations", _cut_folders)),
     fault("accepts-76-cards", "presentations.generate.num-cards-range",
           "numCards above 75 is clamped to 75 and accepted")(
-        _body_edit("/v1.0/generations", lambda b: {**b, "numCards": 75} if isinstance(b.get("numCards"), (int, float)) and b["numCards"] > 75 else b)),
+        _body_edit("/v1.0/generations", _clamp_cards)),
     fault("accepts-unknown-text-mode", "presentations.generate.text-mode-enum",
           "an unlisted textMode is treated as generate")(
-        _body_edit("/v1.0/generations", lambda b: {**b, "textMode": "generate"} if b.get("textMode") not in ("generate", "condense", "preserve") and "textMode" in b else b)),
+        _body_edit("/v1.0/generations", _default_text_mode)),
     fault("accepts-missing-input-text", "presentations.generate.input-text-required",
           "a body without inputText is given a default one")(
         _body_edit("/v1.0/generations", lambda b: {"inputText": "default", **b})),

@@ -51,7 +51,8 @@ class RunSummary:
             for conflict in contract.conflicts:
                 seen = sorted({o.observations[conflict.id] for o in got if conflict.id in o.observations})
                 shown = ", ".join(seen) if seen else "not observed"
-                out.append(f"  CONFLICT {conflict.id}: target shows {shown} (alternatives {', '.join(conflict.alternatives)})")
+                alternatives = ", ".join(conflict.alternatives)
+                out.append(f"  CONFLICT {conflict.id}: target shows {shown} (alternatives {alternatives})")
         return out
 
     def as_json(self) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conformance.contract import load_contract
-from conformance.runner import FAILED, ERROR, collect_cases, run_case
+from conformance.runner import ERROR, FAILED, collect_cases, run_case
 from conformance.settings import RunSettings
 from conformance.targets import make_target
 

@@ -49,7 +49,7 @@ def test_allure_results_carry_epic_feature_story_and_source_link(pytester: pytes
     _run(pytester, "--fault", "accepts-bearer", "-k", "bearer", "--alluredir", str(alluredir))
     results = [json.loads(p.read_text()) for p in alluredir.glob("*-result.json")]
     assert len(results) == 1
-    labels = {(l["name"], l["value"]) for l in results[0]["labels"]}
+    labels = {(label["name"], label["value"]) for label in results[0]["labels"]}
     assert {("epic", "presentations"), ("feature", "GET /themes"),
             ("story", "presentations.auth.bearer-rejected")} <= labels
     assert results[0]["links"][0]["url"].endswith("volume-1.md#b-presentation-generation-service-4")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conformance.simulators.base import MAX_BODY_BYTES
 from conformance.simulators.presentations import FAIL_MARKER, PresentationsSimulator
