@@ -32,6 +32,9 @@ _MODULES = (
     "conformance.checks.paging",
     "conformance.checks.services.presentations",
     "conformance.checks.services.scanning",
+    "conformance.checks.services.scanning_search",
+    "conformance.checks.services.scanning_credits",
+    "conformance.checks.services.scanning_dns",
     "conformance.checks.services.marketplace",
 )
 _loaded = False

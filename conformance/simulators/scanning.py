@@ -17,8 +17,8 @@ from urllib.parse import unquote
 
 from conformance.simulators.base import Clock, SimError, Simulator
 from conformance.simulators.scanning_data import (
-    DNS_TYPES, FACETS, FILTERS, PORTS, PROTOCOLS, SEGMENT, Query, QueryError, database,
-    facet_counts, facet_spec, matches, parse_query,
+    DNS_TYPES, FACETS, FILTERS, METADATA_KEY, PORTS, PROTOCOLS, SEGMENT, Query, QueryError,
+    database, facet_counts, facet_spec, matches, parse_query,
 )
 from conformance.transport.model import JSON_TYPE, Request, Response
 
@@ -99,8 +99,13 @@ class ScanningSimulator(Simulator):
         "ORG_MEMBER": "carol",
     }
 
-    def __init__(self, clock: Clock | None = None) -> None:
+    def __init__(self, clock: Clock | None = None, *, product: str | None = None) -> None:
         super().__init__(clock)
+        # The service's own name (first path segment, banner metadata key) is not documented:
+        # "svc" as the document writes it, or a deployment's real name (e.g. the one a client
+        # library hard-codes), given here rather than hard-coded.
+        self.product = product or SEGMENT
+        self._metadata_key = "_" + self.product
         self.db = database()
         self.accounts: dict[str, Account] = {}
         for key, (plan_id, display) in SIM_KEYS.items():
@@ -115,7 +120,7 @@ class ScanningSimulator(Simulator):
         }
         self.scans: dict[str, dict[str, Any]] = {}
         self._scan_counter = 0
-        s = "/" + SEGMENT
+        s = "/" + self.product
         # Literal paths first: /svc/host/{ip} would otherwise take "count" and "search".
         for method, path, handler in (
             ("GET", f"{s}/host/count", self.host_count),
@@ -142,7 +147,7 @@ class ScanningSimulator(Simulator):
 
     # -- cross-cutting -------------------------------------------------------------------
     def handle(self, request: Request) -> Response:
-        key = request.params.get("key")
+        key = self._key(request)
         # Only the query parameter counts: a key in a header is not the documented place.
         if not key or key not in self.accounts:
             why = "Invalid API key" if key else "Provide the API key in the key query parameter"
@@ -156,8 +161,31 @@ class ScanningSimulator(Simulator):
     def _ok(payload: Any) -> Response:
         return Response.json_response(200, payload)
 
+    @staticmethod
+    def _key(request: Request) -> str | None:
+        key = request.params.get("key")
+        # SIM-CHOICE (gap key-in-form-body): a POST form body may carry key as well, because
+        # widely used clients post every parameter, the key included, as form fields.
+        if key is None and request.method == "POST" and (request.header("content-type") or "") \
+                .split(";")[0].strip().lower() == "application/x-www-form-urlencoded":
+            try:
+                key = request.form().get("key")
+            except UnicodeDecodeError:
+                return None
+        return key
+
     def _account(self, request: Request) -> Account:
-        return self.accounts[request.params["key"]]
+        key = self._key(request)
+        assert key is not None  # handle() refused the request otherwise
+        return self.accounts[key]
+
+    def _banner(self, banner: dict[str, Any]) -> dict[str, Any]:
+        """A banner as served: the metadata object under this deployment's own name."""
+        if self._metadata_key == METADATA_KEY or METADATA_KEY not in banner:
+            return banner
+        out = {k: v for k, v in banner.items() if k != METADATA_KEY}
+        out[self._metadata_key] = banner[METADATA_KEY]
+        return out
 
     # -- parameter parsing ---------------------------------------------------------------
     @staticmethod
@@ -215,6 +243,7 @@ class ScanningSimulator(Simulator):
         start = (page - 1) * SEARCH_PAGE_SIZE
         matches = []
         for banner in hits[start:start + SEARCH_PAGE_SIZE]:
+            banner = self._banner(banner)
             if fields:  # SIM-CHOICE: fields picks top-level members and overrides minify
                 matches.append({k: banner[k] for k in fields if k in banner})
             elif minify:  # SIM-CHOICE: minify drops opts and the protocol blocks
@@ -248,7 +277,8 @@ class ScanningSimulator(Simulator):
             raise SimError(NOT_FOUND, "No information available for that IP.")
         record = dict(self.db.hosts[address])
         if not minify:  # SIM-CHOICE: minify leaves the banners out entirely
-            record["data"] = list((self.db.history if history else self.db.latest)[address])
+            record["data"] = [self._banner(b) for b in
+                              (self.db.history if history else self.db.latest)[address]]
         return self._ok(record)
 
     # -- scanning ------------------------------------------------------------------------

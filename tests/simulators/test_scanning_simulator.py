@@ -462,3 +462,25 @@ def test_arbitrary_input_never_5xx(route: tuple[str, str], params: dict[str, str
     assert resp.status < 500, resp.summary()
     if resp.status != 200:
         refused(resp)
+
+
+# -- deployment name and form-posted keys -----------------------------------------------------
+def test_product_name_is_configurable() -> None:
+    """The service's own name is config: it sets the first path segment and the metadata key."""
+    named = ScanningSimulator(clock=Clock(), product="acme")
+    host = ok(call(named, "GET", "/acme/host/192.0.2.10"))
+    assert all("_acme" in b and METADATA_KEY not in b for b in host["data"])
+    match = ok(call(named, "GET", "/acme/host/search", query="nginx"))["matches"][0]
+    assert "_acme" in match and METADATA_KEY not in match
+    assert call(named, "GET", f"{S}/host/192.0.2.10").status == 404
+    assert ok(call(named, "GET", "/api-info"))  # paths without the segment are unchanged
+
+
+def test_key_may_ride_in_a_posted_form(sim: ScanningSimulator) -> None:
+    """What common clients send for a scan: every parameter, the key too, as form fields."""
+    before = info(sim)["scan_credits"]
+    form = Request.build("POST", f"{S}/scan", form={"ips": "192.0.2.10", "key": PAID, "force": "False"})
+    assert ok(sim.handle(form))["count"] == 1
+    assert info(sim)["scan_credits"] == before - SCAN_COST
+    refused(sim.handle(Request.build("POST", f"{S}/scan", form={"ips": "192.0.2.10"})))
+    refused(sim.handle(Request.build("POST", f"{S}/scan", form={"ips": "192.0.2.10", "key": "nope"})))

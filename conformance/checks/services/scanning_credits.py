@@ -1,0 +1,157 @@
+"""Scanning checks of credit accounting and scans.
+
+Credits are an invariant read from api-info: after each call the documented balance moves by
+exactly the documented amount and the other balance does not move. A balance that moves on its
+own (another client on a shared account) makes the attribution impossible: the check skips.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from conformance.checks.context import CheckContext
+from conformance.checks.expect import expect
+from conformance.checks.registry import for_rule
+from conformance.checks.services.scanning import (
+    SEARCH, balance, expect_ok, expect_refused, expect_shape, observe_alternative,
+)
+from conformance.transport.model import Exchange
+
+__all__: list[str] = []
+
+SCAN = "POST /scan"
+CREDIT_FIELDS = ("query_credits", "scan_credits")
+PAGE_COST_CONFLICT = "scanning.conflict.search-page-cost"
+IPS_OBJECT_CONFLICT = "scanning.conflict.ips-object"
+
+
+def _charged(ctx: CheckContext, send: Callable[[], Exchange]) -> tuple[Exchange, dict[str, Any]]:
+    """Send one call; the amount each credit balance fell by (api-info before and after)."""
+    first, before = balance(ctx), balance(ctx)
+    if any(first[f] != before[f] for f in CREDIT_FIELDS):
+        ctx.skip("api-info balances moved between two reads with no call in between "
+                 "(a shared account?): a call's cost cannot be attributed")
+    exchange = send()
+    expect_ok(ctx, exchange, "the charged call")
+    after = balance(ctx)
+    return exchange, {f: before[f] - after[f] for f in CREDIT_FIELDS}
+
+
+def _expect_cost(ctx: CheckContext, exchange: Exchange, spent: dict[str, Any], field: str,
+                 amount: float, what: str) -> None:
+    for name in CREDIT_FIELDS:
+        want = amount if name == field else 0
+        expect(spent[name] == want, ctx.rule.id,
+               f"{what}: api-info {name} fell by {spent[name]}", exchange=exchange,
+               expected=f"{name} to fall by exactly {want}")
+
+
+def _search(ctx: CheckContext, query: str, page: int) -> Callable[[], Exchange]:
+    return lambda: ctx.call(SEARCH, params={"query": query, "page": page})
+
+
+@for_rule("scanning.credits.search-filter-cost")
+def search_filter_cost(ctx: CheckContext) -> None:
+    p = ctx.rule.params
+    exchange, spent = _charged(ctx, _search(ctx, p["query"], 1))
+    _expect_cost(ctx, exchange, spent, p["balance_field"], p["filter_cost"],
+                 f"page 1 of the filtered search {p['query']!r}")
+
+
+@for_rule("scanning.credits.search-page-cost")
+def search_page_cost(ctx: CheckContext) -> None:
+    p = ctx.rule.params
+    field, extra = p["balance_field"], p["extra_page_cost"]
+    # What a filter-free first page costs is a gap: the rule is the difference a later page adds.
+    _, first = _charged(ctx, _search(ctx, p["query"], 1))
+    exchange, later = _charged(ctx, _search(ctx, p["query"], p["page"]))
+    _expect_cost(ctx, exchange, {f: later[f] - first[f] for f in CREDIT_FIELDS}, field, extra,
+                 f"page {p['page']} minus page 1 of {p['query']!r}")
+    # The conflict: does a filtered later page pay the filter credit and the page credit?
+    filtered = ctx.contract.rule("scanning.credits.search-filter-cost").params
+    exchange, spent = _charged(ctx, _search(ctx, filtered["query"], p["page"]))
+    readings = [filtered["filter_cost"] + extra, max(filtered["filter_cost"], extra)]
+    expect(spent[field] in readings, ctx.rule.id,
+           f"page {p['page']} of the filtered {filtered['query']!r} cost {spent[field]}",
+           exchange=exchange, expected=f"one of the documented readings: {readings}")
+    observe_alternative(ctx, PAGE_COST_CONFLICT, readings.index(spent[field]))
+
+
+@for_rule("scanning.credits.count-free")
+def count_free(ctx: CheckContext) -> None:
+    p = ctx.rule.params
+    operation = ctx.rule.operation
+    assert operation
+    exchange, spent = _charged(ctx, lambda: ctx.call(
+        operation, params={"query": p["query"], "facets": p["facets"]}))
+    _expect_cost(ctx, exchange, spent, p["balance_field"], p["cost"],
+                 f"count {p['query']!r} with facets {p['facets']!r}")
+
+
+@for_rule("scanning.credits.dns-domain-cost")
+def dns_domain_cost(ctx: CheckContext) -> None:
+    p = ctx.rule.params
+    operation = ctx.rule.operation
+    assert operation
+    exchange, spent = _charged(ctx, lambda: ctx.call(operation, path_values=p["path_values"]))
+    _expect_cost(ctx, exchange, spent, p["balance_field"], p["cost"], "a DNS domain lookup")
+
+
+def _scan(ctx: CheckContext, body: Any) -> Exchange:
+    return ctx.call(SCAN, json_body=body)
+
+
+@for_rule("scanning.credits.scan-cost")
+def scan_cost(ctx: CheckContext) -> None:
+    p = ctx.rule.params
+    exchange, spent = _charged(ctx, lambda: _scan(ctx, {"ips": ",".join(p["ips"])}))
+    _expect_cost(ctx, exchange, spent, p["balance_field"], p["cost_per_ip"] * len(p["ips"]),
+                 f"a scan of {len(p['ips'])} IPs")
+
+
+@for_rule("scanning.scan.response")
+def scan_response(ctx: CheckContext) -> None:
+    p = ctx.rule.params
+    exchange = _scan(ctx, {"ips": ",".join(p["ips"])})
+    body = expect_shape(ctx, exchange, SCAN, "a scan")
+    left = balance(ctx)[p["balance_field"]]
+    expect(body["credits_left"] == left, ctx.rule.id,
+           f"the scan said credits_left {body['credits_left']}, api-info then said {left}",
+           exchange=exchange, expected="credits_left equal to api-info scan_credits afterwards")
+
+
+@for_rule("scanning.scan.ips-forms")
+def scan_ips_forms(ctx: CheckContext) -> None:
+    for body in ctx.rule.params["bodies"]:
+        ips = body["ips"]
+        if not isinstance(ips, dict):
+            expect_shape(ctx, _scan(ctx, body), SCAN, f"a scan of ips {ips!r}")
+            continue
+        # The conflict: the mapping as the value of ips, or as the whole body.
+        wrapped = _scan(ctx, body)
+        if wrapped.response.status == 200:
+            expect_shape(ctx, wrapped, SCAN, "a scan with ips as an object")
+            observe_alternative(ctx, IPS_OBJECT_CONFLICT, 0)
+            continue
+        bare = _scan(ctx, ips)
+        expect(bare.response.status == 200, ctx.rule.id,
+               f"ips as an object was refused both as {{ips: {{...}}}} ({wrapped.response.status}) "
+               f"and as the whole body ({bare.response.status})", exchange=bare,
+               expected="one of the two documented readings accepted")
+        expect_shape(ctx, bare, SCAN, "a scan with the ips object as the body")
+        observe_alternative(ctx, IPS_OBJECT_CONFLICT, 1)
+
+
+@for_rule("scanning.scan.ips-invalid")
+def scan_ips_invalid(ctx: CheckContext) -> None:
+    before = balance(ctx)
+    last: Exchange | None = None
+    for body in ctx.rule.params["bodies"]:
+        last = _scan(ctx, body)
+        expect_refused(ctx, last, f"a scan of ips {body['ips']!r}")
+    after = balance(ctx)
+    for name in CREDIT_FIELDS:
+        expect(after[name] == before[name], ctx.rule.id,
+               f"refused scans moved {name} from {before[name]} to {after[name]}", exchange=last,
+               expected="refused scans cost nothing")

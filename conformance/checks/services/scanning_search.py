@@ -1,0 +1,257 @@
+"""Scanning checks of host lookup, banners, search paging, count and facets."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from jsonschema.exceptions import best_match
+
+from conformance.checks.context import CheckContext
+from conformance.checks.expect import expect, validator
+from conformance.checks.registry import for_rule
+from conformance.checks.services.scanning import (
+    HOST, SEARCH, component, expect_ok, expect_refused, expect_shape, product, sample_hosts,
+)
+from conformance.transport.model import Exchange
+
+__all__: list[str] = []
+
+COUNT = "GET /host/count"
+FACET_NAMES = "GET /host/search/facets"
+
+
+# -- host lookup ------------------------------------------------------------------------
+def _host(ctx: CheckContext, ip: str, **params: str) -> tuple[Exchange, dict[str, Any]]:
+    exchange = ctx.call(HOST, path_values={"ip": ip}, params=params or None)
+    body = expect_shape(ctx, exchange, HOST, f"host lookup of {ip} {params or ''}".rstrip())
+    return exchange, body
+
+
+@for_rule("scanning.host.record-shape")
+def host_record_shape(ctx: CheckContext) -> None:
+    ip = sample_hosts(ctx, 1)[0]
+    exchange, body = _host(ctx, ip)
+    # The Host schema requires nothing (minify drops members); the full record has these.
+    for member in ("ip", "ip_str", "hostnames", "domains", "ports", "data"):
+        expect(member in body, ctx.rule.id, f"the host record of {ip} has no {member}",
+               exchange=exchange, expected=f"{member} in the (not minified) host record")
+    expect(body["ip_str"] == ip, ctx.rule.id, f"host lookup of {ip} answered ip_str {body['ip_str']!r}",
+           exchange=exchange, expected=f"ip_str {ip}")
+
+
+def _banners(body: dict[str, Any]) -> list[Any]:
+    data = body.get("data")
+    return data if isinstance(data, list) else []
+
+
+@for_rule("scanning.host.minify")
+def host_minify(ctx: CheckContext) -> None:
+    ip = sample_hosts(ctx, 1)[0]
+    exchange, full = _host(ctx, ip)
+    expect(bool(_banners(full)), ctx.rule.id, f"by default (minify false) {ip} has no banners",
+           exchange=exchange, expected="banners in data by default")
+    exchange, small = _host(ctx, ip, minify="true")
+    expect("ports" in small, ctx.rule.id, "minify=true dropped ports", exchange=exchange,
+           expected="ports and general host info")
+    expect(not _banners(small), ctx.rule.id,
+           f"minify=true still returned {len(_banners(small))} banners", exchange=exchange,
+           expected="no banners with minify=true")
+
+
+@for_rule("scanning.host.history")
+def host_history(ctx: CheckContext) -> None:
+    ip = sample_hosts(ctx, 1)[0]
+    _, current = _host(ctx, ip)
+    if not _banners(current):
+        ctx.skip(f"host {ip} has no current banners here: fewer is impossible to show")
+    exchange, history = _host(ctx, ip, history="true")
+    expect(len(_banners(history)) >= len(_banners(current)), ctx.rule.id,
+           f"history=true returned {len(_banners(history))} banners, the default "
+           f"{len(_banners(current))}", exchange=exchange,
+           expected="all historical banners: never fewer than the current ones")
+
+
+_BANNER_TYPES = {"port": (int, float), "transport": str, "data": str, "cpe": list, "opts": dict,
+                 "location": dict}
+
+
+@for_rule("scanning.banner.shape")
+def banner_shape(ctx: CheckContext) -> None:
+    ip = sample_hosts(ctx, 1)[0]
+    exchange, body = _host(ctx, ip)
+    banners = _banners(body)
+    if not banners:
+        ctx.skip(f"host {ip} has no banners on this target")
+    for i, banner in enumerate(banners):
+        for member, kind in _BANNER_TYPES.items():
+            expect(isinstance(banner.get(member), kind) and not isinstance(banner.get(member), bool),
+                   ctx.rule.id, f"banner {i} of {ip}: {member} is {banner.get(member)!r}",
+                   exchange=exchange, expected=f"{member} of the documented type")
+    # Types and the tcp/udp enum are in the Banner schema the host schema already applied.
+
+
+@for_rule("scanning.banner.metadata-key")
+def metadata_key(ctx: CheckContext) -> None:
+    params = ctx.rule.params
+    key = params["key_template"].format(product=product(ctx))
+    ip = sample_hosts(ctx, 1)[0]
+    exchange, body = _host(ctx, ip)
+    banners = _banners(body)
+    if not banners:
+        ctx.skip(f"host {ip} has no banners on this target")
+    for i, banner in enumerate(banners):
+        meta = banner.get(key)
+        expect(isinstance(meta, dict), ctx.rule.id, f"banner {i} of {ip} has no {key!r} object",
+               exchange=exchange, expected=f"the metadata object under {key!r}")
+        missing = [m for m in params["members"] if m not in meta]
+        expect(not missing, ctx.rule.id, f"banner {i} metadata lacks {missing}", exchange=exchange,
+               expected=f"{key} with {', '.join(params['members'])}")
+
+
+# -- parameters of the wrong type -------------------------------------------------------
+@for_rule("scanning.search.page-type", "scanning.dns.page-type")
+def wrong_type_refused(ctx: CheckContext) -> None:
+    rule = ctx.rule
+    assert rule.operation and rule.where
+    name = rule.where.split(".", 1)[1]
+    base = dict(rule.params.get("base_query", {}))
+    paths = rule.params.get("path_values")
+    exchange = ctx.call(rule.operation, params=base or None, path_values=paths)
+    expect_ok(ctx, exchange, "the request without the parameter (the starting point)")
+    for value in rule.params["wrong_values"]:
+        exchange = ctx.call(rule.operation, params={**base, name: value}, path_values=paths)
+        expect_refused(ctx, exchange, f"{name}={value!r} is not an integer")
+
+
+# -- search paging ----------------------------------------------------------------------
+def _page(ctx: CheckContext, query: str, page: int) -> tuple[Exchange, dict[str, Any]]:
+    exchange = ctx.call(SEARCH, params={"query": query, "page": page})
+    return exchange, expect_shape(ctx, exchange, SEARCH, f"search {query!r} page {page}")
+
+
+@for_rule("scanning.search.page-size")
+def search_page_size(ctx: CheckContext) -> None:
+    size, query = ctx.rule.params["page_size"], ctx.rule.params["query"]
+    exchange, body = _page(ctx, query, 1)
+    got = len(body["matches"])
+    expect(got <= size, ctx.rule.id, f"page 1 holds {got} results", exchange=exchange,
+           expected=f"at most {size} per page")
+    if body["total"] <= size:
+        ctx.skip(f"{query!r} has {body['total']} matches here, one page: fullness is untestable")
+    expect(got == size, ctx.rule.id, f"page 1 of {body['total']} matches holds {got}",
+           exchange=exchange, expected=f"a full page of {size} before the last")
+
+
+def _identity(banner: Any) -> str:
+    # Banners carry no documented id; these members together name one banner.
+    if not isinstance(banner, dict):
+        return json.dumps(banner, sort_keys=True)
+    return json.dumps([banner.get(k) for k in ("ip_str", "port", "transport", "timestamp", "hash")])
+
+
+@for_rule("scanning.search.paging-walk")
+def search_paging_walk(ctx: CheckContext) -> None:
+    params = ctx.rule.params
+    size, query = params["page_size"], params["query"]
+    exchange, body = _page(ctx, query, 1)
+    total = body["total"]
+    pages = -(-int(total) // size)
+    if pages < 2:
+        ctx.skip(f"{query!r} has {total} matches here, one page: nothing to walk")
+    if pages > params["max_pages"]:
+        ctx.skip(f"{query!r} has {pages} pages, more than max_pages {params['max_pages']}")
+    seen: dict[str, int] = {}
+    held = 0
+    for page in range(1, pages + 1):
+        if page > 1:
+            exchange, body = _page(ctx, query, page)
+        expect(body["total"] == total, ctx.rule.id,
+               f"page {page} reports total {body['total']}, page 1 said {total}",
+               exchange=exchange, expected="the same total on every page")
+        matches = body["matches"]
+        want = size if page < pages else total - size * (pages - 1)
+        expect(len(matches) == want, ctx.rule.id, f"page {page} of {pages} holds {len(matches)}",
+               exchange=exchange, expected=f"{want} results ({size} a page, {total} in all)")
+        for banner in matches:
+            ident = _identity(banner)
+            expect(ident not in seen, ctx.rule.id,
+                   f"a banner on page {page} was already on page {seen.get(ident)}",
+                   exchange=exchange, expected="no banner twice in one walk")
+            seen[ident] = page
+        held += len(matches)
+    expect(held == total, ctx.rule.id, f"the pages held {held} banners", exchange=exchange,
+           expected=f"total {total}")
+
+
+@for_rule("scanning.search.shape")
+def search_shape(ctx: CheckContext) -> None:
+    # _page applies the documented schema: {matches (banners), facets, total}, all required.
+    _page(ctx, ctx.rule.params["query"], 1)
+
+
+# -- count ------------------------------------------------------------------------------
+@for_rule("scanning.count.matches-empty")
+def count_matches_empty(ctx: CheckContext) -> None:
+    exchange = ctx.call(COUNT, params={"query": ctx.rule.params["query"]})
+    body = expect_shape(ctx, exchange, COUNT, "host count")
+    expect(body["matches"] == [], ctx.rule.id, f"count returned {len(body['matches'])} matches",
+           exchange=exchange, expected="matches: []")
+
+
+@for_rule("scanning.count.total-agrees")
+def count_total_agrees(ctx: CheckContext) -> None:
+    query = ctx.rule.params["query"]
+    _, searched = _page(ctx, query, 1)
+    exchange = ctx.call(COUNT, params={"query": query})
+    counted = expect_shape(ctx, exchange, COUNT, "host count")
+    expect(counted["total"] == searched["total"], ctx.rule.id,
+           f"count says {counted['total']}, search says {searched['total']} for {query!r}",
+           exchange=exchange, expected="the same total")
+
+
+# -- facets -----------------------------------------------------------------------------
+def _facet_names(ctx: CheckContext) -> list[str]:
+    exchange = ctx.call(ctx.rule.params["facet_source"])
+    names = expect_shape(ctx, exchange, FACET_NAMES, "the facet names")
+    if not names:
+        ctx.skip("search/facets lists no facet on this target")
+    return list(names)
+
+
+def _facets(ctx: CheckContext, spec: str) -> tuple[Exchange, dict[str, Any]]:
+    exchange = ctx.call(COUNT, params={"query": ctx.rule.params["query"], "facets": spec})
+    body = expect_shape(ctx, exchange, COUNT, f"count with facets={spec}")
+    return exchange, body["facets"]
+
+
+@for_rule("scanning.facets.result-shape")
+def facet_result_shape(ctx: CheckContext) -> None:
+    names = _facet_names(ctx)[: ctx.rule.params["sample"]]
+    exchange, facets = _facets(ctx, ",".join(names))
+    schema = component(ctx, "FacetResult")
+    for name in names:
+        expect(name in facets, ctx.rule.id, f"the requested facet {name!r} is not in facets",
+               exchange=exchange, expected=f"facets.{name}: [{{count, value}}]")
+        error = best_match(validator(ctx.contract, schema).iter_errors(facets[name]))
+        expect(error is None, ctx.rule.id, f"facets.{name}: {error.message if error else ''}",
+               exchange=exchange, expected="an array of {count: number, value: string}")
+
+
+@for_rule("scanning.facets.count-suffix")
+def facet_count_suffix(ctx: CheckContext) -> None:
+    counts = sorted(ctx.rule.params["counts"])
+    names = _facet_names(ctx)
+    exchange, plain = _facets(ctx, ",".join(names))
+    # A facet that showed more values than the largest count proves the suffix must cut.
+    rich = [n for n in names if len(plain.get(n) or []) > counts[-1]]
+    if not rich:
+        ctx.skip(f"no facet of {ctx.rule.params['query']!r} has more than {counts[-1]} values "
+                 "here, so a count suffix cannot be seen to cut")
+    name = rich[0]
+    for count in counts:
+        exchange, facets = _facets(ctx, f"{name}:{count}")
+        got = len(facets.get(name) or [])
+        expect(got == count, ctx.rule.id, f"facets={name}:{count} returned {got} values",
+               exchange=exchange,
+               expected=f"{count} values (the property has at least {len(plain[name])})")

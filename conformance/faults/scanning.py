@@ -1,0 +1,297 @@
+"""Faults of the internet-scanning simulator: each makes it break one documented rule.
+
+Faults wrap the simulator (requests rewritten before it, responses after it) or change the
+state of the one simulator instance they are given; none touches module globals, because the
+kill matrix runs clean and faulty suites in the same worker processes.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from conformance.faults.base import Fault, FaultySimulator, fault, json_edit, on_request, on_response
+from conformance.simulators import Simulator
+from conformance.simulators.scanning import ScanningSimulator
+from conformance.simulators.scanning_data import DNS_TYPES, METADATA_KEY, SEGMENT
+from conformance.transport.model import Request, Response
+
+__all__ = ["FAULTS"]
+
+# The fault module may know the simulator's surface: its paths and seeded keys.
+S = "/" + SEGMENT
+SEARCH, COUNT, SCAN = f"{S}/host/search", f"{S}/host/count", f"{S}/scan"
+HOST = re.compile(f"^{S}/host/(?!count$|search)[^/]+$")
+PAID = ScanningSimulator.credentials["API_KEY"]
+FREE = ScanningSimulator.credentials["FREE_API_KEY"]
+ENTERPRISE = ScanningSimulator.credentials["ENTERPRISE_API_KEY"]
+
+Edit = Callable[[Any], Any]
+After = Callable[[Request, Response], Response]
+
+
+def _is_host(request: Request) -> bool:
+    return request.method == "GET" and bool(HOST.match(request.path))
+
+
+def _edit_ok(match: Callable[[Request], bool], edit: Edit) -> Callable[[Simulator], Simulator]:
+    """Rewrite the JSON body of 200 answers to matching requests."""
+    def after(request: Request, response: Response) -> Response:
+        if response.status == 200 and match(request):
+            response.body = json_edit(response.body, edit)
+        return response
+    return on_response(after)
+
+
+def _path(path: str, method: str = "GET") -> Callable[[Request], bool]:
+    return lambda r: r.method == method and r.path == path
+
+
+def _with_state(make: Callable[[Simulator], After]) -> Callable[[Simulator], Simulator]:
+    """A response rewrite that needs the simulator (its accounts, or to call it again)."""
+    return lambda sim: FaultySimulator(sim, after=make(sim))  # type: ignore[return-value]
+
+
+def _account(sim: Simulator, request: Request) -> Any:
+    return sim.accounts.get(request.params.get("key", ""))  # type: ignore[attr-defined]
+
+
+def _refund(match: Callable[[Request], bool], field: str, amount: Callable[[Request, Any], int]
+            ) -> Callable[[Simulator], Simulator]:
+    """Give back (negative: take more) credits after a matching 200: the balance stops agreeing."""
+    def make(sim: Simulator) -> After:
+        def after(request: Request, response: Response) -> Response:
+            account = _account(sim, request)
+            if response.status == 200 and match(request) and account is not None:
+                setattr(account, field, getattr(account, field) + amount(request, response.json()))
+            return response
+        return after
+    return _with_state(make)
+
+
+def _swap_key(match: Callable[[Request], bool], old: str, new: str) -> Callable[[Simulator], Simulator]:
+    def before(request: Request) -> Request:
+        if match(request) and request.params.get("key") == old:
+            request.query = [(k, new if k == "key" else v) for k, v in request.query]
+        return request
+    return on_request(before)
+
+
+def _drop_param(match: Callable[[Request], bool], name: str,
+                when: Callable[[str], bool] = lambda v: True) -> Callable[[Simulator], Simulator]:
+    def before(request: Request) -> Request:
+        if match(request):
+            request.query = [(k, v) for k, v in request.query if k != name or not when(v)]
+        return request
+    return on_request(before)
+
+
+def _header_key(request: Request) -> Request:
+    if "key" not in request.params and request.header("key"):
+        request.query.append(("key", request.headers["key"]))
+    return request
+
+
+def _no_error_member(request: Request, response: Response) -> Response:
+    if response.status != 200:
+        response.body = json_edit(response.body, lambda b: {"message": b.get("error")}
+                                  if isinstance(b, dict) else b)
+    return response
+
+
+def _invalid_ip_500(request: Request, response: Response) -> Response:
+    if _is_host(request) and response.status == 404:
+        return Response.json_response(500, {"error": "internal error"})
+    return response
+
+
+def _overlapping_pages() -> Callable[[Simulator], Simulator]:
+    last: dict[str, Any] = {}
+
+    def after(request: Request, response: Response) -> Response:
+        if request.path != SEARCH or response.status != 200:
+            return response
+        body = json.loads(response.body)
+        if request.params.get("page", "1") == "1":
+            last["tail"] = body["matches"][-1:]
+        elif last.get("tail") and body["matches"]:
+            body["matches"][0] = last["tail"][0]  # page 2 repeats page 1's last banner
+            response.body = json.dumps(body).encode()
+        return response
+    return on_response(after)
+
+
+def _org_removal_invisible(sim: Simulator) -> After:
+    def after(request: Request, response: Response) -> Response:
+        if request.method == "DELETE" and request.path.startswith("/org/member/") and response.status == 200:
+            sim.handle(Request("PUT", request.path, list(request.query)))  # quietly re-added
+        return response
+    return after
+
+
+def _free_refused(request: Request, response: Response) -> Response:
+    if request.path == "/account/profile" and request.params.get("key") == FREE:
+        return Response.json_response(403, {"error": "free accounts have no API access"})
+    return response
+
+
+def _shift_reverse(body: Any) -> Any:
+    # Each answered IP is replaced by its neighbour: reverse no longer answers what was asked.
+    return {str(ipaddress.ip_address(ip) + 1): names for ip, names in body.items()}
+
+
+def _banners(edit: Callable[[dict[str, Any]], None]) -> Edit:
+    def apply(body: Any) -> Any:
+        for banner in body.get("data") or []:
+            edit(banner)
+        return body
+    return apply
+
+
+def _facet_values_numbers(body: Any) -> Any:
+    for values in body.get("facets", {}).values():
+        for entry in values:
+            entry["value"] = len(str(entry["value"]))
+    return body
+
+
+def _text_plain(request: Request, response: Response) -> Response:
+    if request.path == f"{S}/protocols" and response.status == 200:
+        response.headers["content-type"] = "text/plain"
+    return response
+
+
+def _cidr_refused(request: Request, response: Response) -> Response:
+    if request.path == SCAN and b"/" in request.body:
+        return Response.json_response(400, {"error": "netblocks are not supported"})
+    return response
+
+
+def _empty_ips_filled(request: Request) -> Request:
+    if request.path == SCAN and request.body.replace(b" ", b"") == b'{"ips":""}':
+        request.body = b'{"ips":"192.0.2.1"}'
+    return request
+
+
+def _strings(values: list[Any]) -> list[Any]:
+    return [str(v) for v in values]
+
+
+def _page_two_free(request: Request, body: Any) -> int:
+    return 1 if request.params.get("page", "1") != "1" else 0
+
+
+def _filter_free(request: Request, body: Any) -> int:
+    return 1 if ":" in request.params.get("query", "") and request.params.get("page", "1") == "1" else 0
+
+
+FAULTS: list[Fault] = [
+    fault("count-charges-credit", "scanning.credits.count-free",
+          "host count takes a query credit")(_refund(_path(COUNT), "query_credits", lambda r, b: -1)),
+    fault("search-101-results", "scanning.search.page-size",
+          "a full search page carries 101 results")(_edit_ok(_path(SEARCH), lambda b: {
+              **b, "matches": b["matches"] + b["matches"][:1]} if len(b["matches"]) >= 100 else b)),
+    fault("invalid-ip-500", "scanning.errors.invalid-ip",
+          "host lookup answers 500 for an invalid IP")(on_response(_invalid_ip_500)),
+    fault("key-from-header", "scanning.auth.key-only-in-query",
+          "a key sent only in a `key` header is accepted")(on_request(_header_key)),
+    fault("error-without-error", "scanning.errors.error-body",
+          "non-200 bodies say {message} instead of {error}")(on_response(_no_error_member)),
+    fault("facets-ignore-count", "scanning.facets.count-suffix",
+          "the :count suffix of facets entries is ignored")(on_request(lambda r: (
+              setattr(r, "query", [(k, re.sub(r":[0-9]+", "", v) if k == "facets" else v)
+                                   for k, v in r.query]), r)[1])),
+    fault("scan-not-deducted", "scanning.credits.scan-cost",
+          "a scan leaves scan credits where they were")(
+        _refund(_path(SCAN, "POST"), "scan_credits", lambda r, b: int(b["count"]))),
+    fault("dns-more-false", "scanning.dns.paging-more",
+          "DNS pages always say more: false")(_edit_ok(
+              lambda r: r.path.startswith("/dns/domain/"), lambda b: {**b, "more": False})),
+    fault("reverse-disagrees", "scanning.dns.resolve-reverse-round-trip",
+          "reverse answers the neighbouring IPs instead of the ones asked")(
+        _edit_ok(_path("/dns/reverse"), _shift_reverse)),
+    fault("org-removal-invisible", "scanning.org.member-add-remove",
+          "removing an org member answers success but the member stays")(
+        _with_state(_org_removal_invisible)),
+    fault("free-key-scans", "scanning.plan.scan-needs-paid",
+          "a free account's scan is run (on the paid account)")(
+        _swap_key(_path(SCAN, "POST"), FREE, PAID)),
+    fault("pages-overlap", "scanning.search.paging-walk",
+          "search page 2 starts with page 1's last banner")(lambda sim: _overlapping_pages()(sim)),
+    fault("paid-key-gets-org", "scanning.plan.org-needs-enterprise",
+          "a paid, non-enterprise key is served the enterprise organization")(
+        _swap_key(lambda r: r.path.startswith("/org"), PAID, ENTERPRISE)),
+    fault("free-key-refused", "scanning.auth.free-key-accepted",
+          "a free account's key is refused on the account profile")(on_response(_free_refused)),
+    fault("host-ports-strings", "scanning.host.record-shape",
+          "the host record lists ports as strings")(
+        _edit_ok(_is_host, lambda b: {**b, "ports": _strings(b.get("ports", []))})),
+    fault("minify-ignored", "scanning.host.minify",
+          "host lookup ignores minify and returns banners")(_drop_param(_is_host, "minify")),
+    fault("history-fewer", "scanning.host.history",
+          "history=true returns only one banner")(_edit_ok(
+              lambda r: _is_host(r) and r.params.get("history") == "true",
+              lambda b: {**b, "data": b.get("data", [])[:1]})),
+    fault("banner-without-cpe", "scanning.banner.shape",
+          "host banners lack cpe")(_edit_ok(_is_host, _banners(lambda b: b.pop("cpe", None)))),
+    fault("metadata-key-renamed", "scanning.banner.metadata-key",
+          "banner metadata sits under _meta instead of _ + the service's name")(
+        _edit_ok(_is_host, _banners(lambda b: b.update({"_meta": b.pop(METADATA_KEY, {})})))),
+    fault("page-text-as-1", "scanning.search.page-type",
+          "a non-integer search page is read as page 1")(
+        _drop_param(_path(SEARCH), "page", lambda v: not v.isdigit())),
+    fault("search-without-facets", "scanning.search.shape",
+          "search answers leave out facets")(_edit_ok(_path(SEARCH), lambda b: {
+              k: v for k, v in b.items() if k != "facets"})),
+    fault("count-returns-matches", "scanning.count.matches-empty",
+          "host count fills matches")(_edit_ok(_path(COUNT), lambda b: {**b, "matches": [{"port": 80}]})),
+    fault("count-total-off-by-one", "scanning.count.total-agrees",
+          "host count's total is one more than the search total")(
+        _edit_ok(_path(COUNT), lambda b: {**b, "total": b["total"] + 1})),
+    fault("facet-values-numbers", "scanning.facets.result-shape",
+          "facet values are numbers")(_edit_ok(_path(COUNT), _facet_values_numbers)),
+    fault("ports-as-strings", "scanning.ports.shape",
+          "the port list holds strings")(_edit_ok(_path(f"{S}/ports"), _strings)),
+    fault("later-pages-free", "scanning.credits.search-page-cost",
+          "search pages beyond the first cost nothing")(
+        _refund(_path(SEARCH), "query_credits", _page_two_free)),
+    fault("filter-free", "scanning.credits.search-filter-cost",
+          "a filtered search's first page costs nothing")(
+        _refund(_path(SEARCH), "query_credits", _filter_free)),
+    fault("dns-lookup-free", "scanning.credits.dns-domain-cost",
+          "a DNS domain lookup costs nothing")(
+        _refund(lambda r: r.path.startswith("/dns/domain/"), "query_credits", lambda r, b: 1)),
+    fault("stale-credits-left", "scanning.scan.response",
+          "a scan reports credits_left from before the scan")(
+        _edit_ok(_path(SCAN, "POST"), lambda b: {**b, "credits_left": b["credits_left"] + b["count"]})),
+    fault("cidr-refused", "scanning.scan.ips-forms",
+          "scans refuse CIDR netblocks")(on_response(_cidr_refused)),
+    fault("empty-ips-accepted", "scanning.scan.ips-invalid",
+          "an empty ips string scans a default IP")(on_request(_empty_ips_filled)),
+    fault("org-logo-string", "scanning.org.shape",
+          "the organization's logo is a string")(_edit_ok(_path("/org"), lambda b: {**b, "logo": "none"})),
+    fault("dns-type-ignored", "scanning.dns.type-enum",
+          "an unlisted DNS type is ignored instead of refused")(
+        _drop_param(lambda r: r.path.startswith("/dns/domain/"), "type",
+                    lambda v: v not in DNS_TYPES)),
+    fault("search-query-defaulted", "scanning.search.query-required",
+          "a search without query searches everything")(on_request(lambda r: (
+              r.query.append(("query", "nginx")) if r.path == SEARCH and "query" not in r.params
+              else None, r)[1])),
+    fault("myip-hostname", "scanning.tools.myip-shape",
+          "myip answers a host name")(_edit_ok(_path("/tools/myip"), lambda b: "localhost")),
+    fault("headers-not-echoed", "scanning.tools.httpheaders-echo",
+          "httpheaders leaves out custom headers")(_edit_ok(_path("/tools/httpheaders"), lambda b: {
+              k: v for k, v in b.items() if not k.lower().startswith("x-")})),
+    fault("resolve-arrays", "scanning.dns.resolve-shape",
+          "resolve maps each hostname to an array")(
+        _edit_ok(_path("/dns/resolve"), lambda b: {k: [v] for k, v in b.items()})),
+    fault("reverse-strings", "scanning.dns.reverse-shape",
+          "reverse maps each IP to one string")(
+        _edit_ok(_path("/dns/reverse"), lambda b: {k: ",".join(v) for k, v in b.items()})),
+    fault("protocols-text-plain", "scanning.generic.responses-documented",
+          "the protocol list is served as text/plain")(on_response(_text_plain)),
+]
