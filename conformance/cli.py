@@ -69,7 +69,13 @@ def _serve(args: argparse.Namespace) -> int:
 
     if not 0 <= args.port <= 65535:
         raise HarnessError(f"port {args.port} is out of range")
-    sim = create_simulator(args.service, WallClock(rate=args.clock_rate))
+    options = {}
+    for item in args.option or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise HarnessError(f"--option takes NAME=VALUE, got '{item}'")
+        options[name] = value
+    sim = create_simulator(args.service, WallClock(rate=args.clock_rate), **options)
     print(f"serving the {args.service} simulator on http://{args.host}:{args.port} "
           f"(clock rate {args.clock_rate}); seeded credentials:", flush=True)
     for name, value in sorted(sim.credentials.items()):
@@ -180,6 +186,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--clock-rate", type=float, default=1.0,
                        help="simulated seconds per real second (pair with CONFORMANCE_TIME_SCALE)")
     serve.add_argument("--log-level", default="warning")
+    serve.add_argument("--option", action="append", metavar="NAME=VALUE",
+                       help="simulator setting, e.g. product=shodan for scanning's first path segment")
     serve.set_defaults(func=_serve)
 
     selftest = sub.add_parser("selftest", help="kill matrix: the suite against every named fault")

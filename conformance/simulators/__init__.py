@@ -33,8 +33,12 @@ def simulator_factories() -> dict[str, Callable[..., Simulator]]:
     return factories
 
 
-def create_simulator(service: str, clock: Clock | None = None) -> Simulator:
+def create_simulator(service: str, clock: Clock | None = None, **options: str) -> Simulator:
+    """A fresh simulator; ``options`` are simulator settings (e.g. scanning's ``product``)."""
     factories = simulator_factories()
     if service not in factories:
         raise UsageError(f"no simulator for '{service}'; available: {', '.join(sorted(factories))}")
-    return factories[service](clock=clock or Clock())
+    try:
+        return factories[service](clock=clock or Clock(), **options)
+    except TypeError:
+        raise UsageError(f"the {service} simulator takes no option {', '.join(sorted(options))}") from None

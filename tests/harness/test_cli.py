@@ -22,6 +22,8 @@ def conformance(*args: str, timeout: float = 120) -> subprocess.CompletedProcess
         (["serve", "nope"], "no simulator for 'nope'"),
         (["serve", "presentations", "--port", "70000"], "out of range"),
         (["rules", "--service", "tokenrisk"], "has no contract yet"),
+        (["serve", "presentations", "--option", "product=x"], "takes no option product"),
+        (["serve", "scanning", "--option", "product"], "NAME=VALUE"),
     ],
 )
 def test_bad_input_is_one_clear_line(args: list[str], message: str) -> None:
