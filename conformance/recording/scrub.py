@@ -13,7 +13,8 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-__all__ = ["REDACTED", "SECRET_NAMES", "scrub_headers", "scrub_pairs", "scrub_text", "scrub_json_text"]
+__all__ = ["REDACTED", "SECRET_NAMES", "scrub_headers", "scrub_pairs", "scrub_text", "scrub_json_text",
+           "scrub_url_params"]
 
 REDACTED = "REDACTED"
 
@@ -27,11 +28,22 @@ SECRET_NAMES = frozenset({
 
 _MIN_SECRET_LEN = 4  # shorter "secrets" would redact ordinary words
 
+# A secret-named parameter inside a URL that is itself a value: an OAuth redirect's Location
+# (?code=...), a fragment (#access_token=...), a link in a JSON body. Values the target issued
+# (codes, tokens) are in no list of known secrets, so only their names can catch them.
+_URL_PARAM = re.compile(
+    r"(?<=[?&#;])(" + "|".join(re.escape(n) for n in sorted(SECRET_NAMES, key=len, reverse=True))
+    + r")=([^&#\s\"']*)", re.IGNORECASE)
+
 
 def scrub_text(text: str, secrets: Iterable[str]) -> str:
     for secret in sorted({s for s in secrets if s and len(s) >= _MIN_SECRET_LEN}, key=len, reverse=True):
         text = text.replace(secret, REDACTED)
     return text
+
+
+def scrub_url_params(text: str) -> str:
+    return _URL_PARAM.sub(lambda m: f"{m.group(1)}={REDACTED}", text) if "=" in text else text
 
 
 def scrub_headers(headers: dict[str, Any], secrets: Iterable[str]) -> dict[str, Any]:
@@ -41,9 +53,9 @@ def scrub_headers(headers: dict[str, Any], secrets: Iterable[str]) -> dict[str, 
         if name.lower() in SECRET_NAMES:
             out[name] = [REDACTED] if isinstance(value, list) else REDACTED
         elif isinstance(value, list):
-            out[name] = [scrub_text(str(v), secrets) for v in value]
+            out[name] = [scrub_url_params(scrub_text(str(v), secrets)) for v in value]
         else:
-            out[name] = scrub_text(str(value), secrets)
+            out[name] = scrub_url_params(scrub_text(str(value), secrets))
     return out
 
 
@@ -63,7 +75,7 @@ def _scrub_obj(node: Any, secrets: list[str]) -> Any:
     if isinstance(node, list):
         return [_scrub_obj(v, secrets) for v in node]
     if isinstance(node, str):
-        return scrub_text(node, secrets)
+        return scrub_url_params(scrub_text(node, secrets))
     return node
 
 
