@@ -9,18 +9,32 @@ never checks them (they are gaps in the rule catalogue). The banner and DNS data
 from __future__ import annotations
 
 import ipaddress
-import json
 import re
-from dataclasses import dataclass
 from typing import Any, ClassVar
 from urllib.parse import unquote
 
 from conformance.simulators.base import Clock, SimError, Simulator
+from conformance.simulators.scanning_accounts import NO_CREDITS, PLANS, SIM_KEYS, SIM_USERS, Account
 from conformance.simulators.scanning_data import (
-    DNS_TYPES, FACETS, FILTERS, METADATA_KEY, PORTS, PROTOCOLS, SEGMENT, Query, QueryError,
-    database, facet_counts, facet_spec, matches, parse_query,
+    DNS_TYPES,
+    FACETS,
+    FILTERS,
+    METADATA_KEY,
+    PORTS,
+    PROTOCOLS,
+    SEGMENT,
+    database,
 )
-from conformance.transport.model import JSON_TYPE, Request, Response
+from conformance.simulators.scanning_query import (
+    Query,
+    QueryError,
+    facet_counts,
+    facet_spec,
+    matches,
+    parse_query,
+    scan_targets,
+)
+from conformance.transport.model import Request, Response
 
 __all__ = ["SIM_KEYS", "SIM_USERS", "ScanningSimulator"]
 
@@ -34,7 +48,7 @@ DNS_LOOKUP_COST = 1
 SCAN_COST_PER_IP = 1
 
 # SIM-CHOICE: statuses other than the invalid-IP 404 are not documented.
-UNAUTHORIZED, FORBIDDEN, NO_CREDITS, BAD_REQUEST, NOT_FOUND = 401, 403, 402, 400, 404
+UNAUTHORIZED, FORBIDDEN, BAD_REQUEST, NOT_FOUND = 401, 403, 400, 404
 # SIM-CHOICE: bounds the document does not give, kept so hostile input stays cheap.
 MAX_SCAN_IPS = 65_536
 MAX_LOOKUP_NAMES = 100
@@ -42,51 +56,6 @@ _HOSTNAME = re.compile(r"^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,62})(?:\.[a-z0-9
 _PAGE = re.compile(r"[0-9]{1,9}")
 # SIM-CHOICE: what minify (default true on search) removes is not documented.
 _MINIFIED_AWAY = ("opts", "http", "dns")
-
-
-@dataclass(frozen=True)
-class Plan:
-    name: str
-    paid: bool
-    enterprise: bool
-    query_credits: int
-    scan_credits: int
-    monitored_ips: int
-
-
-# SIM-CHOICE: plan names and monthly allowances are not documented.
-PLANS = {
-    "free": Plan("oss", False, False, 100, 0, 0),
-    "paid": Plan("dev", True, False, 10_000, 5_000, 16),
-    "enterprise": Plan("enterprise", True, True, 100_000, 65_536, 65_536),
-    "empty": Plan("dev", True, False, 0, 0, 16),
-}
-# Seeded keys, the same in process and served: key -> (plan, display name).
-SIM_KEYS: dict[str, tuple[str, str | None]] = {
-    "sim-paid-key": ("paid", "Paid Tester"),
-    "sim-free-key": ("free", None),
-    "sim-enterprise-key": ("enterprise", "Enterprise Admin"),
-    "sim-broke-key": ("empty", "Broke Tester"),
-}
-# Accounts that may join an organization: username -> e-mail.
-SIM_USERS: dict[str, str] = {
-    "sim-admin": "admin@example.com", "carol": "carol@example.com",
-    "dave": "dave@example.com", "erin": "erin@example.org",
-}
-
-
-@dataclass
-class Account:
-    plan: Plan
-    display_name: str | None
-    query_credits: int
-    scan_credits: int
-    org: dict[str, Any] | None = None
-
-    def charge_query(self, cost: int) -> None:
-        if cost > self.query_credits:
-            raise SimError(NO_CREDITS, "Insufficient query credits, please upgrade your API plan")
-        self.query_credits -= cost
 
 
 class ScanningSimulator(Simulator):
@@ -286,7 +255,7 @@ class ScanningSimulator(Simulator):
         account = self._account(request)
         if not account.plan.paid:
             raise SimError(FORBIDDEN, "Scanning needs a paid plan")
-        ips = self._scan_targets(request)
+        ips = scan_targets(request)
         nets = []
         for target in ips:
             try:
@@ -307,46 +276,6 @@ class ScanningSimulator(Simulator):
         scan_id = f"SIMSCAN{self._scan_counter:08d}"
         self.scans[scan_id] = {"id": scan_id, "count": count, "created": self.clock.now()}
         return self._ok({"count": count, "id": scan_id, "credits_left": account.scan_credits})
-
-    def _scan_targets(self, request: Request) -> list[str]:
-        ctype = (request.header("content-type") or "").split(";")[0].strip().lower()
-        # SIM-CHOICE: the body encoding is not documented; JSON and form bodies are accepted.
-        if ctype == "application/x-www-form-urlencoded":
-            try:
-                ips: Any = request.form().get("ips", "")
-            except UnicodeDecodeError:
-                raise SimError(BAD_REQUEST, "body is not valid form data") from None
-            if ips.lstrip().startswith("{"):
-                try:
-                    ips = json.loads(ips)
-                except ValueError:
-                    raise SimError(BAD_REQUEST, "ips is not valid JSON") from None
-        elif ctype == JSON_TYPE:
-            body = self.json_body(request)
-            # SIM-CHOICE (see the ips-object conflict): {ips: ...} or the mapping as the body.
-            if "ips" in body:
-                if set(body) != {"ips"}:
-                    extra = sorted(set(body) - {"ips"})
-                    raise SimError(BAD_REQUEST, f"unknown parameters: {extra}")
-                ips = body["ips"]
-            else:
-                ips = body
-        else:
-            raise SimError(BAD_REQUEST, "send ips as JSON or form data")
-        if isinstance(ips, str):
-            parts = ips.split(",")
-            if not ips.strip() or any(not p.strip() for p in parts):
-                raise SimError(BAD_REQUEST, "ips must be comma-separated IPs or netblocks")
-            return parts
-        if not isinstance(ips, dict) or not ips:
-            raise SimError(BAD_REQUEST, "ips must be a string or an object of IP to services")
-        for target, services in ips.items():
-            if not isinstance(services, list) or not all(
-                isinstance(s, list) and len(s) == 2 and type(s[0]) is int and 1 <= s[0] <= 65535
-                and isinstance(s[1], str) and s[1] for s in services
-            ):
-                raise SimError(BAD_REQUEST, f"{target[:60]!r} needs [port, protocol] pairs")
-        return list(ips)
 
     # -- organization --------------------------------------------------------------------
     def _org(self, request: Request) -> dict[str, Any]:

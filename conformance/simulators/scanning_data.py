@@ -4,25 +4,20 @@ A dozen hand-written hosts exercise every documented field (protocol blocks, udp
 tags, the metadata object); a few hundred synthetic hosts, made by formula from their index,
 let one query match more than a page of results so paging and the per-page cost are real.
 Every address and name is from documentation ranges (RFC 5737) and reserved example domains.
-The query language (free text plus filter:value terms) that selects banners lives here too.
+The query language that selects banners is in ``scanning_query``.
 Nothing here reads the contract: it is the simulator's own data.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import re
-from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Any
 
 __all__ = [
-    "DNS_TYPES", "FACET_VALUES", "FACETS", "FILTERS", "METADATA_KEY", "PORTS", "PROTOCOLS",
-    "SEGMENT", "Database", "Query", "QueryError", "database", "facet_counts", "facet_spec",
-    "matches", "parse_query",
+    "DNS_TYPES", "FACETS", "FILTERS", "METADATA_KEY", "PORTS", "PROTOCOLS", "SEGMENT",
+    "Database", "database",
 ]
 
 # SIM-CHOICE: the document calls the first path segment "svc" (the service's own name, not
@@ -256,153 +251,6 @@ class Database:
     def reverse(self, ip: str) -> list[str]:
         # Host hostnames and A records come from one source, so resolve and reverse agree.
         return list(self.hosts.get(ip, {}).get("hostnames", []))
-
-
-# -- the query language ----------------------------------------------------------------
-# SIM-CHOICE: bounds and a default the document does not give (hostile input stays cheap).
-MAX_QUERY_CHARS = 1000
-DEFAULT_FACET_COUNT = 5
-MAX_FACET_COUNT = 1000
-
-
-class QueryError(ValueError):
-    """A malformed search query; answered with 400 and the message."""
-
-
-@dataclass
-class Query:
-    text: list[str] = field(default_factory=list)
-    filters: list[tuple[str, list[str]]] = field(default_factory=list)
-
-
-def _tokens(query: str) -> list[tuple[str | None, str]]:
-    """Split into (filter name or None, value); quotes group spaces in values and phrases."""
-    out: list[tuple[str | None, str]] = []
-    i, n = 0, len(query)
-    while i < n:
-        if query[i].isspace():
-            i += 1
-            continue
-        buf: list[str] = []
-        name: str | None = None
-        while i < n and not query[i].isspace():
-            if query[i] == '"':
-                end = query.find('"', i + 1)
-                if end < 0:
-                    raise QueryError("unterminated quote in query")
-                buf.append(query[i + 1:end])
-                i = end + 1
-            elif query[i] == ":" and name is None and buf:
-                name, buf = "".join(buf), []
-                i += 1
-            else:
-                buf.append(query[i])
-                i += 1
-        out.append((name, "".join(buf)))
-    return out
-
-
-def parse_query(query: str) -> Query:
-    """Free text plus filter:value terms (comma = any of several values); QueryError if bad."""
-    if len(query) > MAX_QUERY_CHARS:
-        raise QueryError(f"query is longer than {MAX_QUERY_CHARS} characters")
-    parsed = Query()
-    for name, value in _tokens(query):
-        if name is None:
-            if value:
-                parsed.text.append(value.lower())
-            continue
-        if name.lower() not in FILTERS:
-            raise QueryError(f"unknown filter '{name}'")
-        values = [v for v in value.split(",") if v]
-        if not values:
-            raise QueryError(f"filter '{name}' has no value")
-        parsed.filters.append((name.lower(), values))
-    if not parsed.text and not parsed.filters:
-        raise QueryError("query is empty")
-    return parsed
-
-
-def _eq(field_name: str) -> Callable[[dict[str, Any], str], bool]:
-    return lambda b, v: str(b.get(field_name) or "").lower() == v.lower()
-
-
-def _loc(field_name: str) -> Callable[[dict[str, Any], str], bool]:
-    return lambda b, v: str(b["location"].get(field_name) or "").lower() == v.lower()
-
-
-def _port(banner: dict[str, Any], value: str) -> bool:
-    if not re.fullmatch(r"[0-9]{1,5}", value):  # ASCII digits only: int() of '²' would raise
-        raise QueryError(f"port must be a number, got '{value}'")
-    return int(banner["port"]) == int(value)
-
-
-def _net(banner: dict[str, Any], value: str) -> bool:
-    try:
-        return ipaddress.ip_address(banner["ip_str"]) in ipaddress.ip_network(value, strict=False)
-    except ValueError:
-        raise QueryError(f"net must be an IP or CIDR netblock, got '{value}'") from None
-
-
-def _ip(banner: dict[str, Any], value: str) -> bool:
-    try:
-        return ipaddress.ip_address(banner["ip_str"]) == ipaddress.ip_address(value)
-    except ValueError:
-        raise QueryError(f"ip must be an IP address, got '{value}'") from None
-
-
-_MATCHERS: dict[str, Callable[[dict[str, Any], str], bool]] = {
-    "asn": _eq("asn"), "isp": _eq("isp"), "org": _eq("org"), "os": _eq("os"),
-    "product": _eq("product"), "version": _eq("version"), "transport": _eq("transport"),
-    "country": _loc("country_code"), "city": _loc("city"), "port": _port, "net": _net, "ip": _ip,
-    # SIM-CHOICE: hostname matches by suffix, domain and tag by membership.
-    "hostname": lambda b, v: any(h.lower().endswith(v.lower()) for h in b["hostnames"]),
-    "domain": lambda b, v: v.lower() in (d.lower() for d in b["domains"]),
-    "tag": lambda b, v: v.lower() in b["tags"],
-}
-FACET_VALUES: dict[str, Callable[[dict[str, Any]], list[str]]] = {
-    **{f: (lambda b, f=f: [str(b[f])] if b.get(f) is not None else [])
-       for f in ("asn", "isp", "org", "os", "port", "product", "version", "transport")},
-    "country": lambda b: [b["location"]["country_code"]],
-    "city": lambda b: [b["location"]["city"]],
-    "domain": lambda b: list(b["domains"]),
-    "tag": lambda b: list(b["tags"]),
-}
-
-
-def matches(banner: dict[str, Any], query: Query) -> bool:
-    # SIM-CHOICE: free text must occur in the banner data, product or HTTP title.
-    title = banner.get("http", {}).get("title", "")
-    hay = " ".join([banner["data"], banner["product"], title]).lower()
-    if not all(term in hay for term in query.text):
-        return False
-    return all(any(_MATCHERS[name](banner, v) for v in values) for name, values in query.filters)
-
-
-
-def facet_spec(raw: str) -> list[tuple[str, int]]:
-    """``property`` or ``property:count`` entries, comma-separated; QueryError if bad."""
-    spec = []
-    for entry in (e.strip() for e in raw.split(",")):
-        if not entry:
-            continue
-        name, _, count = entry.partition(":")
-        if name not in FACETS:
-            raise QueryError(f"unknown facet '{name}'")
-        if count and not (re.fullmatch(r"[0-9]{1,4}", count)
-                          and 1 <= int(count) <= MAX_FACET_COUNT):
-            raise QueryError(f"facet count must be 1 to {MAX_FACET_COUNT}, got '{count[:20]}'")
-        spec.append((name, int(count) if count else DEFAULT_FACET_COUNT))
-    return spec
-
-
-def facet_counts(hits: list[dict[str, Any]], spec: list[tuple[str, int]]) -> dict[str, Any]:
-    out = {}
-    for name, count in spec:
-        tally = Counter(v for b in hits for v in FACET_VALUES[name](b))
-        ranked = sorted(tally.items(), key=lambda kv: (-kv[1], kv[0]))[:count]
-        out[name] = [{"count": n, "value": v} for v, n in ranked]
-    return out
 
 
 # SIM-CHOICE: the port list is the ports present in the database plus a few common ones.
