@@ -311,7 +311,8 @@ FAULTS: list[Fault] = [
         _location_edit(lambda q: {k: v for k, v in q.items() if k != "error_description"})),
     fault("code-exchange-without-refresh-token", "marketplace.oauth.token-exchange",
           "the code exchange gives an access token only")(
-        _ok_json(lambda r: _is_token(r, "authorization_code"), lambda b: {k: v for k, v in b.items() if k != "refresh_token"})),
+        _ok_json(lambda r: _is_token(r, "authorization_code"),
+                 lambda b: {k: v for k, v in b.items() if k != "refresh_token"})),
     fault("verifier-not-checked", "marketplace.oauth.token-verifier-match",
           "any well-formed code_verifier is accepted")(_any_verifier),
     fault("reused-code-accepted", "marketplace.oauth.code-single-use",

@@ -53,7 +53,8 @@ def test_http_verdicts_match_in_process(served: Callable[..., Any], monkeypatch:
         if rule in TARGET_DEPENDENT:
             assert status == SKIPPED and "http target" in message, (rule, status, message)
         else:
-            assert status == in_process[rule][0], f"{rule}: {status} over http, {in_process[rule][0]} in process: {message}"
+            expected = in_process[rule][0]
+            assert status == expected, f"{rule}: {status} over http, {expected} in process: {message}"
 
 
 @pytest.mark.slow

@@ -10,7 +10,8 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conformance.contract import load_contract
 from conformance.simulators.base import MAX_BODY_BYTES, Clock

@@ -13,15 +13,23 @@ import json
 import re
 from typing import Any
 
-from conformance.checks.boundary import bound_values
 from conformance.checks.context import CheckContext
-from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses, validator
+from conformance.checks.expect import expect, expect_status, success_statuses
 from conformance.checks.registry import for_rule
 from conformance.checks.services.marketplace_client import (
-    CREATE, DELETE, LISTINGS, RECEIPTS, Api, operations, optional, refresh, refused, scoped_call,
+    CREATE,
+    DELETE,
+    LISTINGS,
+    RECEIPTS,
+    Api,
+    operations,
+    optional,
+    refresh,
+    refused,
+    scoped_call,
     user_bearer,
 )
-from conformance.transport.model import Exchange, Request
+from conformance.transport.model import Request
 
 __all__: list[str] = []
 
@@ -62,7 +70,8 @@ def scope_enforced(ctx: CheckContext) -> None:
     rule = ctx.rule
     assert rule.operation
     body = ctx.contract.request_example(rule.operation) if rule.method == "POST" else None
-    limited = scoped_call(ctx, rule.operation, user_bearer(ctx, rule.id, "LIMITED_REFRESH_TOKEN"), json_body=body or None)
+    limited_bearer = user_bearer(ctx, rule.id, "LIMITED_REFRESH_TOKEN")
+    limited = scoped_call(ctx, rule.operation, limited_bearer, json_body=body or None)
     expect(refused(limited), rule.id, f"a token without {rule.params['scope']} was answered "
            f"{limited.response.status}", exchange=limited, expected="a 4xx refusal")
     full = scoped_call(ctx, rule.operation, user_bearer(ctx, rule.id), json_body=body or None)

@@ -24,8 +24,17 @@ from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses, validator
 from conformance.checks.registry import for_rule
 from conformance.checks.services.marketplace_client import (
-    MISSING, RECEIPTS, bearer_for, client_id, optional, refresh, refused, scoped_call, token_body,
-    token_request, user_bearer,
+    MISSING,
+    RECEIPTS,
+    bearer_for,
+    client_id,
+    optional,
+    refresh,
+    refused,
+    scoped_call,
+    token_body,
+    token_request,
+    user_bearer,
 )
 from conformance.transport.model import Exchange, Request
 

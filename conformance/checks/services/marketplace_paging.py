@@ -171,7 +171,8 @@ def state_filter(ctx: CheckContext) -> None:
 @for_rule("marketplace.listings.active-has-quantity")
 def active_has_quantity(ctx: CheckContext) -> None:
     rule, api = ctx.rule, Api(ctx)
-    records = [(i, ex) for i, ex in _all_items(ctx, api, LISTINGS, state=rule.params["state"]) if rule.params["field"] in i]
+    listed = _all_items(ctx, api, LISTINGS, state=rule.params["state"])
+    records = [(i, ex) for i, ex in listed if rule.params["field"] in i]
     if not records:
         ctx.skip("no active listing shows a quantity field (listing fields are not shown)")
     for item, exchange in records:

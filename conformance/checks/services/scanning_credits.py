@@ -14,7 +14,12 @@ from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect
 from conformance.checks.registry import for_rule
 from conformance.checks.services.scanning import (
-    SEARCH, balance, expect_ok, expect_refused, expect_shape, observe_alternative,
+    SEARCH,
+    balance,
+    expect_ok,
+    expect_refused,
+    expect_shape,
+    observe_alternative,
 )
 from conformance.transport.model import Exchange
 

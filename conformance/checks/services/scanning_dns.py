@@ -10,7 +10,11 @@ from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect
 from conformance.checks.registry import for_rule
 from conformance.checks.services.scanning import (
-    HOST, call_as, expect_ok, expect_shape, sample_hosts,
+    HOST,
+    call_as,
+    expect_ok,
+    expect_shape,
+    sample_hosts,
 )
 from conformance.transport.model import Exchange
 

@@ -11,7 +11,14 @@ from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, validator
 from conformance.checks.registry import for_rule
 from conformance.checks.services.scanning import (
-    HOST, SEARCH, component, expect_ok, expect_refused, expect_shape, product, sample_hosts,
+    HOST,
+    SEARCH,
+    component,
+    expect_ok,
+    expect_refused,
+    expect_shape,
+    product,
+    sample_hosts,
 )
 from conformance.transport.model import Exchange
 
