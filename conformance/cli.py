@@ -41,6 +41,14 @@ def _run(args: argparse.Namespace) -> int:
                 raise UsageError(f"no service has a fault named '{args.fault}'")
         for service in args.service:
             fault_decorator(service, args.fault)
+    if settings.target == "http":
+        from conformance.settings import env_name
+
+        missing = [env_name(s, "BASE_URL") for s in args.service or available_services()
+                   if not os.environ.get(env_name(s, "BASE_URL"))]
+        if missing:
+            raise UsageError(f"target http needs {', '.join(missing)} (or pick services with --service); "
+                             "`conformance env` lists every variable")
     report_dir = Path(args.report_dir)
     argv = [str(SUITES), "-p", "no:cacheprovider", "-q", "-o", "console_output_style=classic",
             "--rootdir", str(SUITES), "-c", str(SUITES / "pytest.ini"),

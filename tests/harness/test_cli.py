@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -9,8 +10,9 @@ import pytest
 
 
 def conformance(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CONFORMANCE_")}
     return subprocess.run([sys.executable, "-m", "conformance", *args], capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout, env=env, check=False)
 
 
 @pytest.mark.parametrize(
@@ -24,6 +26,7 @@ def conformance(*args: str, timeout: float = 120) -> subprocess.CompletedProcess
         (["rules", "--service", "tokenrisk"], "has no contract yet"),
         (["serve", "presentations", "--option", "product=x"], "takes no option product"),
         (["serve", "scanning", "--option", "product"], "NAME=VALUE"),
+        (["run", "--target", "http", "--service", "scanning"], "needs CONFORMANCE_SCANNING_BASE_URL"),
     ],
 )
 def test_bad_input_is_one_clear_line(args: list[str], message: str) -> None:
