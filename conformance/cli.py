@@ -7,6 +7,7 @@ violation found by ``run`` ends with status 1; a traceback is always a bug.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -31,8 +32,10 @@ def _run(args: argparse.Namespace) -> int:
     # Validate up front so a typo is one line, not a pytest collection error.
     settings = RunSettings.from_env(target=args.target, profile=args.profile,
                                     record=args.record or None, fault=args.fault)
-    for service in args.service or []:
-        load_contract(service)
+    from conformance.runner import collect_cases
+
+    for service in args.service or available_services():
+        collect_cases(load_contract(service))  # a bad contract or unknown check: one line, now
     if args.fault:
         if not args.service:  # a fault belongs to one service's simulator: run just those
             args.service = [s for s in available_services()
@@ -64,8 +67,24 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--fault", args.fault]
     if args.k:
         argv += ["-k", args.k]
+    (report_dir / "summary.json").unlink(missing_ok=True)  # the exit status reads this run's only
     code = pytest.main(argv)
-    return 0 if code == 0 else (1 if code == 1 else 2)
+    return _exit_status(report_dir, int(code))
+
+
+def _exit_status(report_dir: Path, pytest_code: int) -> int:
+    """1 when the target broke a rule; 2 when only the harness failed (or nothing ran)."""
+    import json
+
+    try:
+        counts = json.loads((report_dir / "summary.json").read_text(encoding="utf-8"))["counts"]
+    except (OSError, ValueError, KeyError):
+        return 0 if pytest_code == 0 else 2
+    if counts.get("failed"):
+        return 1
+    if counts.get("error") or pytest_code not in (0, 1):
+        return 2
+    return 0
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -77,11 +96,15 @@ def _serve(args: argparse.Namespace) -> int:
 
     if not 0 <= args.port <= 65535:
         raise HarnessError(f"port {args.port} is out of range")
+    if not math.isfinite(args.clock_rate) or args.clock_rate <= 0:
+        raise HarnessError(f"--clock-rate must be a finite number above 0, got {args.clock_rate}")
     options = {}
     for item in args.option or []:
         name, sep, value = item.partition("=")
         if not sep or not name:
             raise HarnessError(f"--option takes NAME=VALUE, got '{item}'")
+        if name == "clock":
+            raise HarnessError("--option clock is not a simulator option; use --clock-rate")
         options[name] = value
     sim = create_simulator(args.service, WallClock(rate=args.clock_rate), **options)
     print(f"serving the {args.service} simulator on http://{args.host}:{args.port} "

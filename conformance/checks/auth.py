@@ -9,7 +9,7 @@ rule's operation to a list.
 from __future__ import annotations
 
 from conformance.checks.context import CheckContext
-from conformance.checks.expect import expect_status
+from conformance.checks.expect import expect, expect_status
 from conformance.checks.registry import for_kind
 from conformance.transport.model import Exchange, Request
 
@@ -61,4 +61,14 @@ def auth_refused(ctx: CheckContext) -> None:
             why = f"the key presented as {rule.params['header']}: {rule.params['format']} must be refused"
         else:
             why = "a request without credentials must be refused"
-        expect_status(rule.id, _send(ctx, request), allowed, f"{operation}: {why}")
+        refused = _send(ctx, request)
+        expect_status(rule.id, refused, allowed, f"{operation}: {why}")
+        if not status and refused.response.status != 401:
+            # "Any 4xx" alone would also be met by a 404 for the placeholder resource: unless the
+            # answer is 401 (HTTP's own "credentials refused"), the same request with valid
+            # credentials must be answered differently, or nothing was shown.
+            control = _send(ctx, ctx.auth(_request(ctx, operation)))
+            expect(control.response.status != refused.response.status, rule.id,
+                   f"{operation}: answered {refused.response.status} with and without valid "
+                   "credentials, so the refusal is not about the credential", exchange=control,
+                   expected="a different answer once valid credentials are sent")

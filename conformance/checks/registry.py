@@ -89,7 +89,10 @@ def check_for(rule: Rule) -> CheckFn | None:
         return _BY_RULE[rule.id]
     if "check" in rule.params:
         if rule.params["check"] not in _BY_NAME:
-            raise KeyError(f"{rule.id}: params.check names unknown check '{rule.params['check']}'")
+            from conformance.errors import ContractFileError
+
+            raise ContractFileError(f"{rule.id}: params.check names unknown check '{rule.params['check']}'; "
+                                    f"known: {', '.join(sorted(_BY_NAME))}")
         return _BY_NAME[rule.params["check"]]
     # Kind checks need an operation and (for body rules) a pointer to the schema.
     return _BY_KIND.get(rule.kind) if rule.operation else None

@@ -31,7 +31,23 @@ CATALOGUE_SCHEMA: dict[str, Any] = {
         "title": {"type": "string"},
         "document": {"type": "string", "pattern": r"^volume-[0-9]\.md$"},
         "part": {"type": "string", "minLength": 1},
-        "settings": {"type": "object"},
+        "settings": {
+            "type": "object",
+            "properties": {
+                "auth": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["in", "name", "value"],
+                        "properties": {
+                            "in": {"enum": ["header", "query"]},
+                            "name": {"type": "string", "minLength": 1},
+                            "value": {"type": "string"},
+                        },
+                    },
+                },
+            },
+        },
         "credentials": {
             "type": "array",
             "items": {
@@ -65,7 +81,13 @@ CATALOGUE_SCHEMA: dict[str, Any] = {
                         "type": "object",
                         "properties": {"status": {"type": "integer"}},
                     },
-                    "params": {"type": "object"},
+                    "params": {
+                        "type": "object",
+                        "properties": {
+                            "check": {"type": "string"},
+                            "operations": {"type": "array", "items": {"type": "string"}},
+                        },
+                    },
                     "requires": {"type": "array", "items": {"type": "string"}},
                     "source": _SOURCE,
                 },

@@ -99,11 +99,43 @@ def _source(raw: dict[str, Any], doc: str, part: str, where: str) -> Source:
     return Source(doc, raw["section"], part, raw.get("detail", ""), anchors[key])
 
 
+# The parts of an OpenAPI document the harness walks, with the types it relies on.
+_SERVERS = {"type": "array", "items": {"type": "object", "required": ["url"],
+                                        "properties": {"url": {"type": "string"},
+                                                       "variables": {"type": "object"}}}}
+_OPENAPI_SHAPE: dict[str, Any] = {
+    "type": "object",
+    "required": ["openapi", "paths"],
+    "properties": {
+        "servers": _SERVERS,
+        "paths": {"type": "object", "minProperties": 1, "additionalProperties": {
+            "type": "object",
+            "properties": {"servers": _SERVERS, "parameters": {"type": "array"}},
+            "patternProperties": {"^(get|put|post|delete|patch)$": {
+                "type": "object",
+                "properties": {"servers": _SERVERS, "parameters": {"type": "array"},
+                               "requestBody": {"type": "object"},
+                               "responses": {"type": "object"}},
+            }},
+        }},
+        "components": {"type": "object", "properties": {
+            "schemas": {"type": "object"}, "responses": {"type": "object"},
+            "parameters": {"type": "object"}, "securitySchemes": {"type": "object"},
+        }},
+    },
+}
+
+
 def _check_openapi(doc: Any, path: Path) -> None:
     if not isinstance(doc, dict) or not str(doc.get("openapi", "")).startswith("3.1"):
         raise ContractFileError(f"{path}: not an OpenAPI 3.1 document (missing 'openapi: 3.1.x')")
     if not isinstance(doc.get("paths"), dict) or not doc["paths"]:
         raise ContractFileError(f"{path}: no paths")
+    try:
+        jsonschema.validate(doc, _OPENAPI_SHAPE)
+    except jsonschema.ValidationError as exc:
+        place = "/".join(str(p) for p in exc.absolute_path) or "(top)"
+        raise ContractFileError(f"{path}: at {place}: {exc.message}") from None
     for name, schema in (doc.get("components", {}).get("schemas") or {}).items():
         try:
             jsonschema.Draft202012Validator.check_schema(schema)
@@ -170,6 +202,11 @@ def _load(service: str, root: str) -> Contract:
             params=raw.get("params") or {},
             requires=tuple(raw.get("requires") or ()),
         )
+        for named_op in rule.params.get("operations") or []:
+            try:
+                contract.operation(str(named_op))
+            except (KeyError, ValueError, TypeError, AttributeError):
+                raise ContractFileError(f"{where}: params.operations names {named_op!r}, not in openapi.yaml") from None
         if rule.operation:
             try:
                 contract.operation(rule.operation)

@@ -244,6 +244,38 @@ def _negative_offset_500(request: Request, response: Response) -> Response:
     return response
 
 
+class _FrozenClock:
+    """A clock that never moves: nothing the simulator issues ever expires."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def now(self) -> float:
+        return float(self._inner.now())
+
+    def advance(self, seconds: float) -> None:
+        return None
+
+
+def _single_use_refresh_no_expiry(sim: Simulator) -> Simulator:
+    # Rotation instead of expiry: a reused refresh token is refused, an old one never is.
+    sim.clock = _FrozenClock(sim.clock)  # type: ignore[assignment]
+    used: set[str] = set()
+
+    def before(request: Request) -> Request:
+        if request.path.endswith("/oauth/token"):
+            form = dict(parse_qsl(request.body.decode("utf-8", "replace")))
+            token = form.get("refresh_token")
+            if form.get("grant_type") == "refresh_token" and token:
+                if token in used:
+                    form["refresh_token"] = "used-up"
+                    request.body = urlencode(form).encode()
+                used.add(token)
+        return request
+
+    return FaultySimulator(sim, before=before)  # type: ignore[return-value]
+
+
 FAULTS: list[Fault] = [
     fault("keystring-alone-accepted", "marketplace.auth.key-format",
           "x-api-key without the shared secret is accepted")(on_request(_add_secret)),
@@ -326,4 +358,7 @@ FAULTS: list[Fault] = [
     fault("expires-in-two-hours", "marketplace.oauth.expires-in",
           "the token response says expires_in 7200")(
         _ok_json(lambda r: _is_token(r), lambda b: {**b, "expires_in": 7200})),
+    # From review: a refresh token refused for reuse must not pass for one refused for age.
+    fault("single-use-refresh-no-expiry", "marketplace.oauth.refresh-token-lifetime",
+          "refresh tokens never expire but are single-use")(_single_use_refresh_no_expiry),
 ]

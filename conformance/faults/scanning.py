@@ -188,6 +188,19 @@ def _filter_free(request: Request, body: Any) -> int:
     return 1 if ":" in request.params.get("query", "") and request.params.get("page", "1") == "1" else 0
 
 
+def _keyless_lookups(request: Request) -> Request:
+    lookups = ("/host/", "/org/member/", "/dns/domain/")
+    if not any(k == "key" for k, _ in request.query) and any(p in request.path for p in lookups):
+        request.query.append(("key", ScanningSimulator.credentials["API_KEY"]))
+    return request
+
+
+def _refusals_as_500(request: Request, response: Response) -> Response:
+    if 400 <= response.status < 500 and ("/scan" in request.path or "/org" in request.path):
+        response.status = 500
+    return response
+
+
 FAULTS: list[Fault] = [
     fault("count-charges-credit", "scanning.credits.count-free",
           "host count takes a query credit")(_refund(_path(COUNT), "query_credits", lambda r, b: -1)),
@@ -294,4 +307,10 @@ FAULTS: list[Fault] = [
         _edit_ok(_path("/dns/reverse"), lambda b: {k: ",".join(v) for k, v in b.items()})),
     fault("protocols-text-plain", "scanning.generic.responses-documented",
           "the protocol list is served as text/plain")(on_response(_text_plain)),
+    # From review: wrong servers that weaker checks once let pass.
+    fault("keyless-lookups", "scanning.auth.key-required",
+          "host, org member and DNS domain lookups are served without a key")(on_request(_keyless_lookups)),
+    fault("refusals-as-500", "scanning.plan.scan-needs-paid",
+          "refusals of scans and org calls are answered 500 instead of 4xx")(on_response(_refusals_as_500)),
 ]
+

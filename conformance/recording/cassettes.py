@@ -64,6 +64,29 @@ def _check_readable(path: Path) -> None:
         raise CassetteMismatch(f"cassette {path} is not readable ({type(exc).__name__}); re-record it") from None
     if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
         raise CassetteMismatch(f"cassette {path} has no 'interactions' list; re-record it")
+    for i, item in enumerate(data["interactions"]):
+        problem = _interaction_problem(item)
+        if problem:
+            raise CassetteMismatch(f"cassette {path}: interaction {i} {problem}; re-record it")
+
+
+def _interaction_problem(item: Any) -> str | None:
+    """What vcrpy would trip over (with a traceback) in one recorded interaction."""
+    if not isinstance(item, dict):
+        return "is not a mapping"
+    request, response = item.get("request"), item.get("response")
+    if not isinstance(request, dict) or not isinstance(response, dict):
+        return "lacks a request or a response"
+    if not isinstance(request.get("uri"), str) or not isinstance(request.get("method"), str):
+        return "has a request without uri or method"
+    if not isinstance(request.get("headers", {}), dict) or not isinstance(response.get("headers", {}), dict):
+        return "has headers that are not a mapping"
+    status = response.get("status")
+    if not isinstance(status, dict) or not isinstance(status.get("code"), int):
+        return "has no integer status code"
+    if not isinstance(response.get("body"), dict) or "string" not in response["body"]:
+        return "has a response without a body"
+    return None
 
 
 @contextmanager

@@ -88,9 +88,11 @@ class Request:
         from conformance.recording.scrub import scrub_json_text, scrub_pairs
 
         query = urlencode(scrub_pairs(self.query, []))
-        body = scrub_json_text(self.body[:_SUMMARY_BODY_CHARS].decode("utf-8", "replace"), [])
-        more = "..." if len(self.body) > _SUMMARY_BODY_CHARS else ""
-        return f"{self.method} {self.path}{'?' + query if query else ''} {body}{more}".rstrip()
+        # Scrub the whole body, then cut: a cut JSON body no longer parses, so its secret-named
+        # members would escape the name-based scrub.
+        body = scrub_json_text(self.body.decode("utf-8", "replace"), [])
+        more = "..." if len(body) > _SUMMARY_BODY_CHARS else ""
+        return f"{self.method} {self.path}{'?' + query if query else ''} {body[:_SUMMARY_BODY_CHARS]}{more}".rstrip()
 
 
 def _param_text(value: Any) -> str:
@@ -131,9 +133,12 @@ class Response:
         return ctype == JSON_TYPE or ctype.endswith("+json")
 
     def summary(self) -> str:
-        body = self.body[:_SUMMARY_BODY_CHARS].decode("utf-8", "replace")
-        more = "..." if len(self.body) > _SUMMARY_BODY_CHARS else ""
-        return f"{self.status} {body}{more}".rstrip()
+        """One line for messages: tokens the target issued (access_token, code ...) are masked."""
+        from conformance.recording.scrub import scrub_json_text
+
+        body = scrub_json_text(self.body.decode("utf-8", "replace"), [])
+        more = "..." if len(body) > _SUMMARY_BODY_CHARS else ""
+        return f"{self.status} {body[:_SUMMARY_BODY_CHARS]}{more}".rstrip()
 
 
 @dataclass

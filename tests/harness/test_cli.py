@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -48,3 +49,27 @@ def test_selftest_lists_faults() -> None:
     proc = conformance("selftest", "--service", "presentations", "--list")
     assert proc.returncode == 0
     assert len(proc.stdout.strip().splitlines()) >= 12
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["serve", "presentations", "--option", "clock=1"],
+        ["serve", "presentations", "--clock-rate", "-5"],
+        ["serve", "presentations", "--clock-rate", "nan"],
+    ],
+)
+def test_serve_refuses_bad_clock_settings(args: list[str]) -> None:
+    proc = conformance(*args)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_harness_errors_alone_exit_2_not_1(tmp_path: Path) -> None:
+    cassettes = tmp_path / "cassettes" / "presentations"
+    cassettes.mkdir(parents=True)
+    (cassettes / "presentations.auth.key-required.yaml").write_text("interactions: [oops")
+    proc = conformance("run", "--service", "presentations", "--target", "replay", "--no-allure",
+                       "--cassette-dir", str(tmp_path / "cassettes"), "--report-dir", str(tmp_path / "r"),
+                       "-k", "key-required")
+    assert proc.returncode == 2, proc.stdout[-2000:]
+    assert "HARNESS ERROR" in proc.stdout and "Traceback" not in proc.stdout

@@ -56,3 +56,23 @@ def test_every_check_function_is_killed_by_some_fault(
     killed = {check_for(contract.rule(rule_id)) for rule_id in caught}
     unkilled = sorted(c.__name__ for c in checks - killed if c is not None)
     assert not unkilled, f"{service}: no fault breaks a rule checked by {unkilled}"
+
+
+def test_single_page_walk_is_skipped_not_passed() -> None:
+    """A list that never pages shows nothing about the cursor: the walk must not pass."""
+    from conformance.contract import load_contract
+    from conformance.faults.base import json_edit, on_response
+    from conformance.runner import SKIPPED, collect_cases, run_case
+    from conformance.settings import RunSettings
+    from conformance.targets import make_target
+    from conformance.transport.model import Request, Response
+
+    def one_page(request: Request, response: Response) -> Response:
+        response.body = json_edit(response.body, lambda b: {**b, "hasMore": False} if isinstance(b, dict) else b)
+        return response
+
+    contract = load_contract("presentations")
+    target = make_target(contract, RunSettings(target="sim"), decorate=on_response(one_page))
+    case = next(c for c in collect_cases(contract) if c.id == "presentations.themes.paging-walk")
+    outcome = run_case(case, target)
+    assert outcome.status == SKIPPED and "not exercised" in outcome.message

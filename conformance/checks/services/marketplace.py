@@ -236,6 +236,8 @@ def number_as_string(ctx: CheckContext) -> None:
     api = Api(ctx)
     for operation in operations(ctx):
         exchange = api.call(operation, params={"limit": ctx.contract.where_schema(operation, "query.limit")["maximum"]})
+        expect_status(ctx.rule.id, exchange, success_statuses(ctx.contract, operation),
+                      f"{operation} at the largest limit (the body to inspect)")
         try:
             body = json.loads(exchange.response.body, parse_float=_Fraction)
         except ValueError:

@@ -307,7 +307,9 @@ def token_lifetimes(ctx: CheckContext) -> None:
                      "are checked on the simulator's clock")
         lifetime = rule.params["refresh_token_seconds"]
         _wait(ctx, lifetime - margin)
-        refresh(ctx, rule.id)
+        # Two never-used tokens: the control is spent before the lifetime ends and the probe only
+        # after, so a token refused for being reused cannot pass for one refused for its age.
+        refresh(ctx, rule.id, "LIMITED_REFRESH_TOKEN")
         _wait(ctx, 2 * margin)
         exchange = token_request(ctx, {"grant_type": "refresh_token", "refresh_token": ctx.credential("REFRESH_TOKEN"),
                                        "client_id": client_id(ctx)})

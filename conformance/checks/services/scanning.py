@@ -68,12 +68,14 @@ def expect_ok(ctx: CheckContext, exchange: Exchange, why: str) -> Any:
 
 
 def expect_refused(ctx: CheckContext, exchange: Exchange, why: str, status: int | None = None) -> None:
-    """Refused: the documented status where there is one, else any non-200; always {error}."""
+    """Refused: the documented status where there is one, else any 4xx; always {error}."""
     if status is not None:
         expect_status(ctx.rule.id, exchange, status, why)
     else:
-        expect(exchange.response.status != 200, ctx.rule.id, f"{why}: answered 200",
-               exchange=exchange, expected="a non-200 status with {error: string}")
+        # A refusal is the client's fault (4xx); a 5xx is a crash, not a refusal.
+        expect(400 <= exchange.response.status < 500, ctx.rule.id,
+               f"{why}: answered {exchange.response.status}",
+               exchange=exchange, expected="a 4xx status with {error: string}")
     expect_json_schema(ctx.rule.id, ctx.contract, exchange, component(ctx, "Error"),
                        f"{why}: the non-200 body")
 

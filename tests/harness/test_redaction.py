@@ -1,0 +1,48 @@
+"""Scrubbing by name and by value, in cassettes, summaries and report renderings."""
+
+from __future__ import annotations
+
+import json
+
+from conformance.recording.scrub import REDACTED, scrub_headers, scrub_json_text, scrub_text
+from conformance.reporting.redact import curl_line, render_request
+from conformance.transport.model import Exchange, Request, Response
+
+LIVE = "live-secret-3c9e1f"
+
+
+def test_long_request_body_is_scrubbed_before_it_is_cut() -> None:
+    request = Request.build("POST", "/x", json_body={"refresh_token": LIVE, "note": "x" * 400})
+    assert LIVE not in request.summary()
+
+
+def test_issued_tokens_in_a_response_summary_are_masked() -> None:
+    response = Response.json_response(200, {"access_token": LIVE, "refresh_token": LIVE, "expires_in": 5})
+    assert LIVE not in response.summary() and "expires_in" in response.summary()
+
+
+def test_secret_named_query_values_are_masked_in_summaries() -> None:
+    assert LIVE not in Request.build("GET", "/x", params={"key": LIVE}).summary()
+
+
+def test_code_inside_a_redirect_location_is_masked() -> None:
+    headers = scrub_headers({"location": f"https://app.example/cb?code={LIVE}&state=s"}, [])
+    assert LIVE not in headers["location"] and "state=s" in headers["location"]
+
+
+def test_known_values_are_masked_anywhere() -> None:
+    assert scrub_text(f"echo {LIVE} back", [LIVE]) == f"echo {REDACTED} back"
+    body = json.dumps({"message": f"key {LIVE} is invalid"})
+    assert LIVE not in scrub_json_text(body, [LIVE])
+
+
+def test_form_bodies_are_scrubbed_by_field_name() -> None:
+    assert LIVE not in scrub_json_text(f"grant_type=refresh_token&refresh_token={LIVE}", [])
+
+
+def test_report_renderings_hold_no_credential() -> None:
+    request = Request.build("POST", "/v1.0/generations", headers={"X-API-KEY": LIVE},
+                            params={"key": LIVE}, json_body={"inputText": "hi"})
+    exchange = Exchange(request, Response(401), "http://127.0.0.1:1")
+    for text in (render_request(exchange, []), curl_line(exchange, [])):
+        assert LIVE not in text and REDACTED in text
