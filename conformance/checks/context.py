@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import string
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from hypothesis import HealthCheck, Phase, settings
 
@@ -29,7 +29,7 @@ def _freeze_local_constants() -> None:
     from hypothesis.internal.conjecture import providers
 
     if hasattr(providers, "_get_local_constants") and hasattr(providers, "Constants"):
-        providers._get_local_constants = providers.Constants  # type: ignore[attr-defined]
+        providers._get_local_constants = providers.Constants
 
 
 _freeze_local_constants()
@@ -41,7 +41,7 @@ class CheckSkipped(Exception):
 
 def hypothesis_settings(profile: str, *, scale: float = 1.0) -> settings:
     """gate: derandomized and bounded; nightly: deep and random. ``scale`` shrinks costly tests."""
-    base = dict(
+    base: dict[str, Any] = dict(
         database=None,
         deadline=None,
         report_multiple_bugs=False,
@@ -78,7 +78,7 @@ class CheckContext:
     def sleep(self, seconds: float) -> None:
         self.session.sleep(seconds)
 
-    def skip(self, reason: str) -> None:
+    def skip(self, reason: str) -> NoReturn:
         raise CheckSkipped(reason)
 
     def observe(self, conflict_id: str, value: str) -> None:
@@ -122,7 +122,7 @@ class CheckContext:
         return self.session.send(request)
 
 
-class _Creds(dict):  # type: ignore[type-arg]
+class _Creds(dict[str, str]):
     """Formatter mapping that looks credentials up lazily (and skips when one is missing)."""
 
     def __init__(self, ctx: CheckContext) -> None:

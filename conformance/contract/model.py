@@ -169,14 +169,14 @@ class Contract:
     def request_schema(self, operation: str) -> dict[str, Any]:
         body = self.operation(operation).get("requestBody", {})
         content = body.get("content", {})
-        media = content.get("application/json") or next(iter(content.values()), {})
+        media: dict[str, Any] = content.get("application/json") or next(iter(content.values()), {})
         return media.get("schema", {})
 
     def request_example(self, operation: str) -> dict[str, Any]:
         """The contract's own example of a valid request body (boundary checks start from it)."""
         body = self.operation(operation).get("requestBody", {})
         content = body.get("content", {})
-        media = content.get("application/json") or next(iter(content.values()), {})
+        media: dict[str, Any] = content.get("application/json") or next(iter(content.values()), {})
         return copy.deepcopy(media.get("example", {}))
 
     def response_schema(self, operation: str, status: int) -> dict[str, Any] | None:

@@ -95,7 +95,7 @@ def _credits_never_deducted(sim: Simulator) -> Simulator:
             body["credits"]["remaining"] = 100_000.0
         return body
     inner = FaultySimulator(sim, after=after)
-    return _gen_response(edit)(inner)  # type: ignore[arg-type]
+    return _gen_response(edit)(inner)
 
 
 def _stuck_429(sim: Simulator) -> Simulator:

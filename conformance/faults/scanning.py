@@ -188,6 +188,17 @@ def _filter_free(request: Request, body: Any) -> int:
     return 1 if ":" in request.params.get("query", "") and request.params.get("page", "1") == "1" else 0
 
 
+def _strip_facet_counts(request: Request) -> Request:
+    request.query = [(k, re.sub(r":[0-9]+", "", v) if k == "facets" else v) for k, v in request.query]
+    return request
+
+
+def _default_query(request: Request) -> Request:
+    if request.path == SEARCH and "query" not in request.params:
+        request.query.append(("query", "nginx"))
+    return request
+
+
 def _keyless_lookups(request: Request) -> Request:
     lookups = ("/host/", "/org/member/", "/dns/domain/")
     if not any(k == "key" for k, _ in request.query) and any(p in request.path for p in lookups):
@@ -214,9 +225,7 @@ FAULTS: list[Fault] = [
     fault("error-without-error", "scanning.errors.error-body",
           "non-200 bodies say {message} instead of {error}")(on_response(_no_error_member)),
     fault("facets-ignore-count", "scanning.facets.count-suffix",
-          "the :count suffix of facets entries is ignored")(on_request(lambda r: (
-              setattr(r, "query", [(k, re.sub(r":[0-9]+", "", v) if k == "facets" else v)
-                                   for k, v in r.query]), r)[1])),
+          "the :count suffix of facets entries is ignored")(on_request(_strip_facet_counts)),
     fault("scan-not-deducted", "scanning.credits.scan-cost",
           "a scan leaves scan credits where they were")(
         _refund(_path(SCAN, "POST"), "scan_credits", lambda r, b: int(b["count"]))),
@@ -291,9 +300,7 @@ FAULTS: list[Fault] = [
         _drop_param(lambda r: r.path.startswith("/dns/domain/"), "type",
                     lambda v: v not in DNS_TYPES)),
     fault("search-query-defaulted", "scanning.search.query-required",
-          "a search without query searches everything")(on_request(lambda r: (
-              r.query.append(("query", "nginx")) if r.path == SEARCH and "query" not in r.params
-              else None, r)[1])),
+          "a search without query searches everything")(on_request(_default_query)),
     fault("myip-hostname", "scanning.tools.myip-shape",
           "myip answers a host name")(_edit_ok(_path("/tools/myip"), lambda b: "localhost")),
     fault("headers-not-echoed", "scanning.tools.httpheaders-echo",

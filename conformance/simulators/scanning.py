@@ -264,8 +264,10 @@ class ScanningSimulator(Simulator):
                 raise SimError(BAD_REQUEST, f"invalid IP or netblock: {target.strip()[:60]!r}") \
                     from None
         # Overlapping netblocks count each address once.
-        count = sum(n.num_addresses for v in (4, 6)
-                    for n in ipaddress.collapse_addresses(x for x in nets if x.version == v))
+        v4 = [n for n in nets if isinstance(n, ipaddress.IPv4Network)]
+        v6 = [n for n in nets if isinstance(n, ipaddress.IPv6Network)]
+        count = sum(n.num_addresses for n in ipaddress.collapse_addresses(v4)) + sum(
+            n.num_addresses for n in ipaddress.collapse_addresses(v6))
         if count > MAX_SCAN_IPS:
             raise SimError(BAD_REQUEST, f"at most {MAX_SCAN_IPS} IPs per scan")
         cost = count * SCAN_COST_PER_IP

@@ -125,9 +125,12 @@ _MATCHERS: dict[str, Callable[[dict[str, Any], str], bool]] = {
     "domain": lambda b, v: v.lower() in (d.lower() for d in b["domains"]),
     "tag": lambda b, v: v.lower() in b["tags"],
 }
+def _member(name: str) -> Callable[[dict[str, Any]], list[str]]:
+    return lambda banner: [str(banner[name])] if banner.get(name) is not None else []
+
+
 FACET_VALUES: dict[str, Callable[[dict[str, Any]], list[str]]] = {
-    **{f: (lambda b, f=f: [str(b[f])] if b.get(f) is not None else [])
-       for f in ("asn", "isp", "org", "os", "port", "product", "version", "transport")},
+    **{f: _member(f) for f in ("asn", "isp", "org", "os", "port", "product", "version", "transport")},
     "country": lambda b: [b["location"]["country_code"]],
     "city": lambda b: [b["location"]["city"]],
     "domain": lambda b: list(b["domains"]),

@@ -24,7 +24,7 @@ def to_httpx(client: httpx.Client, request: Request) -> httpx.Request:
     return client.build_request(
         request.method,
         request.path,
-        params=request.query or None,
+        params=list(request.query) or None,
         headers=request.headers,
         content=request.body or None,
     )

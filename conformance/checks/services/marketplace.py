@@ -178,7 +178,8 @@ def _typed_parameters(ctx: CheckContext, kind: str) -> list[tuple[str, dict[str,
             if "$ref" in param:
                 param = ctx.contract.openapi["components"]["parameters"][param["$ref"].rsplit("/", 1)[-1]]
             schema = ctx.contract.deref(param.get("schema", {}))
-            types = schema.get("type") if isinstance(schema.get("type"), list) else [schema.get("type")]
+            declared = schema.get("type")
+            types: list[Any] = declared if isinstance(declared, list) else [declared]
             if kind in types:
                 out.append((operation, param))
     return out

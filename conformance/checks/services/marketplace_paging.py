@@ -100,7 +100,8 @@ def paging_walk(ctx: CheckContext) -> None:
     api, rule = Api(ctx), ctx.rule
     id_field = rule.params["id_field"]
     limit = _limit_schema(ctx)["default"] if rule.params["limit"] == "default" else int(rule.params["limit"])
-    offset, seen, count = 0, {}, None
+    offset, count = 0, None
+    seen: dict[Any, int] = {}
     exchange: Exchange | None = None
     while offset <= _offset_max(ctx) and (count is None or offset < count):
         exchange, body = api.page(LISTINGS, limit=limit, offset=offset)

@@ -79,8 +79,9 @@ def host_history(ctx: CheckContext) -> None:
            expected="all historical banners: never fewer than the current ones")
 
 
-_BANNER_TYPES = {"port": (int, float), "transport": str, "data": str, "cpe": list, "opts": dict,
-                 "location": dict}
+_BANNER_TYPES: dict[str, type | tuple[type, ...]] = {
+    "port": (int, float), "transport": str, "data": str, "cpe": list, "opts": dict, "location": dict,
+}
 
 
 @for_rule("scanning.banner.shape")
