@@ -190,6 +190,33 @@ def _default_text_mode(body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
+def _coerce_num_cards(body: dict[str, Any]) -> dict[str, Any]:
+    value = body.get("numCards")
+    if isinstance(value, (bool, float)) or (isinstance(value, str) and value.isdigit()):
+        body["numCards"] = int(value)
+    return body
+
+
+def _failed_becomes_pending(sim: Simulator) -> Simulator:
+    failed: set[str] = set()
+
+    def after(request: Request, response: Response) -> Response:
+        if request.path.startswith("/v1.0/generations/") and response.status == 200:
+            body = json.loads(response.body)
+            if body.get("generationId") in failed:
+                response.body = json.dumps({"generationId": body["generationId"], "status": "pending"}).encode()
+            elif body.get("status") == "failed":
+                failed.add(body["generationId"])
+        return response
+    return FaultySimulator(sim, after=after)  # type: ignore[return-value]
+
+
+def _created_garbage(request: Request, response: Response) -> Response:
+    if request.method == "POST" and request.path == "/v1.0/generations" and response.status == 200:
+        response.status, response.body = 201, b'{"id": 42}'
+    return response
+
+
 FAULTS: list[Fault] = [
     fault("accepts-400001-chars", "presentations.generate.input-text-length",
           "inputText over 400000 characters is cut to fit and accepted")(
@@ -247,4 +274,11 @@ FAULTS: list[Fault] = [
           "folders pages say hasMore but carry no nextCursor")(on_response(_drop_next_cursor)),
     fault("numeric-generation-id", "presentations.generate.valid-accepted",
           "the create response gives generationId as a number")(on_response(_number_id)),
+    # From the second review: wrong servers that weaker checks once let pass.
+    fault("coerces-num-cards-string", "presentations.generate.invalid-rejected",
+          'numCards "7" (a string) is quietly read as 7')(_body_edit("/v1.0/generations", _coerce_num_cards)),
+    fault("failed-becomes-pending", "presentations.lifecycle.final-is-final",
+          "a failed generation reads as pending on the next poll")(_failed_becomes_pending),
+    fault("created-201-garbage", "presentations.generate.valid-accepted",
+          "generations are created with 201 and a body that is not {generationId}")(on_response(_created_garbage)),
 ]

@@ -42,7 +42,7 @@ def test_rules_lists_each_rule_with_its_check() -> None:
     assert proc.returncode == 0
     assert "presentations.generate.input-text-length" in proc.stdout
     assert "limit_boundary" in proc.stdout and "UNCHECKED" not in proc.stdout
-    assert "39 rules (39 with a check), 20 gaps, 1 conflicts" in proc.stdout
+    assert "39 rules (39 with a check), 21 gaps, 1 conflicts" in proc.stdout
 
 
 def test_selftest_lists_faults() -> None:

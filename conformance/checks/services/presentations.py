@@ -83,9 +83,7 @@ def generation_shape(ctx: CheckContext) -> None:
     _poll(ctx, ctx.rule.id, generation_id)  # the final form is validated on the way
 
 
-@for_rule("presentations.lifecycle.final-is-final")
-def final_is_final(ctx: CheckContext) -> None:
-    exchange, body = _completed(ctx, ctx.rule.id)
+def _stays(ctx: CheckContext, body: dict[str, Any]) -> None:
     interval = ctx.contract.rule("presentations.lifecycle.reaches-final").params["poll_seconds"]
     for _ in range(ctx.rule.params["extra_polls"]):
         ctx.sleep(interval)
@@ -93,6 +91,19 @@ def final_is_final(ctx: CheckContext) -> None:
         expect(again.response.json() == body, ctx.rule.id,
                f"a {body['status']} generation changed on a later poll", exchange=again,
                expected=f"the same {body['status']} Generation as before")
+
+
+@for_rule("presentations.lifecycle.final-is-final")
+def final_is_final(ctx: CheckContext) -> None:
+    _, completed = _completed(ctx, ctx.rule.id)
+    _stays(ctx, completed)
+    # Both final states are named final; the failed half needs an input the target fails.
+    prefix = ctx.credential("FAIL_INPUT")
+    _, generation_id = _create(ctx, ctx.rule.id, inputText=prefix + " conformance failure probe")
+    exchange, failed = _poll(ctx, ctx.rule.id, generation_id)
+    expect(failed["status"] == "failed", ctx.rule.id, "the failing input did not fail",
+           exchange=exchange, expected="status failed")
+    _stays(ctx, failed)
 
 
 @for_rule("presentations.lifecycle.completed-fields")
