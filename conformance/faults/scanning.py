@@ -212,6 +212,52 @@ def _refusals_as_500(request: Request, response: Response) -> Response:
     return response
 
 
+def _dns_page(request: Request) -> bool:
+    return request.method == "GET" and request.path.startswith("/dns/domain/")
+
+
+def _first_dns_page_ends(request: Request, response: Response) -> Response:
+    # Page 1 (full) says more: false while page 2 still holds entries. (The variant whose page 2
+    # is empty too, a server that never pages, cannot be told from a one-page domain: the check
+    # skips it, "paging (more=true) is not exercised", and no fault can stand for it.)
+    if _dns_page(request) and response.status == 200 and request.params.get("page", "1") == "1":
+        response.body = json_edit(response.body, lambda b: {**b, "more": False})
+    return response
+
+
+def _api_info_charges_free_search(sim: Simulator) -> After:
+    # api-info costs a query credit per read (the document does not say it is free, so that
+    # alone conforms) and every search is refunded its cost (that does not).
+    def after(request: Request, response: Response) -> Response:
+        account = _account(sim, request)
+        if account is not None and response.status == 200:
+            if request.path == "/api-info" and account.query_credits > 0:
+                account.query_credits -= 1
+            if request.path == SEARCH:
+                account.query_credits += 1
+        return response
+    return after
+
+
+def _total_is_page(request: Request, response: Response) -> Response:
+    if request.path == SEARCH and response.status == 200:
+        response.body = json_edit(response.body, lambda b: {**b, "total": len(b["matches"])})
+    return response
+
+
+def _page_refused(request: Request, response: Response) -> Response:
+    paged = request.path == SEARCH or _dns_page(request)
+    if paged and any(k == "page" for k, _ in request.query):
+        return Response.json_response(400, {"error": "page is not supported"})
+    return response
+
+
+def _resolve_empty(request: Request, response: Response) -> Response:
+    if request.path == "/dns/resolve" and response.status == 200:
+        response.body = b"{}"
+    return response
+
+
 FAULTS: list[Fault] = [
     fault("count-charges-credit", "scanning.credits.count-free",
           "host count takes a query credit")(_refund(_path(COUNT), "query_credits", lambda r, b: -1)),
@@ -319,5 +365,23 @@ FAULTS: list[Fault] = [
           "host, org member and DNS domain lookups are served without a key")(on_request(_keyless_lookups)),
     fault("refusals-as-500", "scanning.plan.scan-needs-paid",
           "refusals of scans and org calls are answered 500 instead of 4xx")(on_response(_refusals_as_500)),
+    # From review 2.
+    fault("dns-more-false-page2-filled", "scanning.dns.paging-more",
+          "DNS page 1 says more: false although page 2 holds entries")(
+        on_response(_first_dns_page_ends)),
+    fault("history-ignored", "scanning.host.history",
+          "host lookup ignores history=true and answers the current banners")(
+        _drop_param(_is_host, "history")),
+    fault("api-info-charges-and-free-search", "scanning.credits.search-filter-cost",
+          "api-info costs a query credit per read and searches cost nothing")(
+        _with_state(_api_info_charges_free_search)),
+    fault("search-total-is-page", "scanning.search.paging-walk",
+          "search total counts the matches of the page answered, not of the query")(
+        on_response(_total_is_page)),
+    fault("page-param-refused", "scanning.search.page-type",
+          "search and DNS domain lookups refuse the page parameter whatever its value")(
+        on_response(_page_refused)),
+    fault("resolve-empty", "scanning.dns.resolve-shape",
+          "resolve answers {} whatever hostnames it is asked")(on_response(_resolve_empty)),
 ]
 
