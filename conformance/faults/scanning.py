@@ -383,5 +383,7 @@ FAULTS: list[Fault] = [
         on_response(_page_refused)),
     fault("resolve-empty", "scanning.dns.resolve-shape",
           "resolve answers {} whatever hostnames it is asked")(on_response(_resolve_empty)),
+    fault("reverse-extra-ip", "scanning.dns.reverse-shape",
+          "reverse also answers an IP it was not asked")(
+        _edit_ok(_path("/dns/reverse"), lambda b: {**b, "198.51.100.250": ["extra.example.com"]})),
 ]
-

@@ -122,7 +122,12 @@ def resolve_shape(ctx: CheckContext) -> None:
 def reverse_shape(ctx: CheckContext) -> None:
     ips = sample_hosts(ctx, ctx.rule.params["max_hosts"])
     exchange = ctx.call(REVERSE, params={"ips": ",".join(ips)})
-    if not expect_shape(ctx, exchange, REVERSE, "reverse"):
+    body = expect_shape(ctx, exchange, REVERSE, "reverse")
+    extra = sorted(set(body or {}) - set(ips))
+    expect(not extra, ctx.rule.id, f"reverse answered IPs it was not asked: {extra}", exchange=exchange,
+           expected=f"keys among {ips}")
+    if not body:
+        # An empty answer for the target's own hosts is caught by the round-trip rule.
         ctx.skip(f"reverse knew none of {ips} here: no entry to check (unknown IPs are a gap)")
 
 
