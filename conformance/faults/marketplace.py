@@ -26,6 +26,7 @@ LISTINGS = APP + "/listings"
 TOKEN = "/v3/public/oauth/token"
 CONNECT = "/oauth/connect"
 _RECEIPTS = re.compile(r"^/v3/application/shop/[^/]+/receipts$")
+_CREATE = re.compile(r"^/v3/application/shop/[^/]+/listings$")
 _IMAGE = re.compile(r"^/v3/application/shop/[^/]+/listings/[^/]+/images/[^/]+$")
 _FOREVER = 10.0 ** 12
 
@@ -97,6 +98,18 @@ def _all_scopes(sim: Simulator) -> Simulator:
     return _patch_authenticate(sim, wrap)
 
 
+def _trust_user_prefix(sim: Simulator) -> Simulator:
+    """Bearer <digits>.<anything> is served as that user: the token itself is never looked up."""
+    def wrap(real: Callable[[str | None, str], Grant]) -> Callable[[str | None, str], Grant]:
+        def authenticate(authorization: str | None, app_key: str) -> Grant:
+            match = re.fullmatch(r"Bearer ([0-9]+)\..+", authorization or "")
+            if match is None:
+                return real(authorization, app_key)
+            return Grant(int(match.group(1)), SIM_CLIENT_ID, SCOPES, _FOREVER)
+        return authenticate
+    return _patch_authenticate(sim, wrap)
+
+
 def _grants(attr: str, pred: Callable[[Request], bool]) -> Callable[[Simulator], Simulator]:
     """After matching requests, every grant in ``sim.oauth.<attr>`` lives (practically) forever."""
     def apply(sim: Simulator) -> Simulator:
@@ -164,6 +177,20 @@ def _location_edit(edit: Callable[[dict[str, str]], dict[str, str]]) -> Callable
     return on_response(after)
 
 
+def _connect_errors_500(request: Request, response: Response) -> Response:
+    """Every authorization request that issues no code crashes instead of failing readably."""
+    if request.path == CONNECT and "code=" not in (response.header("location") or ""):
+        return Response.json_response(500, {"error": "server_error", "error_description": "internal error"})
+    return response
+
+
+def _first_scope_only(request: Request) -> Request:
+    """Only the first of the space-separated scopes is read (as if the list were one scope)."""
+    if request.path == CONNECT and "scope" in request.params:
+        request = _query(request, lambda q: {**q, "scope": q["scope"].split(" ")[0]})
+    return request
+
+
 def _broken_refresh(request: Request) -> Request:
     if _is_token(request, "refresh_token"):
         request.body = urlencode({**_form(request), "refresh_token": "0.broken"}).encode()
@@ -185,10 +212,21 @@ def _ids_from_headers(request: Request) -> Request:
     return request
 
 
-def _delete_again(request: Request, response: Response) -> Response:
-    if request.method == "DELETE" and _IMAGE.match(request.path) and response.status == 404:
-        return Response(204)
-    return response
+def _delete_again(status: int) -> Callable[[Request, Response], Response]:
+    """Deleting an image that is gone answers ``status`` (a success, or a crash) instead of a 4xx."""
+    def after(request: Request, response: Response) -> Response:
+        if request.method == "DELETE" and _IMAGE.match(request.path) and response.status == 404:
+            return Response(204) if status == 204 else Response.json_response(status, {"error": "internal error"})
+        return response
+    return after
+
+
+def _form_latin1(request: Request) -> Request:
+    """createDraftListing decodes its UTF-8 form as latin-1: the mojibake is stored, 201 answered."""
+    if request.method == "POST" and _CREATE.match(request.path):
+        pairs = parse_qsl(request.body.decode("ascii", "replace"), keep_blank_values=True, encoding="latin-1")
+        request.body = urlencode(pairs).encode("utf-8")
+    return request
 
 
 def _non_ascii_refused(request: Request, response: Response) -> Response:
@@ -236,6 +274,28 @@ def _page_cut(size: int, only_without_limit: bool) -> Callable[[Request, Respons
             response.body = json_edit(response.body, lambda b: {**b, "results": b["results"][:size]})
         return response
     return after
+
+
+def _limit_refused(request: Request, response: Response) -> Response:
+    """The limit parameter is refused whatever its value."""
+    if any(name == "limit" for name, _ in request.query):
+        return Response.json_response(400, {"error": "limit is not supported"})
+    return response
+
+
+def _count_is_page_size(body: Any) -> Any:
+    return {**body, "count": len(body["results"])} if isinstance(body, dict) and "results" in body else body
+
+
+def _flatten_money(node: Any) -> Any:
+    """Every Money object becomes the plain number amount / divisor."""
+    if isinstance(node, dict):
+        if {"amount", "divisor"} <= set(node) and isinstance(node["divisor"], int) and node["divisor"]:
+            return node["amount"] / node["divisor"]
+        return {key: _flatten_money(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_flatten_money(value) for value in node]
+    return node
 
 
 def _negative_offset_500(request: Request, response: Response) -> Response:
@@ -288,7 +348,7 @@ FAULTS: list[Fault] = [
     fault("ids-from-headers", "marketplace.endpoint.ids-in-path",
           "deleteListingImage takes its ids from headers when the path lacks them")(on_request(_ids_from_headers)),
     fault("delete-twice-succeeds", "marketplace.endpoint.delete-listing-image",
-          "deleting an image that is gone succeeds again")(on_response(_delete_again)),
+          "deleting an image that is gone succeeds again")(on_response(_delete_again(204))),
     fault("receipts-without-results", "marketplace.endpoint.shop-receipts",
           "getShopReceipts answers with count only")(
         _ok_json(lambda r: r.method == "GET" and bool(_RECEIPTS.match(r.path)), lambda b: {"count": b["count"]})),
@@ -313,7 +373,7 @@ FAULTS: list[Fault] = [
           "a page never holds more than 50 records")(on_response(_page_cut(50, False))),
     fault("count-equals-page-size", "marketplace.paging.count-total",
           "count is the number of records on the page")(
-        _ok_json(lambda r: r.method == "GET", lambda b: {**b, "count": len(b["results"])} if "results" in b else b)),
+        _ok_json(lambda r: r.method == "GET", _count_is_page_size)),
     fault("pages-overlap", "marketplace.paging.walk",
           "every page after the first starts one record early")(on_request(_shift_offset)),
     fault("unlisted-receipt-status", "marketplace.receipts.status-values",
@@ -361,4 +421,23 @@ FAULTS: list[Fault] = [
     # From review: a refresh token refused for reuse must not pass for one refused for age.
     fault("single-use-refresh-no-expiry", "marketplace.oauth.refresh-token-lifetime",
           "refresh tokens never expire but are single-use")(_single_use_refresh_no_expiry),
+    # From review 2: wrong servers that weaker checks passed (or skipped).
+    fault("trust-user-prefix", "marketplace.auth.bearer-garbage",
+          "Bearer <user_id>.<anything> is served as that user; the token is never looked up")(_trust_user_prefix),
+    fault("form-latin1-garbled", "marketplace.endpoint.form-posts",
+          "createDraftListing decodes its UTF-8 form as latin-1 and stores the mojibake")(on_request(_form_latin1)),
+    fault("count-is-page-size-only", "marketplace.paging.walk",
+          "getListingsByShop's count is the number of records on the page")(
+        _ok_json(_is_listings, _count_is_page_size)),
+    fault("delete-again-500", "marketplace.endpoint.delete-listing-image",
+          "deleting an image that is gone crashes with 500")(on_response(_delete_again(500))),
+    fault("connect-errors-500", "marketplace.oauth.redirect-https",
+          "every authorization request that issues no code crashes with 500")(on_response(_connect_errors_500)),
+    fault("first-scope-only", "marketplace.oauth.scope-space-separated",
+          "only the first of the space-separated scopes is granted")(on_request(_first_scope_only)),
+    fault("limit-param-refused", "marketplace.types.integer",
+          "limit is refused whatever its value")(on_response(_limit_refused)),
+    fault("flat-money", "marketplace.money.shape",
+          "prices and totals are plain numbers, no Money object anywhere")(
+        _ok_json(lambda r: r.method == "GET", _flatten_money)),
 ]

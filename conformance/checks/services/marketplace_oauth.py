@@ -44,8 +44,7 @@ CONNECT = "GET /oauth/connect"
 
 
 def _accepted_on_receipts(ctx: CheckContext, rule_id: str, bearer: str, why: str) -> None:
-    if optional(ctx, "SHOP_ID") is None:
-        return
+    ctx.credential("SHOP_ID")  # skips with the reason where it is not configured; never a silent pass
     expect_status(rule_id, scoped_call(ctx, RECEIPTS, bearer), success_statuses(ctx.contract, RECEIPTS), why)
 
 
@@ -144,6 +143,16 @@ def _code_issued(exchange: Exchange) -> bool:
     return redirect is not None and bool(redirect.params.get("code"))
 
 
+def _failed_properly(exchange: Exchange, query: dict[str, str]) -> bool:
+    """A failed authorization request: an error redirect back to the redirect_uri sent (with error,
+    without code) or a 4xx refusal. A 5xx is a crash, not a failure the client can read."""
+    if refused(exchange):
+        return True
+    redirect = _redirect(exchange)
+    return (redirect is not None and "redirect_uri" in query and redirect.base == query["redirect_uri"]
+            and bool(redirect.params.get("error")) and "code" not in redirect.params)
+
+
 # -- checks ----------------------------------------------------------------------------------
 @for_rule("marketplace.oauth.connect-redirect", "marketplace.oauth.state-echoed",
           "marketplace.oauth.scope-space-separated", "marketplace.oauth.token-exchange")
@@ -216,10 +225,15 @@ def connect_refused(ctx: CheckContext) -> None:
     elif rule.kind == "enum":
         variants += [MISSING, "zz-not-listed"]
     for n, value in enumerate(variants, start=1):
-        exchange = connect(ctx, connect_query(ctx, Pkce.make(rule.id, n), **{name: value}))
+        query = connect_query(ctx, Pkce.make(rule.id, n), **{name: value})
+        exchange = connect(ctx, query)
         shown = "left out" if value is MISSING else f"={value!r}"
         expect(not _code_issued(exchange), rule.id, f"{name} {shown}: a code was issued anyway",
                exchange=exchange, expected="no code (an error redirect or a 4xx)")
+        expect(_failed_properly(exchange, query), rule.id,
+               f"{name} {shown}: answered {exchange.response.status} "
+               f"{exchange.response.header('location') or ''}".rstrip(), exchange=exchange,
+               expected="an error redirect to the redirect_uri sent (error, no code) or a 4xx refusal")
 
 
 @for_rule("marketplace.oauth.token-fields-required", "marketplace.oauth.token-grant-type",

@@ -117,6 +117,16 @@ def paging_walk(ctx: CheckContext) -> None:
     if count is not None and count <= _offset_max(ctx) + limit:
         expect(len(seen) == count, rule.id, f"the walk met {len(seen)} distinct records; count says {count}",
                exchange=exchange, expected="pages whose union is count records")
+    if offset > _offset_max(ctx):
+        return
+    # The page past the end that count announces must be empty: a count that is too small
+    # (one page's worth, say) would otherwise end the walk early and agree with itself.
+    exchange, body = api.page(LISTINGS, limit=limit, offset=offset)
+    beyond = items(ctx, body)
+    expect(not beyond, rule.id, f"count says {count}, but offset={offset} still holds {len(beyond)} records",
+           exchange=exchange, expected="no records past count")
+    if offset <= limit:
+        ctx.skip(f"the walk saw one page (count {count}, limit {limit}): paging not exercised")
 
 
 def _all_items(ctx: CheckContext, api: Api, operation: str, **params: Any) -> list[tuple[dict[str, Any], Exchange]]:
@@ -207,10 +217,21 @@ def resource_shapes(ctx: CheckContext) -> None:
         exchange = api.call(operation)
         expect_status(rule.id, exchange, success_statuses(ctx.contract, operation), operation)
         body = exchange.response.json()
+        if name == "Money":
+            # The named fields (rule params) must hold a Money object wherever a record carries them;
+            # a plain number there is no Money, and must not make the check skip.
+            records = body.get("results") if isinstance(body, dict) else None
+            for record in (r for r in (records if isinstance(records, list) else []) if isinstance(r, dict)):
+                for key in (k for k in rule.params["fields"].get(operation, []) if k in record):
+                    checked += 1
+                    expect(isinstance(record[key], dict), rule.id,
+                           f"{operation}: {key} is {record[key]!r}, not a Money object",
+                           exchange=exchange, expected="an object with amount, divisor and currency_code")
         for node in (_money_like(body) if name == "Money" else [body]):
             checked += 1
             error = next(iter(check.iter_errors(node)), None)
             expect(error is None, rule.id, f"{operation}: {name} {error.message if error else ''}",
                    exchange=exchange, expected=f"a valid {name}")
     if checked == 0:
-        ctx.skip("no response holds a Money object (where Money appears is not shown)")
+        ctx.skip(f"no record carries {', '.join(f for fs in rule.params['fields'].values() for f in fs)} or any "
+                 "Money-like object (where Money appears is not shown: gap resource-fields)")
