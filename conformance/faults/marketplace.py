@@ -1,8 +1,8 @@
 """Faults of the marketplace simulator: each makes it break one documented rule.
 
 Most are wrappers that rewrite a request before the simulator sees it or a response after it;
-the OAuth ones patch the simulator's OAuth server (its codes, grants or ``authenticate``), the
-smallest change that makes the server wrong in exactly one way.
+the OAuth ones (``marketplace_oauth``) patch the simulator's OAuth server (its codes, grants or
+``authenticate``), the smallest change that makes the server wrong in exactly one way.
 """
 
 from __future__ import annotations
@@ -13,59 +13,25 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, unquote_to_bytes, urlencode
 
-from conformance.faults.base import Fault, FaultySimulator, fault, json_edit, on_request, on_response
+from conformance.faults.base import Fault, fault, json_edit, on_request, on_response
+from conformance.faults.marketplace_oauth import OAUTH_FAULTS
+from conformance.faults.marketplace_support import (
+    _CREATE,
+    _FOREVER,
+    _IMAGE,
+    _RECEIPTS,
+    APP,
+    _is_listings,
+    _ok_json,
+    _query,
+    _results,
+)
 from conformance.simulators import Simulator
 from conformance.simulators.marketplace import SIM_CLIENT_ID, SIM_SHARED_SECRET, SIM_USER_ID
-from conformance.simulators.marketplace_oauth import SCOPES, Grant, pkce_challenge
+from conformance.simulators.marketplace_oauth import SCOPES, Grant
 from conformance.transport.model import Request, Response
 
 __all__ = ["FAULTS"]
-
-APP = "/v3/application"
-LISTINGS = APP + "/listings"
-TOKEN = "/v3/public/oauth/token"
-CONNECT = "/oauth/connect"
-_RECEIPTS = re.compile(r"^/v3/application/shop/[^/]+/receipts$")
-_CREATE = re.compile(r"^/v3/application/shop/[^/]+/listings$")
-_IMAGE = re.compile(r"^/v3/application/shop/[^/]+/listings/[^/]+/images/[^/]+$")
-_FOREVER = 10.0 ** 12
-
-
-def _query(request: Request, edit: Callable[[dict[str, str]], dict[str, str]]) -> Request:
-    request.query = list(edit(dict(request.query)).items())
-    return request
-
-
-def _form(request: Request) -> dict[str, str]:
-    try:
-        return dict(parse_qsl(request.body.decode("utf-8"), keep_blank_values=True))
-    except UnicodeDecodeError:
-        return {}
-
-
-def _ok_json(pred: Callable[[Request], bool], edit: Callable[[Any], Any]) -> Callable[[Simulator], Simulator]:
-    """Edit the JSON body of 2xx responses to requests ``pred`` selects."""
-    def after(request: Request, response: Response) -> Response:
-        if pred(request) and 200 <= response.status < 300:
-            response.body = json_edit(response.body, edit)
-        return response
-    return on_response(after)
-
-
-def _results(edit: Callable[[dict[str, Any]], None]) -> Callable[[Any], Any]:
-    def run(body: Any) -> Any:
-        for item in body.get("results", []) if isinstance(body, dict) else []:
-            edit(item)
-        return body
-    return run
-
-
-def _is_listings(request: Request) -> bool:
-    return request.method == "GET" and request.path == LISTINGS
-
-
-def _is_token(request: Request, grant: str | None = None) -> bool:
-    return request.path == TOKEN and (grant is None or _form(request).get("grant_type") == grant)
 
 
 # -- keys and bearer tokens -------------------------------------------------------------------
@@ -108,93 +74,6 @@ def _trust_user_prefix(sim: Simulator) -> Simulator:
             return Grant(int(match.group(1)), SIM_CLIENT_ID, SCOPES, _FOREVER)
         return authenticate
     return _patch_authenticate(sim, wrap)
-
-
-def _grants(attr: str, pred: Callable[[Request], bool]) -> Callable[[Simulator], Simulator]:
-    """After matching requests, every grant in ``sim.oauth.<attr>`` lives (practically) forever."""
-    def apply(sim: Simulator) -> Simulator:
-        def after(request: Request, response: Response) -> Response:
-            table = getattr(sim.oauth, attr)  # type: ignore[attr-defined]
-            for key, grant in table.items():
-                table[key] = dataclasses.replace(grant, expires=_FOREVER)
-            return response
-        return FaultySimulator(sim, after=lambda req, resp: after(req, resp) if pred(req) else resp)  # type: ignore[return-value]
-    return apply
-
-
-# -- OAuth ----------------------------------------------------------------------------------
-def _any_verifier(sim: Simulator) -> Simulator:
-    def before(request: Request) -> Request:
-        form = _form(request)
-        entry = sim.oauth.codes.get(form.get("code", ""))  # type: ignore[attr-defined]
-        if _is_token(request, "authorization_code") and entry is not None and form.get("code_verifier"):
-            entry.challenge = pkce_challenge(form["code_verifier"])
-        return request
-    return FaultySimulator(sim, before=before)  # type: ignore[return-value]
-
-
-def _codes_reusable(sim: Simulator) -> Simulator:
-    def after(request: Request, response: Response) -> Response:
-        for entry in sim.oauth.codes.values():  # type: ignore[attr-defined]
-            entry.used = False
-        return response
-    return FaultySimulator(sim, after=after)  # type: ignore[return-value]
-
-
-def _http_redirect_accepted(sim: Simulator) -> Simulator:
-    """The simulator validates an https twin of an http redirect_uri; the Location goes back to http."""
-    downgrade: set[int] = set()
-
-    def before(request: Request) -> Request:
-        uri = request.params.get("redirect_uri", "")
-        if request.path == CONNECT and uri.startswith("http://"):
-            downgrade.add(id(request))
-            request = _query(request, lambda q: {**q, "redirect_uri": "https://" + uri[len("http://"):]})
-        return request
-
-    def after(request: Request, response: Response) -> Response:
-        location = response.header("location")
-        if id(request) in downgrade and location:
-            downgrade.discard(id(request))
-            response.headers["location"] = "http://" + location[len("https://"):]
-        return response
-    return FaultySimulator(sim, before=before, after=after)  # type: ignore[return-value]
-
-
-def _plain_method(request: Request) -> Request:
-    if request.path == CONNECT and request.params.get("code_challenge_method") != "S256":
-        request = _query(request, lambda q: {**q, "code_challenge_method": "S256"})
-    return request
-
-
-def _location_edit(edit: Callable[[dict[str, str]], dict[str, str]]) -> Callable[[Simulator], Simulator]:
-    def after(request: Request, response: Response) -> Response:
-        location = response.header("location")
-        if request.path == CONNECT and location and "?" in location:
-            base, _, query = location.partition("?")
-            response.headers["location"] = base + "?" + urlencode(edit(dict(parse_qsl(query))))
-        return response
-    return on_response(after)
-
-
-def _connect_errors_500(request: Request, response: Response) -> Response:
-    """Every authorization request that issues no code crashes instead of failing readably."""
-    if request.path == CONNECT and "code=" not in (response.header("location") or ""):
-        return Response.json_response(500, {"error": "server_error", "error_description": "internal error"})
-    return response
-
-
-def _first_scope_only(request: Request) -> Request:
-    """Only the first of the space-separated scopes is read (as if the list were one scope)."""
-    if request.path == CONNECT and "scope" in request.params:
-        request = _query(request, lambda q: {**q, "scope": q["scope"].split(" ")[0]})
-    return request
-
-
-def _broken_refresh(request: Request) -> Request:
-    if _is_token(request, "refresh_token"):
-        request.body = urlencode({**_form(request), "refresh_token": "0.broken"}).encode()
-    return request
 
 
 # -- paths, bodies, types -------------------------------------------------------------------
@@ -304,38 +183,6 @@ def _negative_offset_500(request: Request, response: Response) -> Response:
     return response
 
 
-class _FrozenClock:
-    """A clock that never moves: nothing the simulator issues ever expires."""
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-
-    def now(self) -> float:
-        return float(self._inner.now())
-
-    def advance(self, seconds: float) -> None:
-        return None
-
-
-def _single_use_refresh_no_expiry(sim: Simulator) -> Simulator:
-    # Rotation instead of expiry: a reused refresh token is refused, an old one never is.
-    sim.clock = _FrozenClock(sim.clock)  # type: ignore[assignment]
-    used: set[str] = set()
-
-    def before(request: Request) -> Request:
-        if request.path.endswith("/oauth/token"):
-            form = dict(parse_qsl(request.body.decode("utf-8", "replace")))
-            token = form.get("refresh_token")
-            if form.get("grant_type") == "refresh_token" and token:
-                if token in used:
-                    form["refresh_token"] = "used-up"
-                    request.body = urlencode(form).encode()
-                used.add(token)
-        return request
-
-    return FaultySimulator(sim, before=before)  # type: ignore[return-value]
-
-
 FAULTS: list[Fault] = [
     fault("keystring-alone-accepted", "marketplace.auth.key-format",
           "x-api-key without the shared secret is accepted")(on_request(_add_secret)),
@@ -391,36 +238,7 @@ FAULTS: list[Fault] = [
         _ok_json(_is_listings, _results(lambda i: i.get("price", {}).pop("divisor", None)))),
     fault("negative-offset-500", "marketplace.generic.responses-documented",
           "a negative offset crashes the service with 500")(on_response(_negative_offset_500)),
-    fault("http-redirect-accepted", "marketplace.oauth.redirect-https",
-          "an http redirect_uri gets a code")(_http_redirect_accepted),
-    fault("plain-challenge-accepted", "marketplace.oauth.code-challenge-method",
-          "a request without code_challenge_method=S256 is treated as S256")(on_request(_plain_method)),
-    fault("state-not-echoed", "marketplace.oauth.state-echoed",
-          "the redirect back carries a state of the server's own")(
-        _location_edit(lambda q: {**q, "state": "sim-state"} if "state" in q else q)),
-    fault("error-without-description", "marketplace.oauth.error-redirect",
-          "an error redirect has no error_description")(
-        _location_edit(lambda q: {k: v for k, v in q.items() if k != "error_description"})),
-    fault("code-exchange-without-refresh-token", "marketplace.oauth.token-exchange",
-          "the code exchange gives an access token only")(
-        _ok_json(lambda r: _is_token(r, "authorization_code"),
-                 lambda b: {k: v for k, v in b.items() if k != "refresh_token"})),
-    fault("verifier-not-checked", "marketplace.oauth.token-verifier-match",
-          "any well-formed code_verifier is accepted")(_any_verifier),
-    fault("reused-code-accepted", "marketplace.oauth.code-single-use",
-          "an authorization code can be exchanged again")(_codes_reusable),
-    fault("refresh-grant-broken", "marketplace.oauth.refresh-grant",
-          "every refresh_token grant is refused")(on_request(_broken_refresh)),
-    fault("access-token-never-expires", "marketplace.oauth.access-token-lifetime",
-          "access tokens are still accepted after the hour")(_grants("access", lambda r: _is_token(r))),
-    fault("refresh-token-never-expires", "marketplace.oauth.refresh-token-lifetime",
-          "refresh tokens are still accepted after 90 days")(_grants("refresh", lambda r: _is_token(r))),
-    fault("expires-in-two-hours", "marketplace.oauth.expires-in",
-          "the token response says expires_in 7200")(
-        _ok_json(lambda r: _is_token(r), lambda b: {**b, "expires_in": 7200})),
     # From review: a refresh token refused for reuse must not pass for one refused for age.
-    fault("single-use-refresh-no-expiry", "marketplace.oauth.refresh-token-lifetime",
-          "refresh tokens never expire but are single-use")(_single_use_refresh_no_expiry),
     # From review 2: wrong servers that weaker checks passed (or skipped).
     fault("trust-user-prefix", "marketplace.auth.bearer-garbage",
           "Bearer <user_id>.<anything> is served as that user; the token is never looked up")(_trust_user_prefix),
@@ -431,13 +249,9 @@ FAULTS: list[Fault] = [
         _ok_json(_is_listings, _count_is_page_size)),
     fault("delete-again-500", "marketplace.endpoint.delete-listing-image",
           "deleting an image that is gone crashes with 500")(on_response(_delete_again(500))),
-    fault("connect-errors-500", "marketplace.oauth.redirect-https",
-          "every authorization request that issues no code crashes with 500")(on_response(_connect_errors_500)),
-    fault("first-scope-only", "marketplace.oauth.scope-space-separated",
-          "only the first of the space-separated scopes is granted")(on_request(_first_scope_only)),
     fault("limit-param-refused", "marketplace.types.integer",
           "limit is refused whatever its value")(on_response(_limit_refused)),
     fault("flat-money", "marketplace.money.shape",
           "prices and totals are plain numbers, no Money object anywhere")(
         _ok_json(lambda r: r.method == "GET", _flatten_money)),
-]
+] + OAUTH_FAULTS
