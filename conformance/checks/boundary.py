@@ -15,18 +15,21 @@ from conformance.checks.expect import expect_status, success_statuses
 from conformance.checks.registry import for_kind
 from conformance.transport.model import Exchange
 
-__all__ = ["bound_values", "send_variant"]
+__all__ = ["MISSING", "bound_values", "send_variant", "with_member"]
 
-_MISSING = object()
+MISSING = object()  # as a value: leave the member out
 
 
-def _set(body: dict[str, Any], dotted: str, value: Any) -> dict[str, Any]:
+def with_member(body: dict[str, Any], dotted: str, value: Any) -> dict[str, Any]:
+    """A copy of ``body`` with the member at ``dotted`` (e.g. ``imageOptions.source``) set."""
     out = copy.deepcopy(body)
     node = out
     parts = dotted.split(".")
     for part in parts[:-1]:
-        node = node.setdefault(part, {})
-    if value is _MISSING:
+        if not isinstance(node.get(part), dict):
+            node[part] = {}
+        node = node[part]
+    if value is MISSING:
         node.pop(parts[-1], None)
     else:
         node[parts[-1]] = value
@@ -76,11 +79,11 @@ def send_variant(ctx: CheckContext, value: Any) -> Exchange:
     params = dict(rule.params.get("base_query", {}))
     path_values = dict(rule.params.get("path_values", {}))
     if area == "body":
-        return ctx.call(rule.operation, json_body=_set(body, name, value), params=params or None,
+        return ctx.call(rule.operation, json_body=with_member(body, name, value), params=params or None,
                         path_values=path_values)
     if area == "path":
-        path_values[name] = str(value) if value is not _MISSING else ""
-    elif value is _MISSING:
+        path_values[name] = str(value) if value is not MISSING else ""
+    elif value is MISSING:
         params.pop(name, None)
     else:
         params[name] = value
@@ -148,5 +151,5 @@ def enum_values(ctx: CheckContext) -> None:
 def required_member(ctx: CheckContext) -> None:
     rule = _pointed(ctx)
     _baseline(ctx)
-    expect_status(rule.id, send_variant(ctx, _MISSING), _violation_status(ctx),
+    expect_status(rule.id, send_variant(ctx, MISSING), _violation_status(ctx),
                   f"{rule.where} is required; a request without it must be refused")

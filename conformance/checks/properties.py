@@ -10,12 +10,12 @@ Generated bodies use documented members only (unknown members are a gap, not a r
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from hypothesis import given
 from hypothesis_jsonschema import from_schema
 
+from conformance.checks.boundary import with_member
 from conformance.checks.context import CheckContext, hypothesis_settings
 from conformance.checks.expect import expect_json_schema, expect_status, success_statuses
 from conformance.checks.registry import named
@@ -63,18 +63,6 @@ def _typed_paths(schema: dict[str, Any], contract: Any, prefix: str = "") -> lis
     return out
 
 
-def _set(body: dict[str, Any], dotted: str, value: Any) -> dict[str, Any]:
-    out = copy.deepcopy(body)
-    node = out
-    parts = dotted.split(".")
-    for part in parts[:-1]:
-        if not isinstance(node.get(part), dict):
-            node[part] = {}
-        node = node[part]
-    node[parts[-1]] = value
-    return out
-
-
 @named("valid-bodies")
 def valid_bodies_accepted(ctx: CheckContext, *, response_status: int = 200,
                           scale: float = 1.0) -> None:
@@ -114,5 +102,5 @@ def invalid_bodies_refused(ctx: CheckContext) -> None:
     refused = {int(status)} if status else set(range(400, 500))
     for path, kind in paths:
         for value in _WRONG[kind]:
-            exchange = ctx.call(operation, json_body=_set(base, path, value))
+            exchange = ctx.call(operation, json_body=with_member(base, path, value))
             expect_status(rule.id, exchange, refused, f"{path}={value!r} has the wrong type and must be refused")

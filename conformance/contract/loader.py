@@ -126,16 +126,20 @@ _OPENAPI_SHAPE: dict[str, Any] = {
 }
 
 
+def _validate(doc: Any, schema: dict[str, Any], path: Path) -> None:
+    try:
+        jsonschema.validate(doc, schema)
+    except jsonschema.ValidationError as exc:
+        place = "/".join(str(p) for p in exc.absolute_path) or "(top)"
+        raise ContractFileError(f"{path}: at {place}: {exc.message}") from None
+
+
 def _check_openapi(doc: Any, path: Path) -> None:
     if not isinstance(doc, dict) or not str(doc.get("openapi", "")).startswith("3.1"):
         raise ContractFileError(f"{path}: not an OpenAPI 3.1 document (missing 'openapi: 3.1.x')")
     if not isinstance(doc.get("paths"), dict) or not doc["paths"]:
         raise ContractFileError(f"{path}: no paths")
-    try:
-        jsonschema.validate(doc, _OPENAPI_SHAPE)
-    except jsonschema.ValidationError as exc:
-        place = "/".join(str(p) for p in exc.absolute_path) or "(top)"
-        raise ContractFileError(f"{path}: at {place}: {exc.message}") from None
+    _validate(doc, _OPENAPI_SHAPE, path)
     for name, schema in (doc.get("components", {}).get("schemas") or {}).items():
         try:
             jsonschema.Draft202012Validator.check_schema(schema)
@@ -164,11 +168,7 @@ def _load(service: str, root: str) -> Contract:
     openapi = _read_yaml(openapi_path)
     _check_openapi(openapi, openapi_path)
     cat = _read_yaml(rules_path)
-    try:
-        jsonschema.validate(cat, CATALOGUE_SCHEMA)
-    except jsonschema.ValidationError as exc:
-        place = "/".join(str(p) for p in exc.absolute_path) or "(top)"
-        raise ContractFileError(f"{rules_path}: at {place}: {exc.message}") from None
+    _validate(cat, CATALOGUE_SCHEMA, rules_path)
     if cat["service"] != service:
         raise ContractFileError(f"{rules_path}: says service '{cat['service']}', expected '{service}'")
 
