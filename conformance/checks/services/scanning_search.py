@@ -99,13 +99,19 @@ _BANNER_TYPES: dict[str, type | tuple[type, ...]] = {
 }
 
 
-@for_rule("scanning.banner.shape")
-def banner_shape(ctx: CheckContext) -> None:
+def _sample_banners(ctx: CheckContext) -> tuple[str, Exchange, list[Any]]:
+    """The first sample host's banners (skip when it has none: nothing to check)."""
     ip = sample_hosts(ctx, 1)[0]
     exchange, body = _host(ctx, ip)
     banners = _banners(body)
     if not banners:
         ctx.skip(f"host {ip} has no banners on this target")
+    return ip, exchange, banners
+
+
+@for_rule("scanning.banner.shape")
+def banner_shape(ctx: CheckContext) -> None:
+    ip, exchange, banners = _sample_banners(ctx)
     for i, banner in enumerate(banners):
         for member, kind in _BANNER_TYPES.items():
             expect(isinstance(banner.get(member), kind) and not isinstance(banner.get(member), bool),
@@ -118,11 +124,7 @@ def banner_shape(ctx: CheckContext) -> None:
 def metadata_key(ctx: CheckContext) -> None:
     params = ctx.rule.params
     key = params["key_template"].format(product=product(ctx))
-    ip = sample_hosts(ctx, 1)[0]
-    exchange, body = _host(ctx, ip)
-    banners = _banners(body)
-    if not banners:
-        ctx.skip(f"host {ip} has no banners on this target")
+    ip, exchange, banners = _sample_banners(ctx)
     for i, banner in enumerate(banners):
         meta = banner.get(key)
         expect(isinstance(meta, dict), ctx.rule.id, f"banner {i} of {ip} has no {key!r} object",
