@@ -26,22 +26,21 @@ def _target(exchange: Exchange, secrets: list[str]) -> str:
     return exchange.base_url + req.path + (f"?{query}" if query else "")
 
 
+def _render(first: str, headers: dict[str, str], body: bytes, secrets: list[str]) -> str:
+    lines = [first] + [f"{k}: {v}" for k, v in scrub_headers(headers, secrets).items()]
+    if body:
+        lines += ["", _body(body, secrets)]
+    return "\n".join(lines)
+
+
 def render_request(exchange: Exchange, secrets: list[str]) -> str:
     req = exchange.request
-    lines = [f"{req.method} {_target(exchange, secrets)}"]
-    lines += [f"{k}: {v}" for k, v in scrub_headers(req.headers, secrets).items()]
-    if req.body:
-        lines += ["", _body(req.body, secrets)]
-    return "\n".join(lines)
+    return _render(f"{req.method} {_target(exchange, secrets)}", req.headers, req.body, secrets)
 
 
 def render_response(exchange: Exchange, secrets: list[str]) -> str:
     res = exchange.response
-    lines = [f"HTTP {res.status}"]
-    lines += [f"{k}: {v}" for k, v in scrub_headers(res.headers, secrets).items()]
-    if res.body:
-        lines += ["", _body(res.body, secrets)]
-    return "\n".join(lines)
+    return _render(f"HTTP {res.status}", res.headers, res.body, secrets)
 
 
 def curl_line(exchange: Exchange, secrets: list[str]) -> str:
