@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from conformance.simulators.asgi import SimulatorApp
-from conformance.simulators.presentations import PresentationsSimulator
+from conformance.services.presentations.simulator import PresentationsSimulator
 from conformance.targets.base import _mock_transport
 
 KEY = {"X-API-KEY": PresentationsSimulator.credentials["API_KEY"]}

@@ -148,24 +148,27 @@ def _selftest(args: argparse.Namespace) -> int:
 
 
 def _rules(args: argparse.Namespace) -> int:
-    from conformance.checks.registry import check_for
     from conformance.contract import load_contract
     from conformance.contract.loader import available_services
+    from conformance.runner import collect_cases
 
     for service in args.service or available_services():
         contract = load_contract(service)
         checked = 0
         print(f"# {service}: {contract.title}")
-        for rule in contract.rules:
-            check = check_for(rule)
+        generic = 0
+        for case in collect_cases(contract):
+            rule, check = case.rule, case.check
             checked += check is not None
-            name = check.__name__ if check else "UNCHECKED"
+            generic += check is not None and not check.name.startswith("conformance.services.")
+            name = check.name.rsplit(".", 1)[-1] if check else "UNCHECKED"
             print(f"  {rule.id:58} {rule.kind:10} {name:28} {rule.source.text()}")
         for gap in contract.gaps:
             print(f"  {gap.id:58} {'gap':10} {'':28} {gap.statement}")
         for conflict in contract.conflicts:
             print(f"  {conflict.id:58} {'conflict':10} {'':28} {conflict.statement}")
-        print(f"  -- {len(contract.rules)} rules ({checked} with a check), {len(contract.gaps)} gaps, "
+        print(f"  -- {len(contract.rules)} rules ({checked} with a check, {generic} of them generic), "
+              f"{len(contract.gaps)} gaps, "
               f"{len(contract.conflicts)} conflicts\n")
     return 0
 

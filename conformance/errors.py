@@ -4,10 +4,14 @@
   expected and carries the exchange that shows it.
 * ``HarnessError``: we could not test at all (bad usage, bad contract file, unreachable target,
   a cassette that does not match). It is never counted against the target.
+
+Besides those, ``RuleSkipped`` says a rule was not checked, with a ``SkipKind`` so reports, Allure
+categories and exit codes decide on the kind, never by parsing the message.
 """
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -15,6 +19,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CassetteMismatch",
+    "CassetteMissing",
+    "RuleSkipped",
+    "SkipKind",
     "ContractFailure",
     "ContractFileError",
     "HarnessError",
@@ -68,3 +75,25 @@ class TargetUnreachable(HarnessError):
 
 class CassetteMismatch(HarnessError):
     """Replay met a request the cassette does not hold."""
+
+
+class CassetteMissing(CassetteMismatch):
+    """Replay has no cassette for this rule: the rule is skipped (kind ``cassette-missing``)."""
+
+
+class SkipKind(str, Enum):
+    """Why a rule was not checked. Never reported as passed."""
+
+    CREDENTIAL_MISSING = "credential-missing"  # the target lacks a credential or setting the rule needs
+    NOT_ON_TARGET = "not-checkable-on-target"  # the target cannot do what the check needs (wait, steer)
+    CASSETTE_MISSING = "cassette-missing"  # replay without a recording of this rule
+    NOT_EXERCISED = "not-exercised"  # the target's data did not let the check show anything
+    UNCHECKED = "unchecked"  # no check implements the rule
+
+
+class RuleSkipped(Exception):
+    """The rule cannot be checked here; ``kind`` says why in a way reports can count."""
+
+    def __init__(self, reason: str, kind: SkipKind = SkipKind.NOT_EXERCISED) -> None:
+        super().__init__(reason)
+        self.kind = kind

@@ -120,7 +120,7 @@ def _attach(outcome: Outcome, target: Target) -> None:
         outcome.exchanges[-1] if outcome.exchanges else None)
     if exchange is None:
         return
-    secrets = target.secrets()
+    secrets = outcome.secrets
     allure.attach(render_request(exchange, secrets), "request (redacted)", allure.attachment_type.TEXT)
     allure.attach(render_response(exchange, secrets), "response", allure.attachment_type.TEXT)
     allure.attach(curl_line(exchange, secrets), "reproduce with curl", allure.attachment_type.TEXT)
@@ -143,7 +143,9 @@ def conformance_check(conformance_settings: RunSettings, conformance_summary: Ru
         if outcome.status in (FAILED, ERROR):
             _attach(outcome, target)
         if outcome.status == SKIPPED:
-            pytest.skip(outcome.message)
+            # The kind leads the message: report categories match on it, not on the wording.
+            kind = outcome.skip_kind.value if outcome.skip_kind else "not-exercised"
+            pytest.skip(f"[{kind}] {outcome.message}")
         if outcome.status == FAILED:
             pytest.fail(outcome.message, pytrace=False)
         if outcome.status == ERROR:
@@ -181,9 +183,15 @@ def _write_allure_extras(config: pytest.Config, summary: RunSummary) -> None:
         {"name": "Harness errors (not the target's fault)", "matchedStatuses": ["failed", "broken"],
          "messageRegex": "(?s).*HARNESS ERROR.*"},
         {"name": "Contract violations", "matchedStatuses": ["failed"], "messageRegex": r"(?s)\[.*\].*"},
+        {"name": "Credential or setting missing on this target", "matchedStatuses": ["skipped"],
+         "messageRegex": r"(?s)\[credential-missing\].*"},
         {"name": "Not checkable on this target", "matchedStatuses": ["skipped"],
-         "messageRegex": "(?s).*needs CONFORMANCE_.*"},
-        {"name": "Unchecked rules", "matchedStatuses": ["skipped"], "messageRegex": "(?s).*no check implements.*"},
+         "messageRegex": r"(?s)\[not-checkable-on-target\].*"},
+        {"name": "Cassette missing (record it)", "matchedStatuses": ["skipped"],
+         "messageRegex": r"(?s)\[cassette-missing\].*"},
+        {"name": "Not exercised by the target's data", "matchedStatuses": ["skipped"],
+         "messageRegex": r"(?s)\[not-exercised\].*"},
+        {"name": "Unchecked rules", "matchedStatuses": ["skipped"], "messageRegex": r"(?s)\[unchecked\].*"},
     ]
     (path / "categories.json").write_text(json.dumps(categories, indent=2), encoding="utf-8")
     env = {"target": summary.target, "profile": summary.profile,

@@ -10,10 +10,10 @@ import time
 import traceback
 from dataclasses import dataclass, field
 
-from conformance.checks.context import CheckContext, CheckSkipped
-from conformance.checks.registry import CheckFn, check_for
+from conformance.checks.context import CheckContext
+from conformance.checks.registry import CheckSpec, spec_for
 from conformance.contract import Contract, Rule
-from conformance.errors import CassetteMismatch, ContractFailure, HarnessError
+from conformance.errors import CassetteMissing, ContractFailure, HarnessError, RuleSkipped, SkipKind
 from conformance.recording.scrub import scrub_text
 from conformance.settings import env_name
 from conformance.targets.base import Target
@@ -28,7 +28,7 @@ PASSED, FAILED, SKIPPED, ERROR = "passed", "failed", "skipped", "error"
 class Case:
     service: str
     rule: Rule
-    check: CheckFn | None
+    check: CheckSpec | None
 
     @property
     def id(self) -> str:
@@ -40,10 +40,13 @@ class Outcome:
     case_id: str
     status: str
     message: str = ""
+    skip_kind: SkipKind | None = None
     failure: ContractFailure | None = None
     seconds: float = 0.0
     observations: dict[str, str] = field(default_factory=dict)
     exchanges: list[Exchange] = field(default_factory=list)
+    # Every credential value of the case, obtained tokens included: scrub reports with these.
+    secrets: list[str] = field(default_factory=list)
 
     @property
     def failed_rule(self) -> str | None:
@@ -51,7 +54,7 @@ class Outcome:
 
 
 def collect_cases(contract: Contract) -> list[Case]:
-    return [Case(contract.service, rule, check_for(rule)) for rule in contract.rules]
+    return [Case(contract.service, rule, spec_for(rule, contract.service)) for rule in contract.rules]
 
 
 def _missing_requirement(case: Case, target: Target) -> str | None:
@@ -64,31 +67,34 @@ def _missing_requirement(case: Case, target: Target) -> str | None:
 def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
     started = time.perf_counter()
     if case.check is None:
-        return Outcome(case.id, SKIPPED, "no check implements this rule yet (unchecked, not passed)")
+        return Outcome(case.id, SKIPPED, "no check implements this rule yet (unchecked, not passed)",
+                       SkipKind.UNCHECKED)
     reason = _missing_requirement(case, target)
     if reason:
-        return Outcome(case.id, SKIPPED, reason)
+        return Outcome(case.id, SKIPPED, reason, SkipKind.CREDENTIAL_MISSING)
     outcome = Outcome(case.id, PASSED)
+    secrets = target.secrets()
     try:
         with target.session(case.id) as session:
+            secrets = session.secrets
             ctx = CheckContext(target.contract, case.rule, target, session, profile)
             try:
-                case.check(ctx)
+                case.check.fn(ctx)
             finally:
                 outcome.observations = ctx.observations
                 outcome.exchanges = list(session.exchanges)
     except ContractFailure as failure:
         outcome.status, outcome.failure, outcome.message = FAILED, failure, failure.render()
-    except CheckSkipped as skipped:
-        outcome.status, outcome.message = SKIPPED, str(skipped)
-    except CassetteMismatch as exc:
-        missing = "no cassette" in str(exc)
-        outcome.status, outcome.message = (SKIPPED if missing else ERROR), str(exc)
+    except RuleSkipped as skipped:
+        outcome.status, outcome.message, outcome.skip_kind = SKIPPED, str(skipped), skipped.kind
+    except CassetteMissing as exc:
+        outcome.status, outcome.message, outcome.skip_kind = SKIPPED, str(exc), SkipKind.CASSETTE_MISSING
     except HarnessError as exc:
         outcome.status, outcome.message = ERROR, f"{type(exc).__name__}: {exc}"
     except (Exception, BaseExceptionGroup):  # a bug in a check: reported as an error, never as a target failure
         outcome.status, outcome.message = ERROR, traceback.format_exc()
     # Messages reach terminals, reports and CI logs: no credential value may ride along.
-    outcome.message = scrub_text(outcome.message, target.secrets())
+    outcome.secrets = list(secrets)
+    outcome.message = scrub_text(outcome.message, outcome.secrets)
     outcome.seconds = time.perf_counter() - started
     return outcome

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from conformance.errors import UsageError
 
@@ -31,7 +31,6 @@ class RunSettings:
     # `--clock-rate R` needs the harness to wait 1/R as long.
     time_scale: float = 1.0
     cassette_dir: str = "cassettes"
-    extra: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:

@@ -1,6 +1,6 @@
-"""Checks: plain functions registered by rule kind or rule id, raising ``ContractFailure``."""
+"""Checks: plain functions registered by rule kind, name or rule id, raising ``ContractFailure``."""
 
-from conformance.checks.context import CheckContext, CheckSkipped
-from conformance.checks.registry import check_for, for_kind, for_rule, load_all
+from conformance.checks.context import CheckContext
+from conformance.checks.registry import CheckSpec, for_kind, for_rule, named, spec_for
 
-__all__ = ["CheckContext", "CheckSkipped", "check_for", "for_kind", "for_rule", "load_all"]
+__all__ = ["CheckContext", "CheckSpec", "for_kind", "for_rule", "named", "spec_for"]

@@ -10,14 +10,23 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from conformance.auth.variants import render
 from conformance.checks.context import CheckContext
+from conformance.checks.refusal import refused_statuses
 from conformance.checks.expect import expect_status, success_statuses
 from conformance.checks.registry import for_kind
 from conformance.transport.model import Exchange
 
-__all__ = ["MISSING", "bound_values", "send_variant", "with_member"]
+__all__ = ["BASE_PARAMS", "MISSING", "baseline", "bound_values", "operations_of", "send_variant", "with_member"]
 
 MISSING = object()  # as a value: leave the member out
+
+# Query and path values the operation needs besides the member under test.
+BASE_PARAMS: dict[str, Any] = {
+    "base_query": {"type": "object"},
+    "path_values": {"type": "object", "additionalProperties": {"type": "string"}},
+    "operations": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+}
 
 
 def with_member(body: dict[str, Any], dotted: str, value: Any) -> dict[str, Any]:
@@ -69,17 +78,28 @@ def bound_values(schema: dict[str, Any]) -> list[tuple[str, Any, bool]]:
     return out
 
 
-def send_variant(ctx: CheckContext, value: Any) -> Exchange:
+def _path_values(ctx: CheckContext) -> dict[str, str]:
+    # Values may name target settings: {shop_id: "{SHOP_ID}"} (skipped when not configured).
+    return {k: render(str(v), ctx.credential) for k, v in (ctx.rule.params.get("path_values") or {}).items()}
+
+
+def operations_of(ctx: CheckContext) -> list[str]:
+    """The rule's operation, or the list its params widen it to."""
+    return list(ctx.rule.params.get("operations") or [ctx.rule.operation])
+
+
+def send_variant(ctx: CheckContext, value: Any, operation: str | None = None) -> Exchange:
     """The contract's example request with the rule's member set to ``value`` (or removed)."""
     rule = ctx.rule
-    assert rule.operation and rule.where
+    operation = operation or rule.operation
+    assert operation and rule.where
     area, _, name = rule.where.partition(".")
-    body = ctx.contract.request_example(rule.operation)
+    body = ctx.contract.request_example(operation)
     # A rule may give the query and path values its operation needs besides the member tested.
     params = dict(rule.params.get("base_query", {}))
-    path_values = dict(rule.params.get("path_values", {}))
+    path_values = _path_values(ctx)
     if area == "body":
-        return ctx.call(rule.operation, json_body=with_member(body, name, value), params=params or None,
+        return ctx.call(operation, json_body=with_member(body, name, value), params=params or None,
                         path_values=path_values)
     if area == "path":
         path_values[name] = str(value) if value is not MISSING else ""
@@ -87,19 +107,19 @@ def send_variant(ctx: CheckContext, value: Any) -> Exchange:
         params.pop(name, None)
     else:
         params[name] = value
-    return ctx.call(rule.operation, params=params or None, json_body=body or None,
-                    path_values=path_values)
+    return ctx.call(operation, params=params or None, json_body=body or None, path_values=path_values)
 
 
-def _baseline(ctx: CheckContext) -> None:
-    operation = ctx.rule.operation
+def baseline(ctx: CheckContext, operation: str | None = None) -> None:
+    """The control: the contract's example request must be accepted before any refusal counts."""
+    operation = operation or ctx.rule.operation
     assert operation
     body = ctx.contract.request_example(operation)
     exchange = ctx.call(operation, json_body=body or None,
                         params=dict(ctx.rule.params.get("base_query", {})) or None,
-                        path_values=dict(ctx.rule.params.get("path_values", {})))
+                        path_values=_path_values(ctx))
     expect_status(ctx.rule.id, exchange, success_statuses(ctx.contract, operation),
-                  "the contract's example request (the starting point) was refused")
+                  f"{operation}: the contract's example request (the starting point) was refused")
 
 
 def _pointed(ctx: CheckContext) -> Any:
@@ -109,47 +129,47 @@ def _pointed(ctx: CheckContext) -> Any:
     return ctx.rule
 
 
-def _violation_status(ctx: CheckContext) -> set[int]:
-    status = (ctx.rule.violation or {}).get("status")
-    # Where the document gives no status, any 4xx shows the refusal.
-    return {int(status)} if status else set(range(400, 500))
-
-
-@for_kind("limit")
+@for_kind("limit", params=BASE_PARAMS)
 def limit_boundary(ctx: CheckContext) -> None:
     rule = _pointed(ctx)
-    schema = ctx.contract.where_schema(rule.operation, rule.where)
-    values = bound_values(schema)
-    if not values:
-        ctx.skip(f"{rule.where} has no bound in the contract's schema")
-    _baseline(ctx)
-    ok = success_statuses(ctx.contract, rule.operation)
-    for label, value, accepted in values:
-        exchange = send_variant(ctx, value)
-        if accepted:
-            expect_status(rule.id, exchange, ok, f"{rule.where} at {label} must be accepted")
-        else:
-            expect_status(rule.id, exchange, _violation_status(ctx), f"{rule.where} at {label} must be refused")
+    for operation in operations_of(ctx):
+        schema = ctx.contract.where_schema(operation, rule.where)
+        values = bound_values(schema)
+        if not values:
+            ctx.skip(f"{rule.where} has no bound in the contract's schema")
+        baseline(ctx, operation)
+        ok = success_statuses(ctx.contract, operation)
+        for label, value, accepted in values:
+            exchange = send_variant(ctx, value, operation)
+            if accepted:
+                expect_status(rule.id, exchange, ok, f"{operation}: {rule.where} at {label} must be accepted")
+            else:
+                expect_status(rule.id, exchange, refused_statuses(ctx),
+                              f"{operation}: {rule.where} at {label} must be refused")
 
 
-@for_kind("enum")
+@for_kind("enum", params=BASE_PARAMS)
 def enum_values(ctx: CheckContext) -> None:
     rule = _pointed(ctx)
-    schema = ctx.contract.where_schema(rule.operation, rule.where)
-    allowed = schema.get("enum")
-    if not allowed:
-        ctx.skip(f"{rule.where} has no enum in the contract's schema")
-    ok = success_statuses(ctx.contract, rule.operation)
-    for value in allowed:
-        expect_status(rule.id, send_variant(ctx, value), ok, f"{rule.where}={value!r} is listed and must be accepted")
-    outside = "zz-not-listed"
-    expect_status(rule.id, send_variant(ctx, outside), _violation_status(ctx),
-                  f"{rule.where}={outside!r} is not listed and must be refused")
+    for operation in operations_of(ctx):
+        schema = ctx.contract.where_schema(operation, rule.where)
+        allowed = schema.get("enum")
+        if not allowed:
+            ctx.skip(f"{rule.where} has no enum in the contract's schema")
+        ok = success_statuses(ctx.contract, operation)
+        # The listed values are the control: accepted first, then one outside the list refused.
+        for value in allowed:
+            expect_status(rule.id, send_variant(ctx, value, operation), ok,
+                          f"{operation}: {rule.where}={value!r} is listed and must be accepted")
+        outside = "zz-not-listed"
+        expect_status(rule.id, send_variant(ctx, outside, operation), refused_statuses(ctx),
+                      f"{operation}: {rule.where}={outside!r} is not listed and must be refused")
 
 
-@for_kind("required")
+@for_kind("required", params=BASE_PARAMS)
 def required_member(ctx: CheckContext) -> None:
     rule = _pointed(ctx)
-    _baseline(ctx)
-    expect_status(rule.id, send_variant(ctx, MISSING), _violation_status(ctx),
-                  f"{rule.where} is required; a request without it must be refused")
+    for operation in operations_of(ctx):
+        baseline(ctx, operation)
+        expect_status(rule.id, send_variant(ctx, MISSING, operation), refused_statuses(ctx),
+                      f"{operation}: {rule.where} is required; a request without it must be refused")

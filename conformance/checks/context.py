@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-import string
+import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-from hypothesis import HealthCheck, Phase, settings
+from hypothesis import HealthCheck, Phase, seed, settings
 
+from conformance.auth.variants import DEFAULT, NONE, AuthAs, apply_auth
 from conformance.contract import Contract, Rule
-from conformance.errors import UsageError
+from conformance.errors import RuleSkipped, SkipKind
 from conformance.settings import env_name
-from conformance.targets.base import Target
+from conformance.targets.base import Capabilities, Target
 from conformance.transport.model import Exchange, Request
 from conformance.transport.session import Session
 
-__all__ = ["CheckContext", "CheckSkipped", "hypothesis_settings"]
+__all__ = ["CheckContext", "hypothesis_settings"]
 
 
 def _freeze_local_constants() -> None:
@@ -33,10 +35,6 @@ def _freeze_local_constants() -> None:
 
 
 _freeze_local_constants()
-
-
-class CheckSkipped(Exception):
-    """The rule cannot be checked on this target; the reason says why."""
 
 
 def hypothesis_settings(profile: str, *, scale: float = 1.0) -> settings:
@@ -65,24 +63,79 @@ class CheckContext:
     profile: str = "gate"
     # Which alternative of a documented conflict the target showed (conflict id -> value).
     observations: dict[str, str] = field(default_factory=dict)
+    # Credentials obtained during the case (x-tokens), by (name, source credential).
+    tokens: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    # -- generation ----------------------------------------------------------------------
+    def property_test(self, *parts: str, scale: float = 1.0) -> Callable[[Callable[..., None]], Callable[..., None]]:
+        """Settings (and, in the gate, a seed) for a Hypothesis test inside this check.
+
+        The gate's seed comes from the rule id and ``parts`` (e.g. the operation), not from the
+        test function's source as ``derandomize`` would: editing a check's code then leaves the
+        generated requests, and so the committed cassettes, unchanged."""
+        configured = hypothesis_settings(self.profile, scale=scale)
+
+        def decorate(test: Callable[..., None]) -> Callable[..., None]:
+            test = configured(test)
+            if self.profile == "gate":
+                digest = hashlib.sha256("|".join((self.rule.id, *parts)).encode()).digest()
+                test = seed(int.from_bytes(digest[:8], "big"))(test)
+            return test
+
+        return decorate
 
     # -- target facts --------------------------------------------------------------------
+    @property
+    def can(self) -> Capabilities:
+        return self.target.capabilities
+
     def credential(self, name: str) -> str:
+        """A configured credential or setting; the rule is skipped when the target lacks it."""
         value = self.target.credential(name)
         if not value:
-            raise CheckSkipped(
-                f"needs {env_name(self.contract.service, name)} on target '{self.target.name}'"
-            )
+            raise RuleSkipped(f"needs {env_name(self.contract.service, name)} on target '{self.target.name}'",
+                              SkipKind.CREDENTIAL_MISSING)
         return value
+
+    def optional(self, name: str) -> str | None:
+        """An optional credential or setting: its value, or None when the target lacks it."""
+        return self.target.credential(name)
+
+    def require(self, capable: bool, what: str) -> None:
+        """Skip (not checkable on this target) unless the target can do ``what``."""
+        if not capable:
+            raise RuleSkipped(f"target '{self.target.name}' cannot {what}", SkipKind.NOT_ON_TARGET)
 
     def sleep(self, seconds: float) -> None:
         self.session.sleep(seconds)
 
-    def skip(self, reason: str) -> NoReturn:
-        raise CheckSkipped(reason)
+    def skip(self, reason: str, kind: SkipKind = SkipKind.NOT_EXERCISED) -> NoReturn:
+        raise RuleSkipped(reason, kind)
 
     def observe(self, conflict_id: str, value: str) -> None:
         self.observations[conflict_id] = value
+
+    def secret(self, value: str) -> str:
+        """Register a value the case obtained (token, code, verifier) for scrubbing everywhere."""
+        if value and value not in self.session.secrets:
+            self.session.secrets.append(value)
+        return value
+
+    def token(self, name: str, source: str) -> str:
+        """The obtained credential ``name`` (e.g. ACCESS_TOKEN) from configured ``source``;
+        the service's token source does the exchange, once per case."""
+        from conformance.services import load_service
+
+        key = (name, source)
+        if key not in self.tokens:
+            obtain = load_service(self.contract.service).token_source
+            if obtain is None:
+                from conformance.errors import ContractFileError
+
+                raise ContractFileError(f"{self.contract.service}: x-tokens names {name}, but the service "
+                                        "package has no token_source")
+            self.tokens[key] = self.secret(obtain(self, name, source))
+        return self.tokens[key]
 
     # -- building requests ---------------------------------------------------------------
     def path(self, template: str, operation: str | None = None, **values: str) -> str:
@@ -91,21 +144,15 @@ class CheckContext:
             path = path.replace("{" + name + "}", value)
         return self.contract.prefix_for(operation or f"GET {template}") + path
 
-    def auth(self, request: Request) -> Request:
-        """Apply the contract's default credentials (settings.auth) to a request."""
-        specs = self.contract.settings.get("auth") or []
-        for spec in specs if isinstance(specs, list) else [specs]:
-            value = string.Formatter().vformat(spec["value"], (), _Creds(self))
-            if spec["in"] == "header":
-                request.headers[spec["name"].lower()] = value
-            elif spec["in"] == "query":
-                request.query = [(k, v) for k, v in request.query if k != spec["name"]]
-                request.query.append((spec["name"], value))
-            else:
-                raise UsageError(f"settings.auth: unknown location {spec['in']}")
-        return request
+    def auth(self, request: Request, operation: str | None = None, how: AuthAs = DEFAULT) -> Request:
+        """Credentials as ``how`` says, where the operation's security schemes put them."""
+        return apply_auth(self.contract, operation or self.rule.operation, request, how,
+                          self.credential, self.token)
 
-    def call(self, operation: str, *, auth: bool = True, path_values: dict[str, str] | None = None,
+    def send(self, request: Request, *, backoff: bool = True) -> Exchange:
+        return self.session.send_with_backoff(request) if backoff else self.session.send(request)
+
+    def call(self, operation: str, *, auth: AuthAs | bool = DEFAULT, path_values: dict[str, str] | None = None,
              backoff: bool = True, **kwargs: Any) -> Exchange:
         """Send one request for ``operation`` ('METHOD /path'); 429s are backed off by default."""
         method, template = operation.split(" ", 1)
@@ -115,19 +162,5 @@ class CheckContext:
             request = self.contract.body_request(operation, method, path, body, **kwargs)
         else:
             request = Request.build(method, path, **kwargs)
-        if auth:
-            request = self.auth(request)
-        if backoff:
-            return self.session.send_with_backoff(request)
-        return self.session.send(request)
-
-
-class _Creds(dict[str, str]):
-    """Formatter mapping that looks credentials up lazily (and skips when one is missing)."""
-
-    def __init__(self, ctx: CheckContext) -> None:
-        super().__init__()
-        self._ctx = ctx
-
-    def __missing__(self, key: str) -> str:
-        return self._ctx.credential(key)
+        how = DEFAULT if auth is True else NONE if auth is False else auth
+        return self.send(self.auth(request, operation, how), backoff=backoff)

@@ -1,55 +1,228 @@
-"""Generic cursor-paging walk: follows the cursor to the end, bounded, and checks the walk."""
+"""Paging walks for every documented style, and the generic walk check built on them.
+
+Styles (``params.style``), each with the names its document uses as params:
+
+* ``cursor``: ``cursor_param`` (e.g. ``after``, ``page_cursor``) takes the page's ``next_field``
+  (``nextCursor``, ``paging.next_cursor``); ``more_field`` (``hasMore``) when the document has
+  one, else the walk ends when no next cursor comes back.
+* ``page``: ``page_param`` counts pages from ``first_page``; the end is ``total_pages_field``, a
+  ``total_field`` item count divided by ``page_size``, a ``more_field`` flag, or a short page.
+* ``offset``: ``offset_param``/``limit_param`` with a total ``count_field``.
+* ``key``: the next request passes the last item's ``id_field`` as ``cursor_param``
+  (``starting_after``); the end is a short or empty page, or ``cap`` items in all.
+
+Dotted field names reach into nested objects (``paging.next_cursor``). A walk that sees one page
+only probes the page after it: items there fail the walk, an empty page makes the rule skip
+(one page proves nothing about paging).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.auth.variants import render
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status
 from conformance.checks.registry import named
 from conformance.transport.model import Exchange
 
-__all__ = ["items_of", "cursor_walk"]
+__all__ = ["PAGING_PARAMS", "Page", "Walk", "dig", "items_of", "walk", "paging_walk"]
+
+PAGING_PARAMS: dict[str, Any] = {
+    "style": {"enum": ["cursor", "page", "offset", "key"]},
+    "max_pages": {"type": "integer", "minimum": 1},
+    "items_field": {"type": "string"},
+    "id_field": {"type": "string"},
+    "cursor_param": {"type": "string"},
+    "next_field": {"type": "string"},
+    "more_field": {"type": "string"},
+    "page_param": {"type": "string"},
+    "first_page": {"type": "integer"},
+    "page_size": {"type": "integer", "minimum": 1},
+    "total_pages_field": {"type": "string"},
+    "total_field": {"type": "string"},
+    "offset_param": {"type": "string"},
+    "limit_param": {"type": "string"},
+    "limit": {"type": "integer", "minimum": 1},
+    "count_field": {"type": "string"},
+    "cap": {"type": "integer", "minimum": 1},
+    "base_query": {"type": "object"},
+    "path_values": {"type": "object", "additionalProperties": {"type": "string"}},
+}
 
 
-def items_of(body: Any) -> list[Any] | None:
-    """The page's items: the one array of objects with an id (its name is not documented)."""
+def dig(body: Any, dotted: str) -> Any:
+    """``body['a']['b']`` for ``'a.b'``; None where any step is missing."""
+    node = body
+    for part in dotted.split("."):
+        if not isinstance(node, dict):
+            return None
+        node = node.get(part)
+    return node
+
+
+def items_of(body: Any, items_field: str | None = None, id_field: str = "id") -> list[Any] | None:
+    """The page's items: the named array, else the one array of objects carrying ``id_field``."""
+    if items_field:
+        found = dig(body, items_field)
+        return found if isinstance(found, list) else None
     if not isinstance(body, dict):
         return None
-    arrays = [v for v in body.values() if isinstance(v, list) and all(isinstance(i, dict) and "id" in i for i in v)]
+    arrays = [v for v in body.values()
+              if isinstance(v, list) and all(isinstance(i, dict) and id_field in i for i in v)]
     return arrays[0] if len(arrays) == 1 else None
 
 
-@named("cursor-walk")
-def cursor_walk(ctx: CheckContext) -> None:
-    rule = ctx.rule
-    assert rule.operation
-    params = rule.params
-    cursor_param = params["cursor_param"]
-    more_field = params.get("more_field", "hasMore")
-    next_field = params.get("next_field", "nextCursor")
-    seen: dict[str, int] = {}
-    cursor: str | None = None
-    last: Exchange | None = None
-    for page in range(params["max_pages"]):
-        exchange = ctx.call(rule.operation, params={cursor_param: cursor} if cursor else None)
-        last = exchange
-        expect_status(rule.id, exchange, 200, f"page {page + 1} of the walk")
+@dataclass
+class Page:
+    exchange: Exchange
+    body: Any
+    items: list[Any]
+
+
+@dataclass
+class Walk:
+    pages: list[Page] = field(default_factory=list)
+    ended: bool = False  # the target said (or showed) there is no next page
+    total: int | None = None  # the item total the target stated, if any
+
+    @property
+    def items(self) -> list[Any]:
+        return [i for p in self.pages for i in p.items]
+
+
+Fetch = Callable[[dict[str, Any]], Exchange]
+
+
+def walk(ctx: CheckContext, fetch: Fetch, params: dict[str, Any]) -> Walk:
+    """Follow the pages to the end (at most ``max_pages``), holding each to 2xx and an item list."""
+    style = params["style"]
+    id_field = params.get("id_field", "id")
+    result = Walk()
+    query: dict[str, Any] = {}
+    if style == "offset":
+        query = {params["offset_param"]: 0, params["limit_param"]: params["limit"]}
+    elif style == "page" and "first_page" in params:
+        query = {params["page_param"]: params["first_page"]}
+    for number in range(1, params["max_pages"] + 1):
+        exchange = fetch(query)
+        expect_status(ctx.rule.id, exchange, set(range(200, 300)), f"page {number} of the walk")
         body = exchange.response.json()
-        items = items_of(body)
-        expect(items is not None, rule.id, "page has no single array of items with ids", exchange=exchange)
-        assert items is not None and isinstance(body, dict)
-        for item in items:
-            expect(item["id"] not in seen, rule.id,
-                   f"item {item['id']!r} on page {page + 1} was already on page {seen.get(item['id'])}",
-                   exchange=exchange, expected="no item twice in one walk")
-            seen[item["id"]] = page + 1
-        if not body.get(more_field):
-            if page == 0:
-                # One page proves nothing about the cursor: never report the walk as checked.
-                ctx.skip(f"the first page already says {more_field} false: the cursor was not exercised")
-            return
-        cursor = body.get(next_field)
-        expect(isinstance(cursor, str) and cursor != "", rule.id,
-               f"{more_field} is true but {next_field} is missing", exchange=exchange)
-    expect(False, rule.id, f"walk did not end within {params['max_pages']} pages", exchange=last)
+        items = items_of(body, params.get("items_field"), id_field)
+        expect(items is not None, ctx.rule.id, f"page {number} has no list of items", exchange=exchange,
+               expected=f"an item array ({params.get('items_field') or 'objects with ' + id_field})")
+        assert items is not None
+        result.pages.append(Page(exchange, body, items))
+        following = _next_query(ctx, style, params, query, body, items, result, exchange)
+        if following is None:
+            result.ended = True
+            return result
+        query = following
+    return result
+
+
+def _next_query(ctx: CheckContext, style: str, params: dict[str, Any], query: dict[str, Any], body: Any,
+                items: list[Any], result: Walk, exchange: Exchange) -> dict[str, Any] | None:
+    if style == "cursor":
+        more = dig(body, params["more_field"]) if "more_field" in params else None
+        cursor = dig(body, params["next_field"])
+        if "more_field" in params and not more:
+            return None
+        if "more_field" not in params and not cursor:
+            return None
+        expect(isinstance(cursor, str) and cursor != "", ctx.rule.id,
+               f"{params.get('more_field', 'the page')} says more, but {params['next_field']} is missing",
+               exchange=exchange, expected=f"{params['next_field']}: a cursor")
+        return {**query, params["cursor_param"]: cursor}
+    if style == "page":
+        page = int(query.get(params["page_param"], params.get("first_page", 1)))
+        done = len(result.pages)
+        if "total_pages_field" in params:
+            total_pages = dig(body, params["total_pages_field"])
+            expect(isinstance(total_pages, int), ctx.rule.id, f"no integer {params['total_pages_field']}",
+                   exchange=exchange)
+            if done >= total_pages:
+                return None
+        elif "total_field" in params:
+            total = dig(body, params["total_field"])
+            expect(isinstance(total, int), ctx.rule.id, f"no integer {params['total_field']}", exchange=exchange)
+            result.total = total
+            if sum(len(p.items) for p in result.pages) >= total:
+                return None
+        elif "more_field" in params:
+            if not dig(body, params["more_field"]):
+                return None
+        elif len(items) < params["page_size"]:
+            return None
+        return {**query, params["page_param"]: page + 1}
+    if style == "offset":
+        count = dig(body, params["count_field"])
+        expect(isinstance(count, int), ctx.rule.id, f"no integer {params['count_field']}", exchange=exchange)
+        result.total = count
+        offset = int(query[params["offset_param"]]) + params["limit"]
+        if offset >= count or not items:
+            return None
+        return {**query, params["offset_param"]: offset}
+    # key: the last item's id is the next request's cursor
+    seen = sum(len(p.items) for p in result.pages)
+    if not items or len(items) < params["page_size"] or ("cap" in params and seen >= params["cap"]):
+        return None
+    return {**query, params["cursor_param"]: items[-1][params.get("id_field", "id")]}
+
+
+@named("paging-walk", params=PAGING_PARAMS, required=("style", "max_pages"))
+def paging_walk(ctx: CheckContext) -> None:
+    """Walk the rule's operation to the end: no item twice, an end within ``max_pages``, the
+    stated total met, the ``cap`` respected; a one-page walk probes the page after it."""
+    rule = ctx.rule
+    operation = rule.operation
+    assert operation
+    params = rule.params
+    id_field = params.get("id_field", "id")
+    base = dict(params.get("base_query") or {})
+    values = {k: render(str(v), ctx.credential) for k, v in (params.get("path_values") or {}).items()}
+
+    def fetch(query: dict[str, Any]) -> Exchange:
+        return ctx.call(operation, params={**base, **query} or None, path_values=values)
+
+    result = walk(ctx, fetch, params)
+    last = result.pages[-1].exchange
+    expect(result.ended, rule.id, f"walk did not end within {params['max_pages']} pages", exchange=last,
+           expected="an end of the list")
+    seen: dict[Any, int] = {}
+    for number, page in enumerate(result.pages, start=1):
+        for item in page.items:
+            key = item.get(id_field) if isinstance(item, dict) else item
+            expect(key not in seen, rule.id, f"item {key!r} on page {number} was already on page {seen.get(key)}",
+                   exchange=page.exchange, expected="no item twice in one walk")
+            seen[key] = number
+    if result.total is not None:
+        expect(len(seen) == result.total, rule.id, f"the walk gave {len(seen)} items; the target states {result.total}",
+               exchange=last, expected="every item of the stated total, once")
+    if "cap" in params:
+        expect(len(seen) <= params["cap"], rule.id, f"{len(seen)} items, more than the cap of {params['cap']}",
+               exchange=last, expected=f"at most {params['cap']} items")
+    if len(result.pages) == 1:
+        _probe_past_end(ctx, fetch, params, result)
+
+
+def _probe_past_end(ctx: CheckContext, fetch: Fetch, params: dict[str, Any], result: Walk) -> None:
+    style = params["style"]
+    page = result.pages[0]
+    if style == "page":
+        query = {params["page_param"]: params.get("first_page", 1) + 1}
+    elif style == "offset":
+        query = {params["offset_param"]: params["limit"], params["limit_param"]: params["limit"]}
+    elif style == "key" and page.items:
+        query = {params["cursor_param"]: page.items[-1][params.get("id_field", "id")]}
+    else:
+        ctx.skip("the first page already ends the list: paging was not exercised")
+    probe = fetch(query)
+    items = items_of(probe.response.json(), params.get("items_field"), params.get("id_field", "id"))
+    if 200 <= probe.response.status < 300 and items:
+        expect(False, ctx.rule.id, "the first page said it was the last, yet the next page has items",
+               exchange=probe, expected="no items past the end")
+    ctx.skip("the list fits one page: paging was not exercised")
+

@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis_jsonschema import from_schema
 
 from conformance.checks.boundary import with_member
-from conformance.checks.context import CheckContext, hypothesis_settings
+from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect_json_schema, expect_status, success_statuses
 from conformance.checks.registry import named
 
@@ -64,17 +64,16 @@ def _typed_paths(schema: dict[str, Any], contract: Any, prefix: str = "") -> lis
 
 
 @named("valid-bodies")
-def valid_bodies_accepted(ctx: CheckContext, *, response_status: int = 200,
-                          scale: float = 1.0) -> None:
+def valid_bodies_accepted(ctx: CheckContext) -> None:
     rule = ctx.rule
     operation = rule.operation
     assert operation
     contract = ctx.contract
     body_schema = contract.standalone(documented_only(contract.request_schema(operation), contract))
     ok = success_statuses(contract, operation)
-    fallback = contract.response_schema(operation, response_status)
+    fallback = contract.response_schema(operation, 200)
 
-    @hypothesis_settings(ctx.profile, scale=scale)
+    @ctx.property_test(operation)
     @given(from_schema(body_schema))
     def accepted(body: dict[str, Any]) -> None:
         exchange = ctx.call(operation, json_body=body)

@@ -1,103 +1,140 @@
-"""Where checks are found. A rule's check is the one registered for its id, else its kind's.
+"""Where checks are found, and what parameters each one takes.
 
-Generic checks register by kind (``limit``, ``enum`` ...) and read everything from the rule and
-the contract; service scenarios register by rule id. A rule with neither is reported as
-unchecked (skipped with that reason), never as passed.
+A check is a plain function of a ``CheckContext`` registered with the params it reads (a JSON
+Schema ``properties`` mapping plus the required names). A rule's check is, in order:
+
+* the one registered for its id (``@for_rule``: one function per rule, for scenarios),
+* the one its catalogue entry names (``params.check`` -> ``@named``: a parameterised check),
+* the generic one for its kind (``@for_kind``: limit, enum, required, auth).
+
+The contract loader validates every rule's ``params`` against the declared ones, so a typo or a
+dead key is one line naming the file and the rule, not a ``KeyError`` mid-run. A rule with no
+check is reported as unchecked (skipped with that reason), never as passed.
+
+Generic checks register when ``conformance.checks`` is imported; a service's checks register
+when its package (``conformance.services.<id>``) is imported, which ``spec_for`` does.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from conformance.checks.context import CheckContext
     from conformance.contract import Rule
 
-__all__ = ["CheckFn", "check_for", "for_kind", "for_rule", "load_all", "named", "named_checks"]
+__all__ = ["CheckFn", "CheckSpec", "for_kind", "for_rule", "named", "params_schema", "spec_for"]
 
 CheckFn = Callable[["CheckContext"], None]
 
-_BY_KIND: dict[str, CheckFn] = {}
-_BY_RULE: dict[str, CheckFn] = {}
-_BY_NAME: dict[str, CheckFn] = {}
+# Allowed on every rule: the name of the check itself.
+_COMMON: dict[str, Any] = {"check": {"type": "string"}}
 
-# Modules that register checks; imported once, on first lookup.
-_MODULES = (
+
+@dataclass(frozen=True)
+class CheckSpec:
+    """A registered check: its function and the params (JSON Schema properties) it reads."""
+
+    name: str
+    fn: CheckFn
+    params: Mapping[str, Any] = field(default_factory=dict)
+    required: tuple[str, ...] = ()
+
+    def params_schema(self) -> dict[str, Any]:
+        return params_schema(self.params, self.required)
+
+
+def params_schema(params: Mapping[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {"type": "object", "properties": {**_COMMON, **params}, "required": list(required),
+            "additionalProperties": False}
+
+
+_BY_KIND: dict[str, CheckSpec] = {}
+_BY_RULE: dict[str, CheckSpec] = {}
+_BY_NAME: dict[str, CheckSpec] = {}
+
+# The generic checks: imported once, on first lookup.
+_GENERIC = (
     "conformance.checks.boundary",
     "conformance.checks.auth",
     "conformance.checks.properties",
     "conformance.checks.generic",
     "conformance.checks.paging",
-    "conformance.checks.services.presentations",
-    "conformance.checks.services.scanning",
-    "conformance.checks.services.scanning_search",
-    "conformance.checks.services.scanning_credits",
-    "conformance.checks.services.scanning_dns",
-    "conformance.checks.services.marketplace",
+    "conformance.checks.types",
 )
 _loaded = False
 
+Register = Callable[[CheckFn], CheckFn]
 
-def for_kind(*kinds: str) -> Callable[[CheckFn], CheckFn]:
+
+def _spec(name: str, fn: CheckFn, params: Mapping[str, Any] | None, required: tuple[str, ...]) -> CheckSpec:
+    missing = [r for r in required if r not in (params or {})]
+    if missing:
+        raise RuntimeError(f"check {name}: required params {missing} are not declared")
+    return CheckSpec(name, fn, dict(params or {}), tuple(required))
+
+
+def for_kind(*kinds: str, params: Mapping[str, Any] | None = None, required: tuple[str, ...] = ()) -> Register:
     def register(fn: CheckFn) -> CheckFn:
         for kind in kinds:
-            _BY_KIND[kind] = fn
+            _BY_KIND[kind] = _spec(f"kind:{kind}", fn, params, required)
         return fn
 
     return register
 
 
-def named(name: str) -> Callable[[CheckFn], CheckFn]:
-    """A generic check a rule chooses by name in its catalogue entry (``params.check``)."""
+def named(name: str, *, params: Mapping[str, Any] | None = None, required: tuple[str, ...] = ()) -> Register:
+    """A parameterised check a rule chooses by name in its catalogue entry (``params.check``)."""
 
     def register(fn: CheckFn) -> CheckFn:
-        _BY_NAME[name] = fn
+        if name in _BY_NAME and _BY_NAME[name].fn is not fn:
+            raise RuntimeError(f"two checks registered as '{name}'")
+        _BY_NAME[name] = _spec(name, fn, params, required)
         return fn
 
     return register
 
 
-def for_rule(*rule_ids: str) -> Callable[[CheckFn], CheckFn]:
+def for_rule(*rule_ids: str, params: Mapping[str, Any] | None = None, required: tuple[str, ...] = ()) -> Register:
+    """A scenario check for the named rules. It must not branch on which rule it runs for:
+    rules that need different behaviour get different functions or different params."""
+
     def register(fn: CheckFn) -> CheckFn:
         for rule_id in rule_ids:
-            if rule_id in _BY_RULE and _BY_RULE[rule_id] is not fn:
+            if rule_id in _BY_RULE and _BY_RULE[rule_id].fn is not fn:
                 raise RuntimeError(f"two checks registered for {rule_id}")
-            _BY_RULE[rule_id] = fn
+            _BY_RULE[rule_id] = _spec(f"{fn.__module__}.{fn.__name__}", fn, params, required)
         return fn
 
     return register
 
 
-def load_all() -> None:
+def _load_generic() -> None:
     global _loaded
-    if _loaded:
-        return
-    for name in _MODULES:
-        try:
+    if not _loaded:
+        for name in _GENERIC:
             importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:  # a real import error inside the module: surface it
-                raise
-    _loaded = True
+        _loaded = True
 
 
-def check_for(rule: Rule) -> CheckFn | None:
-    load_all()
+def spec_for(rule: Rule, service: str) -> CheckSpec | None:
+    """The check of ``rule``; ``params.check`` naming no registered check is a contract error."""
+    from conformance.services import load_service
+
+    _load_generic()
+    load_service(service)
     if rule.id in _BY_RULE:
         return _BY_RULE[rule.id]
     if "check" in rule.params:
-        if rule.params["check"] not in _BY_NAME:
+        name = rule.params["check"]
+        if name not in _BY_NAME:
             from conformance.errors import ContractFileError
 
-            raise ContractFileError(f"{rule.id}: params.check names unknown check '{rule.params['check']}'; "
+            raise ContractFileError(f"{rule.id}: params.check names unknown check '{name}'; "
                                     f"known: {', '.join(sorted(_BY_NAME))}")
-        return _BY_NAME[rule.params["check"]]
+        return _BY_NAME[name]
     # Kind checks need an operation and (for body rules) a pointer to the schema.
     return _BY_KIND.get(rule.kind) if rule.operation else None
-
-
-def named_checks() -> list[str]:
-    load_all()
-    return sorted(_BY_NAME)

@@ -31,23 +31,8 @@ CATALOGUE_SCHEMA: dict[str, Any] = {
         "title": {"type": "string"},
         "document": {"type": "string", "pattern": r"^volume-[0-9]\.md$"},
         "part": {"type": "string", "minLength": 1},
-        "settings": {
-            "type": "object",
-            "properties": {
-                "auth": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "required": ["in", "name", "value"],
-                        "properties": {
-                            "in": {"enum": ["header", "query"]},
-                            "name": {"type": "string", "minLength": 1},
-                            "value": {"type": "string"},
-                        },
-                    },
-                },
-            },
-        },
+        # Target settings with their defaults (what our simulator does), read by the checks.
+        "settings": {"type": "object"},
         "credentials": {
             "type": "array",
             "items": {
@@ -81,13 +66,8 @@ CATALOGUE_SCHEMA: dict[str, Any] = {
                         "type": "object",
                         "properties": {"status": {"type": "integer"}},
                     },
-                    "params": {
-                        "type": "object",
-                        "properties": {
-                            "check": {"type": "string"},
-                            "operations": {"type": "array", "items": {"type": "string"}},
-                        },
-                    },
+                    # Declared by the rule's check and validated against that declaration.
+                    "params": {"type": "object"},
                     "requires": {"type": "array", "items": {"type": "string"}},
                     "source": _SOURCE,
                 },

@@ -183,6 +183,7 @@ def _load(service: str, root: str) -> Contract:
         settings=dict(cat.get("settings") or {}),
     )
     contract.settings["credentials"] = cat.get("credentials", [])
+    credential_names = {c["name"] for c in contract.settings["credentials"]}
     ids: set[str] = set()
     for i, raw in enumerate(cat["rules"]):
         where = f"{rules_path}: rules[{i}] ({raw['id']})"
@@ -217,7 +218,13 @@ def _load(service: str, root: str) -> Contract:
                     contract.where_schema(rule.operation, rule.where)
                 except KeyError:
                     raise ContractFileError(f"{where}: '{rule.where}' does not resolve in openapi.yaml") from None
+        unknown = [n for n in rule.requires if n not in credential_names]
+        if unknown:
+            raise ContractFileError(f"{where}: requires {', '.join(unknown)}, not among the credentials")
         contract.rules.append(rule)
+    _check_security(contract, openapi_path, credential_names)
+    for i, rule in enumerate(contract.rules):
+        _check_params(rule, service, f"{rules_path}: rules[{i}] ({rule.id})")
     for i, raw in enumerate(cat["gaps"]):
         contract.gaps.append(
             Gap(raw["id"], raw["statement"], _source(raw["source"], doc, part, f"{rules_path}: gaps[{i}]"))
@@ -231,3 +238,54 @@ def _load(service: str, root: str) -> Contract:
             )
         )
     return contract
+
+
+def _check_params(rule: Rule, service: str, where: str) -> None:
+    """A rule's params must be exactly what its check declares: no unknown, none missing, typed."""
+    from conformance.checks.registry import spec_for
+
+    try:
+        spec = spec_for(rule, service)
+    except ContractFileError as exc:
+        raise ContractFileError(f"{where}: {exc}") from None
+    if spec is None:
+        if set(rule.params) - {"check"}:
+            raise ContractFileError(f"{where}: params given, but no check implements this rule to read them")
+        return
+    try:
+        jsonschema.validate(rule.params, spec.params_schema())
+    except jsonschema.ValidationError as exc:
+        place = "/".join(str(p) for p in exc.absolute_path)
+        raise ContractFileError(f"{where}: params{'.' + place if place else ''}: {exc.message} "
+                                f"(check {spec.name})") from None
+
+
+def _check_security(contract: Contract, path: Path, credentials: set[str]) -> None:
+    """Every security scheme an operation uses says what fills it (x-credential), from names
+    the catalogue declares or the scheme obtains (x-tokens)."""
+    from string import Formatter
+
+    schemes = contract.openapi.get("components", {}).get("securitySchemes") or {}
+    used = {name for op in contract.operations() for name, _ in _requirements(contract, op)}
+    for name in sorted(used):
+        scheme = schemes.get(name)
+        if not isinstance(scheme, dict):
+            raise ContractFileError(f"{path}: security names scheme '{name}', not in components.securitySchemes")
+        template = scheme.get("x-credential")
+        if not isinstance(template, str):
+            raise ContractFileError(f"{path}: securitySchemes.{name} has no x-credential (which credentials fill it)")
+        tokens = scheme.get("x-tokens") or {}
+        for _, field_name, _, _ in Formatter().parse(template):
+            if field_name and field_name not in credentials and field_name not in tokens:
+                raise ContractFileError(f"{path}: securitySchemes.{name}.x-credential names {field_name}, "
+                                        "not among the credentials or x-tokens")
+        for token, source in tokens.items():
+            if source not in credentials:
+                raise ContractFileError(f"{path}: securitySchemes.{name}.x-tokens.{token} comes from {source}, "
+                                        "not among the credentials")
+
+
+def _requirements(contract: Contract, operation: str) -> list[tuple[str, Any]]:
+    op = contract.operation(operation)
+    reqs = op["security"] if "security" in op else contract.openapi.get("security") or []
+    return [(name, None) for req in reqs or [] for name in req]

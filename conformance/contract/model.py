@@ -125,6 +125,19 @@ class Contract:
             return Request.build(method, path, form={k: _form_value(v) for k, v in body.items()}, **kwargs)
         return Request.build(method, path, json_body=body, **kwargs)
 
+    def security_for(self, operation: str | None) -> list[tuple[str, dict[str, Any]]]:
+        """The schemes of the operation's first security requirement (operation-level, else
+        top-level), by name; ``[]`` when the operation needs none."""
+        requirements = self.openapi.get("security") or []
+        if operation:
+            op = self.operation(operation)
+            if "security" in op:
+                requirements = op["security"] or []
+        if not requirements:
+            return []
+        schemes = self.openapi.get("components", {}).get("securitySchemes", {})
+        return [(name, schemes[name]) for name in requirements[0]]
+
     def operation(self, operation: str) -> dict[str, Any]:
         method, path = operation.split(" ", 1)
         return self.openapi["paths"][path][method.lower()]

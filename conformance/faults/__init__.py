@@ -1,42 +1,38 @@
-"""Named faults: small deviations applied to a simulator so that it breaks one rule.
+"""Faults and allowed variants: small wrappers applied to a simulator.
 
-They prove the checks can fail. A fault is preferably a wrapper around the simulator (request
-or response rewritten on the way) rather than a branch inside it, so the simulator stays clean.
+A fault makes the simulator break one rule (proof the checks can fail); an allowed variant
+makes it choose differently where the document is silent (proof they do not fail a conforming
+server). Both live in the service's package; this module finds them by name.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 
 from conformance.errors import UsageError
-from conformance.faults.base import Fault, FaultySimulator, fault
-from conformance.simulators import Simulator
+from conformance.faults.base import Fault, FaultySimulator, Variant, fault, variant
+from conformance.simulators.base import Simulator
 
-__all__ = ["Fault", "FaultySimulator", "fault", "fault_decorator", "faults_for"]
-
-_MODULES = {
-    "presentations": "conformance.faults.presentations",
-    "scanning": "conformance.faults.scanning",
-    "marketplace": "conformance.faults.marketplace",
-}
+__all__ = ["Fault", "FaultySimulator", "Variant", "fault", "fault_decorator", "faults_for", "variant",
+           "variants_for"]
 
 
 def faults_for(service: str) -> list[Fault]:
-    module = _MODULES.get(service)
-    if module is None:
-        return []
-    try:
-        return list(importlib.import_module(module).FAULTS)
-    except ModuleNotFoundError as exc:
-        if exc.name != module:
-            raise
-        return []
+    from conformance.services import load_service
+
+    return list(load_service(service).faults)
+
+
+def variants_for(service: str) -> list[Variant]:
+    from conformance.services import load_service
+
+    return list(load_service(service).variants)
 
 
 def fault_decorator(service: str, name: str) -> Callable[[Simulator], Simulator]:
-    for item in faults_for(service):
+    """The wrapper of a named fault or allowed variant of ``service``."""
+    for item in [*faults_for(service), *variants_for(service)]:
         if item.name == name:
             return item.apply
-    known = ", ".join(f.name for f in faults_for(service)) or "none"
-    raise UsageError(f"no fault '{name}' for {service}; known: {known}")
+    known = ", ".join(f.name for f in [*faults_for(service), *variants_for(service)]) or "none"
+    raise UsageError(f"no fault or variant '{name}' for {service}; known: {known}")

@@ -7,16 +7,26 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.simulators import Simulator
+from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
 
-__all__ = ["Fault", "FaultySimulator", "fault", "json_edit", "on_request", "on_response"]
+__all__ = ["Fault", "FaultySimulator", "Variant", "fault", "json_edit", "on_request", "on_response", "variant"]
 
 
 @dataclass(frozen=True)
 class Fault:
     name: str
     breaks: str  # the rule id the fault is meant to break
+    description: str
+    apply: Callable[[Simulator], Simulator]
+
+
+@dataclass(frozen=True)
+class Variant:
+    """An allowed variant: the simulator choosing differently where the document is silent or
+    allows two readings. The mirror image of a fault: every rule must still pass under it."""
+
+    name: str
     description: str
     apply: Callable[[Simulator], Simulator]
 
@@ -63,5 +73,12 @@ def json_edit(body: bytes, edit: Callable[[Any], Any]) -> bytes:
 def fault(name: str, breaks: str, description: str) -> Callable[[Callable[[Simulator], Simulator]], Fault]:
     def make(apply: Callable[[Simulator], Simulator]) -> Fault:
         return Fault(name, breaks, description, apply)
+
+    return make
+
+
+def variant(name: str, description: str) -> Callable[[Callable[[Simulator], Simulator]], Variant]:
+    def make(apply: Callable[[Simulator], Simulator]) -> Variant:
+        return Variant(name, description, apply)
 
     return make

@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import vcr
 import yaml
 
-from conformance.errors import CassetteMismatch
+from conformance.errors import CassetteMismatch, CassetteMissing
 from conformance.recording.scrub import scrub_headers, scrub_json_text, scrub_pairs, scrub_text
 
 __all__ = ["cassette_context", "MATCH_ON"]
@@ -93,7 +93,7 @@ def _interaction_problem(item: Any) -> str | None:
 def cassette_context(path: Path, *, replay: bool, secrets: list[str]) -> Iterator[None]:
     if replay:
         if not path.is_file():
-            raise CassetteMismatch(
+            raise CassetteMissing(
                 f"no cassette {path}: record it first with `conformance run --record` "
                 "(against the simulator or a live target)"
             )

@@ -65,6 +65,7 @@ class RunSummary:
                         "source": f"{r.source.path}#{r.source.anchor}",
                         "status": self.outcomes[r.id].status if r.id in self.outcomes else "not run",
                         "message": self.outcomes[r.id].message if r.id in self.outcomes else "",
+                        "skip_kind": _kind(self.outcomes.get(r.id)),
                     }
                     for r in contract.rules
                 ],
@@ -88,3 +89,7 @@ class RunSummary:
         for outcome in bad:
             triage += [f"## {outcome.status.upper()}: {outcome.case_id}", "", "```", outcome.message.strip(), "```", ""]
         (report_dir / "triage.md").write_text("\n".join(triage) + "\n", encoding="utf-8")
+
+
+def _kind(outcome: Outcome | None) -> str | None:
+    return outcome.skip_kind.value if outcome is not None and outcome.skip_kind else None

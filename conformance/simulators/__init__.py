@@ -1,44 +1,24 @@
-"""Hand-written, in-memory simulators of the documented services.
+"""What every hand-written simulator shares (clock, routing, hostile-input handling, ASGI).
 
-Each is an independent reading of its document (not generated from the contract, so checks
-against it are not tautological). The core is I/O free: ``Simulator.handle(Request) ->
-Response``; ``asgi.py`` serves the same core over HTTP.
+The simulators themselves live in their service's package (``conformance/services/<id>/``);
+each is an independent reading of its document, never generated from the contract. The core
+is I/O free: ``Simulator.handle(Request) -> Response``; ``asgi.py`` serves it over HTTP.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from conformance.errors import UsageError
 from conformance.simulators.base import Clock, Simulator
 
-__all__ = ["Clock", "Simulator", "create_simulator", "simulator_factories"]
-
-
-def simulator_factories() -> dict[str, Callable[..., Simulator]]:
-    # Imported lazily so one broken simulator cannot stop the others from loading.
-    from conformance.simulators.presentations import PresentationsSimulator
-
-    factories: dict[str, Callable[..., Simulator]] = {"presentations": PresentationsSimulator}
-    try:
-        from conformance.simulators.scanning import ScanningSimulator
-        factories["scanning"] = ScanningSimulator
-    except ImportError:
-        pass
-    try:
-        from conformance.simulators.marketplace import MarketplaceSimulator
-        factories["marketplace"] = MarketplaceSimulator
-    except ImportError:
-        pass
-    return factories
+__all__ = ["Clock", "Simulator", "create_simulator"]
 
 
 def create_simulator(service: str, clock: Clock | None = None, **options: str) -> Simulator:
     """A fresh simulator; ``options`` are simulator settings (e.g. scanning's ``product``)."""
-    factories = simulator_factories()
-    if service not in factories:
-        raise UsageError(f"no simulator for '{service}'; available: {', '.join(sorted(factories))}")
+    from conformance.services import load_service
+
+    factory = load_service(service).simulator
     try:
-        return factories[service](clock=clock or Clock(), **options)
+        return factory(clock=clock or Clock(), **options)
     except TypeError:
         raise UsageError(f"the {service} simulator takes no option {', '.join(sorted(options))}") from None

@@ -13,9 +13,10 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from dataclasses import dataclass
 
 import httpx
+import yaml
 
 from conformance.contract import Contract
 from conformance.errors import UsageError
@@ -25,11 +26,30 @@ from conformance.settings import RunSettings, env_name
 from conformance.simulators import Simulator, create_simulator
 from conformance.transport.session import Session, from_httpx_request
 
-__all__ = ["Target", "make_target", "SIM_BASE_URL", "REPLAY_BASE_URL"]
+__all__ = ["Capabilities", "Target", "make_target", "SIM_BASE_URL", "REPLAY_BASE_URL"]
 
 SIM_BASE_URL = "http://{service}.sim.invalid"
 REPLAY_BASE_URL = "http://{service}.replay.invalid"
 _TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a target can do. Checks ask this, never the target's name."""
+
+    # Waiting costs real seconds (divided by CONFORMANCE_TIME_SCALE); elsewhere it is simulated or free.
+    waits_real_time: bool = False
+    # The simulator object of the current case is reachable (its clock, its state).
+    steerable: bool = False
+    # Credential values are the real ones (not replay placeholders), so their format can be inspected.
+    real_credentials: bool = True
+    # Answers come from recordings: nothing sent reaches a server.
+    replays: bool = False
+
+
+# Beside each service's cassettes: the names (never values) of the credentials configured when
+# they were recorded, so replay knows which optional credentials the recorded rules had.
+CONFIGURED_FILE = "configured.yaml"
 
 
 def _mock_transport(sim: Simulator) -> httpx.MockTransport:
@@ -48,6 +68,7 @@ class Target:
     """Base: subclasses say how a case gets its client, credentials and clock."""
 
     name = ""
+    capabilities = Capabilities()
 
     def __init__(self, contract: Contract, settings: RunSettings) -> None:
         self.contract = contract
@@ -57,7 +78,12 @@ class Target:
         self.simulator: Simulator | None = None
 
     def credential(self, name: str) -> str | None:
-        return os.environ.get(env_name(self.service, name))
+        """The configured value of a credential or setting, or None when it is not configured."""
+        return os.environ.get(env_name(self.service, name)) or None
+
+    def configured(self) -> list[str]:
+        """Names of the contract's credentials this target really has."""
+        return [c["name"] for c in self.contract.settings.get("credentials", []) if self.credential(c["name"])]
 
     def base_url(self) -> str:
         raise NotImplementedError
@@ -71,11 +97,14 @@ class Target:
     @contextmanager
     def session(self, case_id: str) -> Iterator[Session]:
         client = self._client()
-        session = Session(client, base_url=self.base_url(), sleep=self._sleep())
+        session = Session(client, base_url=self.base_url(), sleep=self._sleep(), secrets=self.secrets())
         try:
-            if self.settings.record or self.name == "replay":
-                path = Path(self.settings.cassette_dir) / self.service / f"{case_id}.yaml"
-                with cassette_context(path, replay=self.name == "replay", secrets=self.secrets()):
+            if self.settings.record or self.capabilities.replays:
+                folder = Path(self.settings.cassette_dir) / self.service
+                if self.settings.record:
+                    _remember_configured(folder, self.configured())
+                with cassette_context(folder / f"{case_id}.yaml", replay=self.capabilities.replays,
+                                      secrets=session.secrets):
                     yield session
             else:
                 yield session
@@ -91,12 +120,10 @@ class Target:
                 out.append(value)
         return out
 
-    def describe(self) -> dict[str, Any]:
-        return {"target": self.name, "base_url": self.base_url()}
-
 
 class SimTarget(Target):
     name = "sim"
+    capabilities = Capabilities(steerable=True)
 
     def __init__(self, contract: Contract, settings: RunSettings,
                  decorate: Callable[[Simulator], Simulator] | None = None) -> None:
@@ -107,9 +134,9 @@ class SimTarget(Target):
         return SIM_BASE_URL.format(service=self.service)
 
     def credential(self, name: str) -> str | None:
-        from conformance.simulators.credentials import sim_credentials
+        from conformance.services import load_service
 
-        return sim_credentials(self.service).get(name)
+        return load_service(self.service).credentials().get(name) or None
 
     def _client(self) -> httpx.Client:
         sim = create_simulator(self.service)
@@ -124,6 +151,7 @@ class SimTarget(Target):
 
 class HttpTarget(Target):
     name = "http"
+    capabilities = Capabilities(waits_real_time=True)
 
     def base_url(self) -> str:
         url = os.environ.get(env_name(self.service, "BASE_URL"))
@@ -140,14 +168,20 @@ class HttpTarget(Target):
 
 class ReplayTarget(Target):
     name = "replay"
+    capabilities = Capabilities(real_credentials=False, replays=True)
+
+    def __init__(self, contract: Contract, settings: RunSettings) -> None:
+        super().__init__(contract, settings)
+        self._configured = _read_configured(Path(settings.cassette_dir) / self.service, contract)
 
     def base_url(self) -> str:
         return REPLAY_BASE_URL.format(service=self.service)
 
     def credential(self, name: str) -> str | None:
         # Cassettes hold REDACTED in place of every secret; sending the same placeholder keeps
-        # query-string matching exact where a key travels in the URL.
-        return REDACTED
+        # query-string matching exact where a key travels in the URL. Only credentials that were
+        # configured when the cassettes were recorded count as configured here.
+        return REDACTED if name in self._configured else None
 
     def _client(self) -> httpx.Client:
         return httpx.Client(base_url=self.base_url(), transport=httpx.MockTransport(_refuse))
@@ -170,3 +204,29 @@ def make_target(contract: Contract, settings: RunSettings,
     if settings.target == "http":
         return HttpTarget(contract, settings)
     return ReplayTarget(contract, settings)
+
+
+def _remember_configured(folder: Path, names: list[str]) -> None:
+    path = folder / CONFIGURED_FILE
+    known = set(_names_in(path))
+    if known >= set(names) and path.is_file():
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump({"credentials": sorted(known | set(names))}), encoding="utf-8")
+
+
+def _names_in(path: Path) -> list[str]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return []
+    names = data.get("credentials") if isinstance(data, dict) else None
+    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+
+
+def _read_configured(folder: Path, contract: Contract) -> set[str]:
+    path = folder / CONFIGURED_FILE
+    if path.is_file():
+        return set(_names_in(path))
+    # No record of what was configured: the required credentials only (optional ones unknown).
+    return {c["name"] for c in contract.settings.get("credentials", []) if not c.get("optional")}

@@ -7,8 +7,6 @@ mapped here to ``TargetUnreachable`` / ``CassetteMismatch`` so nothing above lea
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
-
 import httpx
 
 from conformance.errors import CassetteMismatch, HarnessError, TargetUnreachable
@@ -50,8 +48,12 @@ class Session:
         base_url: str,
         sleep: Callable[[float], None],
         on_exchange: Callable[[Exchange], None] | None = None,
+        secrets: list[str] | None = None,
     ) -> None:
         self._client = client
+        # Every credential value of this session, including ones obtained during it (tokens):
+        # cassettes and reports scrub them. Shared by reference with the cassette scrubber.
+        self.secrets: list[str] = secrets if secrets is not None else []
         self.base_url = base_url
         self.sleep = sleep
         self.exchanges: list[Exchange] = []
@@ -81,9 +83,6 @@ class Session:
         if self._on_exchange is not None:
             self._on_exchange(exchange)
         return exchange
-
-    def call(self, method: str, path: str, **kwargs: Any) -> Exchange:
-        return self.send(Request.build(method, path, **kwargs))
 
     def send_with_backoff(
         self, request: Request, *, attempts: int = 8, first_delay: float = 1.0

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from conformance.simulators.base import WallClock
-from conformance.simulators.scanning import ScanningSimulator
+from conformance.services.scanning.simulator import ScanningSimulator
 from tests.conftest import serve
 
 shodan = pytest.importorskip("shodan")

@@ -84,7 +84,7 @@ _ISSUED = re.compile(r"(?<![\w])(code|access_token|refresh_token|code_verifier)(
 
 @pytest.mark.slow
 def test_recorded_oauth_traffic_is_scrubbed_and_replays(tmp_path: Path) -> None:
-    from conformance.simulators.marketplace import MarketplaceSimulator
+    from conformance.services.marketplace.simulator import MarketplaceSimulator
 
     recorded = _verdicts(RunSettings(target="sim", record=True, cassette_dir=str(tmp_path)))
     texts = {path.name: path.read_text(encoding="utf-8") for path in (tmp_path / SERVICE).glob("*.yaml")}

@@ -14,7 +14,7 @@ from conformance.contract import load_contract
 from conformance.runner import PASSED, collect_cases, run_case
 from conformance.settings import RunSettings, env_name
 from conformance.simulators.base import WallClock
-from conformance.simulators.scanning import ScanningSimulator
+from conformance.services.scanning.simulator import ScanningSimulator
 from conformance.targets import make_target
 from tests.conftest import serve
 

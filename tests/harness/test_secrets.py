@@ -13,7 +13,7 @@ import pytest
 
 from conformance.faults import fault_decorator
 from conformance.simulators import Simulator
-from conformance.simulators.presentations import Account
+from conformance.services.presentations.simulator import Account
 
 CANARY = "canary-7f3a9c41d2e84b6f"
 RUN_TIMEOUT = 240

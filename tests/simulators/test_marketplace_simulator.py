@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from conformance.contract import load_contract
 from conformance.simulators.base import Clock
-from conformance.simulators.marketplace import (
+from conformance.services.marketplace.simulator import (
     SIM_KEYSTRING,
     SIM_LIMITED_REFRESH_TOKEN,
     SIM_OTHER_SHOP_ID,
@@ -25,7 +25,7 @@ from conformance.simulators.marketplace import (
     SIM_SHOP_ID,
     MarketplaceSimulator,
 )
-from conformance.simulators.marketplace_oauth import CODE_SECONDS, pkce_challenge
+from conformance.services.marketplace.oauth_server import CODE_SECONDS, pkce_challenge
 from conformance.transport.model import Request, Response
 
 CONTRACT = load_contract("marketplace")

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from conformance.contract import load_contract
 from conformance.simulators.base import MAX_BODY_BYTES, Clock
-from conformance.simulators.scanning import ScanningSimulator
-from conformance.simulators.scanning_data import METADATA_KEY, SEGMENT
+from conformance.services.scanning.simulator import ScanningSimulator
+from conformance.services.scanning.data import METADATA_KEY, SEGMENT
 from conformance.transport.model import Request, Response
 
 CREDS = ScanningSimulator.credentials

@@ -14,8 +14,8 @@ from typing import Any, ClassVar
 from urllib.parse import unquote
 
 from conformance.simulators.base import Clock, SimError, Simulator
-from conformance.simulators.scanning_accounts import NO_CREDITS, PLANS, SIM_KEYS, SIM_USERS, Account
-from conformance.simulators.scanning_data import (
+from conformance.services.scanning.accounts import NO_CREDITS, PLANS, SIM_KEYS, SIM_USERS, Account
+from conformance.services.scanning.data import (
     DNS_TYPES,
     FACETS,
     FILTERS,
@@ -25,7 +25,7 @@ from conformance.simulators.scanning_data import (
     SEGMENT,
     database,
 )
-from conformance.simulators.scanning_query import (
+from conformance.services.scanning.query import (
     Query,
     QueryError,
     facet_counts,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.auth import AuthAs
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
 from conformance.checks.paging import items_of
@@ -19,6 +20,12 @@ __all__: list[str] = []
 CREATE = "POST /generations"
 STATUS = "GET /generations/{generationId}"
 FINAL = ("completed", "failed")
+
+_POLLING = {"poll_seconds": {"type": "number", "exclusiveMinimum": 0},
+            "ceiling_seconds": {"type": "number", "exclusiveMinimum": 0}}
+_OPERATIONS = {"operations": {"type": "array", "items": {"type": "string"}, "minItems": 1}}
+_BURST = {"max_burst_requests": {"type": "integer", "minimum": 1}, "backoff_attempts": {"type": "integer", "minimum": 1},
+          "first_backoff_seconds": {"type": "number", "exclusiveMinimum": 0}}
 
 
 def _create(ctx: CheckContext, rule_id: str, **extra: Any) -> tuple[Exchange, str]:
@@ -64,7 +71,7 @@ def _completed(ctx: CheckContext, rule_id: str, **extra: Any) -> tuple[Exchange,
     return exchange, body
 
 
-@for_rule("presentations.lifecycle.reaches-final")
+@for_rule("presentations.lifecycle.reaches-final", params=_POLLING, required=("poll_seconds", "ceiling_seconds"))
 def reaches_final(ctx: CheckContext) -> None:
     _, generation_id = _create(ctx, ctx.rule.id)
     _poll(ctx, ctx.rule.id, generation_id)
@@ -93,7 +100,8 @@ def _stays(ctx: CheckContext, body: dict[str, Any]) -> None:
                expected=f"the same {body['status']} Generation as before")
 
 
-@for_rule("presentations.lifecycle.final-is-final")
+@for_rule("presentations.lifecycle.final-is-final", params={"extra_polls": {"type": "integer", "minimum": 1}},
+          required=("extra_polls",))
 def final_is_final(ctx: CheckContext) -> None:
     _, completed = _completed(ctx, ctx.rule.id)
     _stays(ctx, completed)
@@ -152,12 +160,9 @@ def credits_deducted(ctx: CheckContext) -> None:
 
 
 def _with_key(ctx: CheckContext, credential: str) -> Exchange:
-    key = ctx.credential(credential)
-    request = Request.build("POST", ctx.path("/generations"),
-                            json_body=ctx.contract.request_example(CREATE))
-    request = ctx.auth(request)
-    request.headers["x-api-key"] = key
-    return ctx.session.send_with_backoff(request)
+    """A generation started with another account's key (same scheme, another credential)."""
+    return ctx.call(CREATE, auth=AuthAs(swap={"API_KEY": credential}),
+                    json_body=ctx.contract.request_example(CREATE))
 
 
 @for_rule("presentations.credits.insufficient")
@@ -172,7 +177,8 @@ def forbidden(ctx: CheckContext) -> None:
                   "a generation from an account denied API access")
 
 
-@for_rule("presentations.generate.web-source-warning")
+@for_rule("presentations.generate.web-source-warning",
+          params={"body": {"type": "object"}, "names": {"type": "string"}}, required=("body", "names"))
 def web_source_warning(ctx: CheckContext) -> None:
     params = ctx.rule.params
     exchange, _ = _create(ctx, ctx.rule.id, **params["body"])
@@ -189,13 +195,13 @@ def json_content_type(ctx: CheckContext) -> None:
     body = json.dumps(ctx.contract.request_example(CREATE)).encode()
     request = ctx.auth(Request.build("POST", ctx.path("/generations"), content=body,
                                      headers={"content-type": "text/plain"}))
-    exchange = ctx.session.send_with_backoff(request)
+    exchange = ctx.send(request)
     expect(400 <= exchange.response.status < 500, ctx.rule.id,
            f"a JSON body sent as text/plain was answered {exchange.response.status}",
            exchange=exchange, expected="a 4xx refusal")
 
 
-@for_rule("presentations.rate-limit.headers")
+@for_rule("presentations.rate-limit.headers", params=_OPERATIONS, required=("operations",))
 def rate_limit_headers(ctx: CheckContext) -> None:
     names = list(ctx.contract.openapi["x-rate-limit-headers"])
     probes: list[Exchange] = []
@@ -212,7 +218,7 @@ def rate_limit_headers(ctx: CheckContext) -> None:
                    exchange=exchange, expected=f"{name}: <number>")
 
 
-@for_rule("presentations.rate-limit.burst")
+@for_rule("presentations.rate-limit.burst", params=_BURST, required=tuple(_BURST))
 def burst(ctx: CheckContext) -> None:
     params = ctx.rule.params
     assert ctx.rule.operation

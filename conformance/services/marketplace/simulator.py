@@ -20,7 +20,7 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 from conformance.simulators.base import Clock, SimError, Simulator
-from conformance.simulators.marketplace_oauth import SCOPES, Grant, OAuthServer, parse_form
+from conformance.services.marketplace.oauth_server import SCOPES, Grant, OAuthServer, parse_form
 from conformance.transport.model import Request, Response
 
 __all__ = [

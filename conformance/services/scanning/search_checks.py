@@ -10,7 +10,7 @@ from jsonschema.exceptions import best_match
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, validator
 from conformance.checks.registry import for_rule
-from conformance.checks.services.scanning import (
+from conformance.services.scanning.checks import (
     HOST,
     SEARCH,
     component,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.simulators.base import SimError, Simulator
-from conformance.simulators.scanning_data import FACETS, FILTERS
+from conformance.services.scanning.data import FACETS, FILTERS
 from conformance.transport.model import JSON_TYPE, Request
 
 __all__ = [

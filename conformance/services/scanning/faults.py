@@ -15,8 +15,8 @@ from typing import Any
 
 from conformance.faults.base import Fault, FaultySimulator, fault, json_edit, on_request, on_response
 from conformance.simulators import Simulator
-from conformance.simulators.scanning import ScanningSimulator
-from conformance.simulators.scanning_data import DNS_TYPES, METADATA_KEY, SEGMENT
+from conformance.services.scanning.simulator import ScanningSimulator
+from conformance.services.scanning.data import DNS_TYPES, METADATA_KEY, SEGMENT
 from conformance.transport.model import Request, Response
 
 __all__ = ["FAULTS"]

@@ -7,7 +7,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from conformance.faults.base import Fault, FaultySimulator, fault, on_request, on_response
-from conformance.faults.marketplace_support import (
+from conformance.services.marketplace.fault_support import (
     CONNECT,
     _form,
     _grants,
@@ -16,7 +16,7 @@ from conformance.faults.marketplace_support import (
     _query,
 )
 from conformance.simulators import Simulator
-from conformance.simulators.marketplace_oauth import pkce_challenge
+from conformance.services.marketplace.oauth_server import pkce_challenge
 from conformance.transport.model import Request, Response
 
 __all__ = ["OAUTH_FAULTS"]

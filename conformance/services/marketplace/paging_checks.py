@@ -13,7 +13,7 @@ from conformance.checks.boundary import bound_values
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses, validator
 from conformance.checks.registry import for_rule
-from conformance.checks.services.marketplace_client import LISTINGS, RECEIPTS, Api, items, operations, schema_enum
+from conformance.services.marketplace.client import LISTINGS, RECEIPTS, Api, items, operations, schema_enum
 from conformance.transport.model import Exchange
 
 __all__: list[str] = []

@@ -14,8 +14,8 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote_to_bytes, urlencode
 
 from conformance.faults.base import Fault, fault, json_edit, on_request, on_response
-from conformance.faults.marketplace_oauth import OAUTH_FAULTS
-from conformance.faults.marketplace_support import (
+from conformance.services.marketplace.oauth_faults import OAUTH_FAULTS
+from conformance.services.marketplace.fault_support import (
     _CREATE,
     _FOREVER,
     _IMAGE,
@@ -27,8 +27,8 @@ from conformance.faults.marketplace_support import (
     _results,
 )
 from conformance.simulators import Simulator
-from conformance.simulators.marketplace import SIM_CLIENT_ID, SIM_SHARED_SECRET, SIM_USER_ID
-from conformance.simulators.marketplace_oauth import SCOPES, Grant
+from conformance.services.marketplace.simulator import SIM_CLIENT_ID, SIM_SHARED_SECRET, SIM_USER_ID
+from conformance.services.marketplace.oauth_server import SCOPES, Grant
 from conformance.transport.model import Request, Response
 
 __all__ = ["FAULTS"]

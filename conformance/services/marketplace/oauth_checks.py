@@ -23,7 +23,7 @@ from urllib.parse import parse_qsl, urlsplit
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses, validator
 from conformance.checks.registry import for_rule
-from conformance.checks.services.marketplace_client import (
+from conformance.services.marketplace.client import (
     MISSING,
     RECEIPTS,
     bearer_for,

@@ -16,7 +16,7 @@ from typing import Any
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses
 from conformance.checks.registry import for_rule
-from conformance.checks.services.marketplace_client import (
+from conformance.services.marketplace.client import (
     CREATE,
     DELETE,
     LISTINGS,
@@ -290,6 +290,3 @@ def number_as_string(ctx: CheckContext) -> None:
             elif isinstance(node, list):
                 stack += [(f"{place}[{i}]", v) for i, v in enumerate(node)]
 
-
-# The OAuth and paging checks register when imported; the registry imports this module only.
-from conformance.checks.services import marketplace_oauth, marketplace_paging  # noqa: E402,F401

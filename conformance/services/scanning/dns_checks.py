@@ -9,7 +9,7 @@ from typing import Any
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect
 from conformance.checks.registry import for_rule
-from conformance.checks.services.scanning import (
+from conformance.services.scanning.checks import (
     HOST,
     call_as,
     expect_ok,

@@ -1,1 +1,0 @@
-"""Scenario checks of one service each: what generic checks cannot express."""

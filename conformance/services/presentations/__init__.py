@@ -1,0 +1,8 @@
+"""Presentation-generation service (volume 1, part B): async generations, credits, cursor lists."""
+
+from conformance.services.base import ServicePackage
+from conformance.services.presentations import checks  # noqa: F401  (registers the scenario checks)
+from conformance.services.presentations.faults import FAULTS
+from conformance.services.presentations.simulator import PresentationsSimulator
+
+SERVICE = ServicePackage("presentations", simulator=PresentationsSimulator, faults=tuple(FAULTS))
