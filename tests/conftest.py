@@ -13,7 +13,7 @@ import uvicorn
 
 from conformance.simulators import Simulator, create_simulator
 from conformance.simulators.asgi import SimulatorApp
-from conformance.simulators.base import WallClock
+from conformance.simulators.base import Clock, WallClock
 
 _START_TIMEOUT = 10.0
 
@@ -46,12 +46,14 @@ def serve(sim: Simulator) -> Iterator[str]:
 
 @pytest.fixture
 def served() -> Callable[..., object]:
-    """``with served("presentations", clock_rate=100) as (base_url, sim): ...``"""
+    """``with served("presentations", clock_rate=100) as (base_url, sim): ...``
+    or ``served("presentations", clock=Clock())`` for a clock only the test moves."""
 
     @contextmanager
-    def start(service: str, *, clock_rate: float = 1.0,
+    def start(service: str, *, clock_rate: float = 1.0, clock: Clock | None = None,
               decorate: Callable[[Simulator], Simulator] | None = None) -> Iterator[tuple[str, Simulator]]:
-        sim = create_simulator(service, WallClock(rate=clock_rate))
+        # ``clock``: a stepped clock the test advances (verdicts then never depend on speed).
+        sim = create_simulator(service, clock or WallClock(rate=clock_rate))
         if decorate is not None:
             sim = decorate(sim)
         with serve(sim) as url:

@@ -252,8 +252,13 @@ def _check_params(rule: Rule, service: str, where: str) -> None:
         if set(rule.params) - {"check"}:
             raise ContractFileError(f"{where}: params given, but no check implements this rule to read them")
         return
+    schema = spec.params_schema()
+    unknown = sorted(set(rule.params) - set(schema["properties"]))
+    if unknown:
+        takes = ", ".join(sorted(set(schema["properties"]) - {"check"})) or "none"
+        raise ContractFileError(f"{where}: unknown params {', '.join(unknown)} (check {spec.name} takes: {takes})")
     try:
-        jsonschema.validate(rule.params, spec.params_schema())
+        jsonschema.validate(rule.params, schema)
     except jsonschema.ValidationError as exc:
         place = "/".join(str(p) for p in exc.absolute_path)
         raise ContractFileError(f"{where}: params{'.' + place if place else ''}: {exc.message} "

@@ -126,6 +126,8 @@ class Simulator:
             body = json.loads(request.body.decode("utf-8"))
         except (ValueError, UnicodeDecodeError):
             raise SimError(400, "body is not valid JSON") from None
+        except RecursionError:  # nesting deeper than the parser follows: hostile, not a server bug
+            raise SimError(400, "body nests too deeply") from None
         if not isinstance(body, dict):
             raise SimError(400, "body must be a JSON object")
         return body

@@ -153,6 +153,18 @@ class HttpTarget(Target):
     name = "http"
     capabilities = Capabilities(waits_real_time=True)
 
+    def __init__(self, contract: Contract, settings: RunSettings,
+                 wait: Callable[[float], None] | None = None) -> None:
+        super().__init__(contract, settings)
+        # A served simulator whose clock the caller steps (tests): waits advance that clock, so
+        # verdicts do not depend on how fast requests travel, and nothing waits real time.
+        self._wait = wait
+        if wait is not None:
+            self.capabilities = Capabilities(waits_real_time=False)
+
+    def _sleep(self) -> Callable[[float], None]:
+        return self._wait if self._wait is not None else super()._sleep()
+
     def base_url(self) -> str:
         url = os.environ.get(env_name(self.service, "BASE_URL"))
         if not url:
@@ -194,7 +206,10 @@ class ReplayTarget(Target):
 
 
 def make_target(contract: Contract, settings: RunSettings,
-                decorate: Callable[[Simulator], Simulator] | None = None) -> Target:
+                decorate: Callable[[Simulator], Simulator] | None = None,
+                wait: Callable[[float], None] | None = None) -> Target:
+    """The target ``settings`` name; ``decorate`` wraps the simulator (sim: faults, variants),
+    ``wait`` replaces real waiting over HTTP (a served simulator with a stepped clock)."""
     if settings.target == "sim":
         if decorate is None and settings.fault:
             from conformance.faults import fault_decorator
@@ -202,7 +217,7 @@ def make_target(contract: Contract, settings: RunSettings,
             decorate = fault_decorator(contract.service, settings.fault)
         return SimTarget(contract, settings, decorate)
     if settings.target == "http":
-        return HttpTarget(contract, settings)
+        return HttpTarget(contract, settings, wait)
     return ReplayTarget(contract, settings)
 
 

@@ -62,6 +62,14 @@ def _edit(path: Path, old: str, new: str) -> None:
         ("openapi.yaml", "openapi: 3.1.0", "openapi: 3.0.0", "not an OpenAPI 3.1"),
         ("openapi.yaml", "TextMode: {type: string, enum", "TextMode: {type: strung, enum",
          "not valid JSON Schema"),
+        # Params are what the rule's check declares: a typo, a wrong type, a missing one.
+        ("rules.yaml", "params: {extra_polls: 2}", "params: {extra_pols: 2}", r"unknown params extra_pols \(check .* takes: extra_polls\)"),
+        ("rules.yaml", "params: {extra_polls: 2}", "params: {extra_polls: two}", r"params.extra_polls: 'two' is not"),
+        ("rules.yaml", "params: {extra_polls: 2}", "params: {}", r"'extra_polls' is a required property"),
+        ("rules.yaml", "params: {check: valid-bodies}", "params: {check: valid-bodys}", "unknown check 'valid-bodys'"),
+        ("rules.yaml", "params: {as: {invalid: true}}", "params: {as: {invalid: true, bogus: 1}}", r"params.as: .*bogus"),
+        ("rules.yaml", "requires: [FAIL_INPUT]", "requires: [FAIL_INPUTS]", "FAIL_INPUTS, not among the credentials"),
+        ("openapi.yaml", 'x-credential: "{API_KEY}"', 'x-credential: "{API_KEYS}"', "x-credential names API_KEYS"),
     ],
 )
 def test_bad_contract_files_fail_clearly(contract_copy: Path, file: str, old: str, new: str,
@@ -76,3 +84,23 @@ def test_missing_contract_dir_is_a_usage_error(tmp_path: Path, monkeypatch: pyte
     monkeypatch.setenv("CONFORMANCE_SCHEMAS_DIR", str(tmp_path))
     with pytest.raises(UsageError, match="has no contract yet"):
         load_contract("presentations")
+
+
+def test_broken_service_package_is_a_loud_error_naming_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance import services
+    from conformance.services import ServicePackageError, load_service
+
+    def broken(name: str) -> None:  # an import error inside the package, not a missing package
+        raise ImportError("cannot import name 'PresentationsSimulator'")
+
+    monkeypatch.setattr(services, "_CACHE", {})
+    monkeypatch.setattr(services.importlib, "import_module", broken)
+    with pytest.raises(ServicePackageError, match="service package 'presentations' failed to import"):
+        load_service("presentations")
+
+
+def test_unknown_service_package_is_a_usage_error() -> None:
+    from conformance.services import load_service
+
+    with pytest.raises(UsageError, match="no service package for 'nope'"):
+        load_service("nope")

@@ -1,4 +1,4 @@
-"""The same suite over real HTTP against `conformance serve`'s app: same verdicts as in process."""
+"""The served presentations app over real HTTP (verdict equality is in tests/services/)."""
 
 from __future__ import annotations
 
@@ -7,33 +7,9 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from conformance.contract import load_contract
-from conformance.runner import collect_cases, run_case
-from conformance.settings import RunSettings
 from conformance.simulators.base import MAX_BODY_BYTES
-from conformance.targets import make_target
 
 SERVICE = "presentations"
-CLOCK_RATE = 200.0
-
-
-def _verdicts(settings: RunSettings) -> dict[str, str]:
-    contract = load_contract(SERVICE)
-    target = make_target(contract, settings)
-    return {c.id: run_case(c, target).status for c in collect_cases(contract)}
-
-
-@pytest.mark.slow
-def test_http_verdicts_equal_in_process(served: Callable[..., object],
-                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    in_process = _verdicts(RunSettings(target="sim"))
-    with served(SERVICE, clock_rate=CLOCK_RATE) as (url, sim):  # type: ignore[attr-defined]
-        monkeypatch.setenv("CONFORMANCE_PRESENTATIONS_BASE_URL", url)
-        for name, value in sim.credentials.items():
-            monkeypatch.setenv(f"CONFORMANCE_PRESENTATIONS_{name}", value)
-        over_http = _verdicts(RunSettings(target="http", time_scale=CLOCK_RATE))
-    assert over_http == in_process
-    assert set(in_process.values()) == {"passed"}
 
 
 @pytest.mark.slow

@@ -1,34 +1,46 @@
 """Scenario checks of the internet-scanning service (volume 2, part B): shared helpers, keys,
 plans, errors, account and tools.
 
-The other scanning checks live beside this module (``scanning_search``, ``scanning_credits``,
-``scanning_dns``) and import the helpers from here. Every number (page sizes, credit costs) and
+The other scanning checks live beside this module (``search_checks``, ``credit_checks``,
+``dns_checks``) and import the helpers from here. Every number (page sizes, credit costs) and
 every sample value (queries, domains, IPs) comes from the rule's params or the contract's
-settings; statuses other than the documented 404 are a gap, so refusals are "any non-200 that
-carries {error: string}".
+settings; which account a call speaks for is an ``AuthAs`` (``params.as``), and where its key goes
+is the contract's security scheme. Statuses other than the documented 404 are a gap, so
+refusals are ``expect_refused`` (any 4xx after a control) and always carry {error: string}.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import string
+from collections.abc import Callable
 from typing import Any
 
+from conformance.auth.variants import AUTH_AS_SCHEMA, DEFAULT, AuthAs, auth_as
+from conformance.checks import refusal
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema, expect_status
 from conformance.checks.registry import for_rule
 from conformance.transport.model import Exchange
 
 __all__ = [
-    "API_INFO", "CREDIT_FIELDS", "SEARCH", "HOST", "as_credential", "balance", "balance_drift",
-    "call_as", "component", "expect_ok", "expect_refused", "expect_shape", "observe_alternative",
-    "product", "sample_hosts", "spent_since",
+    "ADD", "API_INFO", "AS", "CREDIT_FIELDS", "HOST", "ORG", "PATH_VALUES", "REMOVE", "OPERATIONS", "SEARCH", "STRING", "balance", "balance_drift",
+    "component", "expect_nothing_spent", "expect_ok", "expect_refused", "expect_shape", "has_member", "once",
+    "observe_alternative", "product", "sample_hosts", "spent_since",
 ]
 
 API_INFO = "GET /api-info"
 SEARCH = "GET /host/search"
 HOST = "GET /host/{ip}"
+ORG = "GET /org"
+ADD = "PUT /org/member/{user}"
+REMOVE = "DELETE /org/member/{user}"
 CREDIT_FIELDS = ("query_credits", "scan_credits")
+
+# Param declarations shared by the scanning checks.
+STRING: dict[str, Any] = {"type": "string"}
+AS: dict[str, Any] = {"as": AUTH_AS_SCHEMA}
+OPERATIONS: dict[str, Any] = {"operations": {"type": "array", "items": STRING, "minItems": 1}}
+PATH_VALUES: dict[str, Any] = {"type": "object", "additionalProperties": STRING}
 
 
 # -- helpers shared by the scanning check modules ---------------------------------------
@@ -44,41 +56,17 @@ def product(ctx: CheckContext) -> str:
     return str(ctx.contract.settings.get("product", variables.get("product", {}).get("default", "")))
 
 
-def as_credential(ctx: CheckContext, name: str) -> dict[str, str]:
-    """Query parameters presenting credential ``name`` where settings.auth puts the key."""
-    value = ctx.credential(name)
-    out: dict[str, str] = {}
-    for spec in ctx.contract.settings.get("auth") or []:
-        if spec["in"] != "query":
-            ctx.skip(f"settings.auth puts a credential in {spec['in']}; these checks expect query")
-        fields = [f for _, f, _, _ in string.Formatter().parse(spec["value"]) if f]
-        out[spec["name"]] = spec["value"].format(**{f: value for f in fields})
-    return out
-
-
-def call_as(ctx: CheckContext, credential: str, operation: str, *,
-            params: dict[str, Any] | None = None, **kwargs: Any) -> Exchange:
-    """``ctx.call`` with another account's key in place of the default one."""
-    return ctx.call(operation, auth=False, params={**(params or {}), **as_credential(ctx, credential)},
-                    **kwargs)
-
-
 def expect_ok(ctx: CheckContext, exchange: Exchange, why: str) -> Any:
     expect_status(ctx.rule.id, exchange, 200, why)
     return exchange.response.json()
 
 
-def expect_refused(ctx: CheckContext, exchange: Exchange, why: str, status: int | None = None) -> None:
-    """Refused: the documented status where there is one, else any 4xx; always {error}."""
-    if status is not None:
-        expect_status(ctx.rule.id, exchange, status, why)
-    else:
-        # A refusal is the client's fault (4xx); a 5xx is a crash, not a refusal.
-        expect(400 <= exchange.response.status < 500, ctx.rule.id,
-               f"{why}: answered {exchange.response.status}",
-               exchange=exchange, expected="a 4xx status with {error: string}")
-    expect_json_schema(ctx.rule.id, ctx.contract, exchange, component(ctx, "Error"),
-                       f"{why}: the non-200 body")
+def expect_refused(ctx: CheckContext, why: str, refused: Callable[[], Exchange], *,
+                   control: Callable[[], Exchange] | None = None, credential_variant: bool = False) -> Exchange:
+    """The one notion of refused (``checks.refusal``), and the {error} body every non-200 carries."""
+    exchange = refusal.expect_refused(ctx, why, refused, control=control, credential_variant=credential_variant)
+    expect_json_schema(ctx.rule.id, ctx.contract, exchange, component(ctx, "Error"), f"{why}: the non-200 body")
+    return exchange
 
 
 def expect_shape(ctx: CheckContext, exchange: Exchange, operation: str, why: str) -> Any:
@@ -89,15 +77,14 @@ def expect_shape(ctx: CheckContext, exchange: Exchange, operation: str, why: str
     return expect_json_schema(ctx.rule.id, ctx.contract, exchange, schema, why)
 
 
-def balance(ctx: CheckContext, credential: str = "API_KEY") -> dict[str, Any]:
+def balance(ctx: CheckContext, how: AuthAs = DEFAULT) -> dict[str, Any]:
     """The plan info of an account, checked to carry numeric credits."""
-    exchange = call_as(ctx, credential, API_INFO)
+    exchange = ctx.call(API_INFO, auth=how)
     info = expect_shape(ctx, exchange, API_INFO, "reading the credit balance from api-info")
     return dict(info)
 
 
-def balance_drift(ctx: CheckContext, credential: str = "API_KEY"
-                  ) -> tuple[dict[str, Any], dict[str, Any]]:
+def balance_drift(ctx: CheckContext, how: AuthAs = DEFAULT) -> tuple[dict[str, Any], dict[str, Any]]:
     """The latest balance and what one api-info read itself costs, from three reads.
 
     The document does not say api-info is free: a target may charge each read. Equal gaps
@@ -105,7 +92,7 @@ def balance_drift(ctx: CheckContext, credential: str = "API_KEY"
     taken off later measurements; unequal gaps (another client on a shared account) leave no
     way to attribute a call's cost, so the check skips.
     """
-    first, second, third = (balance(ctx, credential) for _ in range(3))
+    first, second, third = (balance(ctx, how) for _ in range(3))
     drift = {f: first[f] - second[f] for f in CREDIT_FIELDS}
     if any(second[f] - third[f] != drift[f] for f in CREDIT_FIELDS):
         ctx.skip("api-info balances moved irregularly between three reads with no call in between "
@@ -115,10 +102,18 @@ def balance_drift(ctx: CheckContext, credential: str = "API_KEY"
 
 
 def spent_since(ctx: CheckContext, before: dict[str, Any], drift: dict[str, Any],
-                credential: str = "API_KEY") -> dict[str, Any]:
+                how: AuthAs = DEFAULT) -> dict[str, Any]:
     """What each balance fell by since ``before``, less the cost of the api-info read itself."""
-    after = balance(ctx, credential)
+    after = balance(ctx, how)
     return {f: before[f] - after[f] - drift[f] for f in CREDIT_FIELDS}
+
+
+def expect_nothing_spent(ctx: CheckContext, spent: dict[str, Any], drift: dict[str, Any],
+                         exchange: Exchange | None, what: str) -> None:
+    for name in CREDIT_FIELDS:
+        expect(spent[name] == 0, ctx.rule.id,
+               f"{what} moved {name} by {-spent[name]} (api-info reads' own cost {drift[name]} taken off)",
+               exchange=exchange, expected=f"{what} cost nothing")
 
 
 def observe_alternative(ctx: CheckContext, conflict_id: str, index: int) -> None:
@@ -142,52 +137,84 @@ def sample_hosts(ctx: CheckContext, limit: int) -> list[str]:
     return ips[:limit]
 
 
+def has_member(members: list[Any], user: str) -> bool:
+    # user is a username or an e-mail: either member field may carry it.
+    return any(isinstance(m, dict) and user in (m.get("username"), m.get("email")) for m in members)
+
+
+def once(send: Callable[[], Exchange]) -> Callable[[], Exchange]:
+    """``send`` at its first call; its exchange again after that (one control for many probes)."""
+    sent: list[Exchange] = []
+
+    def control() -> Exchange:
+        if not sent:
+            sent.append(send())
+        return sent[0]
+
+    return control
+
+
 # -- authentication and plans -----------------------------------------------------------
-@for_rule("scanning.auth.free-key-accepted")
+@for_rule("scanning.auth.free-key-accepted", params={**AS, **OPERATIONS}, required=("as", "operations"))
 def free_key_accepted(ctx: CheckContext) -> None:
+    how = auth_as(ctx.rule.params["as"])
     for operation in ctx.rule.params["operations"]:
-        exchange = call_as(ctx, ctx.rule.params["credential"], operation)
-        expect_shape(ctx, exchange, operation, f"{operation} with a free account's key")
+        exchange = ctx.call(operation, auth=how)
+        expect_shape(ctx, exchange, operation, f"{operation} with {how.describe()}")
 
 
-@for_rule("scanning.plan.scan-needs-paid")
+@for_rule("scanning.plan.scan-needs-paid", params=AS, required=("as",))
 def scan_needs_paid(ctx: CheckContext) -> None:
-    credential = ctx.rule.params["credential"]
     operation = ctx.rule.operation
     assert operation
-    before, drift = balance_drift(ctx, credential)
-    exchange = call_as(ctx, credential, operation, json_body=ctx.contract.request_example(operation))
-    expect_refused(ctx, exchange, "a scan with a free account's key")
-    spent = spent_since(ctx, before, drift, credential)
-    for name in CREDIT_FIELDS:
-        expect(spent[name] == 0, ctx.rule.id,
-               f"the refused scan moved {name} by {-spent[name]} (api-info reads' own cost "
-               f"{drift[name]} taken off)", exchange=exchange, expected="a refused scan costs nothing")
+    how = auth_as(ctx.rule.params["as"])
+    body = ctx.contract.request_example(operation)
+    before, drift = balance_drift(ctx, how)
+    # The control (the same scan with the default, paid key) is charged to the paid account only.
+    exchange = expect_refused(ctx, f"a scan with {how.describe()}",
+                              lambda: ctx.call(operation, auth=how, json_body=body),
+                              control=lambda: ctx.call(operation, json_body=body), credential_variant=True)
+    expect_nothing_spent(ctx, spent_since(ctx, before, drift, how), drift, exchange, "the refused scan")
 
 
-def _member(ctx: CheckContext) -> str:
-    # The refusal should be about the plan, so a real member name is used when one is known.
-    return ctx.target.credential(ctx.rule.params.get("member", "ORG_MEMBER")) or "conformance-probe-user"
-
-
-@for_rule("scanning.plan.org-needs-enterprise")
+@for_rule("scanning.plan.org-needs-enterprise",
+          params={**OPERATIONS, "control_as": AUTH_AS_SCHEMA, "member": STRING}, required=("operations", "control_as"))
 def org_needs_enterprise(ctx: CheckContext) -> None:
-    for operation in ctx.rule.params["operations"]:
-        exchange = call_as(ctx, ctx.rule.params["credential"], operation,
-                           path_values={"user": _member(ctx)})
-        expect_refused(ctx, exchange, f"{operation} with a non-enterprise key")
+    """The default (paid, non-enterprise) key is refused; the same call with an enterprise key
+    (the control) is not, so the refusal is about the plan, not the user or the route."""
+    p = ctx.rule.params
+    control_as = auth_as(p["control_as"])
+    # A real member name when one is known, so the enterprise control can succeed.
+    user = (ctx.optional(p["member"]) if "member" in p else None) or "conformance-probe-user"
+    for operation in _restoring_order(ctx, p["operations"], control_as, user):
+        expect_refused(ctx, f"{operation} with a non-enterprise key",
+                       lambda op=operation: ctx.call(op, path_values={"user": user}),
+                       control=lambda op=operation: ctx.call(op, auth=control_as, path_values={"user": user}),
+                       credential_variant=True)
+
+
+def _restoring_order(ctx: CheckContext, operations: list[str], control_as: AuthAs, user: str) -> list[str]:
+    """Controls of PUT and DELETE change the organization: the order that leaves it as found
+    (a present member removed first, then added back)."""
+    if not {ADD, REMOVE} <= set(operations):
+        return list(operations)
+    org = ctx.call(ORG, auth=control_as)
+    present = org.response.status == 200 and has_member((org.response.json() or {}).get("members") or [], user)
+    pair = [REMOVE, ADD] if present else [ADD, REMOVE]
+    return [op for op in operations if op not in pair] + pair
 
 
 # -- errors -----------------------------------------------------------------------------
-@for_rule("scanning.errors.invalid-ip")
+@for_rule("scanning.errors.invalid-ip", params={"invalid_ips": {"type": "array", "items": STRING, "minItems": 1}},
+          required=("invalid_ips",))
 def invalid_ip(ctx: CheckContext) -> None:
     rule = ctx.rule
     assert rule.operation and rule.where
-    name = rule.where.split(".", 1)[1]
-    status = int((rule.violation or {})["status"])
+    operation, name = rule.operation, rule.where.split(".", 1)[1]
+    # The status is documented (violation.status): exactly that, so no control is needed.
     for value in rule.params["invalid_ips"]:
-        exchange = ctx.call(rule.operation, path_values={name: value})
-        expect_refused(ctx, exchange, f"host lookup of the invalid IP {value!r}", status=status)
+        expect_refused(ctx, f"host lookup of the invalid IP {value!r}",
+                       lambda v=value: ctx.call(operation, path_values={name: v}))
 
 
 def _placeholders(template: str) -> dict[str, str]:
@@ -196,10 +223,18 @@ def _placeholders(template: str) -> dict[str, str]:
             if part.startswith("{") and part.endswith("}")}
 
 
-@for_rule("scanning.errors.error-body")
+_PROBE: dict[str, Any] = {
+    "type": "object", "additionalProperties": False, "required": ["operation"],
+    "properties": {"operation": STRING, "params": {"type": "object"}, "path_values": PATH_VALUES, "json_body": {}},
+}
+
+
+@for_rule("scanning.errors.error-body", params={"probes": {"type": "array", "items": _PROBE, "minItems": 1},
+                                                "keyless_from": STRING}, required=("probes", "keyless_from"))
 def error_body(ctx: CheckContext) -> None:
+    """Every operation the key-required rule lists, called without a key, then each probe."""
     sent: list[Exchange] = []
-    for operation in ctx.contract.rule("scanning.auth.key-required").params["operations"]:
+    for operation in ctx.contract.rule(ctx.rule.params["keyless_from"]).params["operations"]:
         body = ctx.contract.request_example(operation) if operation.startswith("POST") else None
         sent.append(ctx.call(operation, auth=False, json_body=body or None,
                              path_values=_placeholders(operation.split(" ", 1)[1])))
@@ -219,7 +254,8 @@ def error_body(ctx: CheckContext) -> None:
 # -- shapes of simple reads ---------------------------------------------------------------
 @for_rule("scanning.facets.list", "scanning.filters.list", "scanning.tokens.shape",
           "scanning.ports.shape", "scanning.protocols.shape", "scanning.account.profile-shape",
-          "scanning.account.api-info-shape", "scanning.dns.domain-shape")
+          "scanning.account.api-info-shape", "scanning.dns.domain-shape",
+          params={"query": STRING, "path_values": PATH_VALUES})
 def response_shape(ctx: CheckContext) -> None:
     operation = ctx.rule.operation
     assert operation
@@ -230,7 +266,7 @@ def response_shape(ctx: CheckContext) -> None:
 
 
 # -- tools ------------------------------------------------------------------------------
-@for_rule("scanning.tools.httpheaders-echo")
+@for_rule("scanning.tools.httpheaders-echo", params={"probe_header": STRING}, required=("probe_header",))
 def httpheaders_echo(ctx: CheckContext) -> None:
     assert ctx.rule.operation
     name = ctx.rule.params["probe_header"]

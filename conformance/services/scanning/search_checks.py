@@ -9,23 +9,19 @@ from jsonschema.exceptions import best_match
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, validator
+from conformance.checks.paging import walk
 from conformance.checks.registry import for_rule
-from conformance.services.scanning.checks import (
-    HOST,
-    SEARCH,
-    component,
-    expect_ok,
-    expect_refused,
-    expect_shape,
-    product,
-    sample_hosts,
-)
+from conformance.services.scanning.checks import HOST, SEARCH, STRING, component, expect_shape, product, sample_hosts
 from conformance.transport.model import Exchange
 
 __all__: list[str] = []
 
 COUNT = "GET /host/count"
 FACET_NAMES = "GET /host/search/facets"
+
+_COUNT = {"type": "integer", "minimum": 1}
+_QUERY = {"query": STRING}
+_PAGE_SIZE = {"page_size": _COUNT}
 
 
 # -- host lookup ------------------------------------------------------------------------
@@ -66,7 +62,7 @@ def host_minify(ctx: CheckContext) -> None:
            expected="no banners with minify=true")
 
 
-@for_rule("scanning.host.history")
+@for_rule("scanning.host.history", params={"max_hosts": _COUNT}, required=("max_hosts",))
 def host_history(ctx: CheckContext) -> None:
     # history=true ignored and a host without history answer alike: only a banner the default
     # answer leaves out shows history at work. settings.sample_history declares that the
@@ -120,7 +116,8 @@ def banner_shape(ctx: CheckContext) -> None:
     # Types and the tcp/udp enum are in the Banner schema the host schema already applied.
 
 
-@for_rule("scanning.banner.metadata-key")
+@for_rule("scanning.banner.metadata-key", params={"key_template": STRING, "members": {"type": "array", "items": STRING}},
+          required=("key_template", "members"))
 def metadata_key(ctx: CheckContext) -> None:
     params = ctx.rule.params
     key = params["key_template"].format(product=product(ctx))
@@ -134,33 +131,13 @@ def metadata_key(ctx: CheckContext) -> None:
                expected=f"{key} with {', '.join(params['members'])}")
 
 
-# -- parameters of the wrong type -------------------------------------------------------
-@for_rule("scanning.search.page-type", "scanning.dns.page-type")
-def wrong_type_refused(ctx: CheckContext) -> None:
-    rule = ctx.rule
-    assert rule.operation and rule.where
-    name = rule.where.split(".", 1)[1]
-    base = dict(rule.params.get("base_query", {}))
-    paths = rule.params.get("path_values")
-    exchange = ctx.call(rule.operation, params=base or None, path_values=paths)
-    expect_ok(ctx, exchange, "the request without the parameter (the starting point)")
-    # A server that refuses the parameter whatever its value refuses the wrong values too:
-    # a valid integer must be accepted first, so the refusals below are about the type.
-    exchange = ctx.call(rule.operation, params={**base, name: rule.params["valid_value"]},
-                        path_values=paths)
-    expect_ok(ctx, exchange, f"{name}={rule.params['valid_value']!r}, a valid integer (the control)")
-    for value in rule.params["wrong_values"]:
-        exchange = ctx.call(rule.operation, params={**base, name: value}, path_values=paths)
-        expect_refused(ctx, exchange, f"{name}={value!r} is not an integer")
-
-
 # -- search paging ----------------------------------------------------------------------
 def _page(ctx: CheckContext, query: str, page: int) -> tuple[Exchange, dict[str, Any]]:
     exchange = ctx.call(SEARCH, params={"query": query, "page": page})
     return exchange, expect_shape(ctx, exchange, SEARCH, f"search {query!r} page {page}")
 
 
-@for_rule("scanning.search.page-size")
+@for_rule("scanning.search.page-size", params={**_PAGE_SIZE, **_QUERY}, required=("page_size", "query"))
 def search_page_size(ctx: CheckContext) -> None:
     size, query = ctx.rule.params["page_size"], ctx.rule.params["query"]
     exchange, body = _page(ctx, query, 1)
@@ -192,48 +169,55 @@ def _identity(banner: Any) -> str:
     return json.dumps([banner.get(k) for k in ("ip_str", "port", "transport", "timestamp", "hash")])
 
 
-@for_rule("scanning.search.paging-walk")
+@for_rule("scanning.search.paging-walk", params={**_PAGE_SIZE, **_QUERY, "max_pages": _COUNT},
+          required=("page_size", "query", "max_pages"))
 def search_paging_walk(ctx: CheckContext) -> None:
     params = ctx.rule.params
-    size, query = params["page_size"], params["query"]
-    exchange, body = _page(ctx, query, 1)
-    total = body["total"]
-    pages = -(-int(total) // size)
+    size, query, max_pages = params["page_size"], params["query"], params["max_pages"]
+    first: dict[str, Any] = {}
+
+    def fetch(paging: dict[str, Any]) -> Exchange:
+        exchange, body = _page(ctx, query, int(paging["page"]))
+        if not first:  # page 1: how many pages total says there are
+            first.update(total=body["total"], pages=-(-int(body["total"]) // size))
+            if first["pages"] > max_pages:
+                ctx.skip(f"{query!r} has {first['pages']} pages, more than max_pages {max_pages}")
+        return exchange
+
+    # The generic walk follows page=1,2,... until the pages hold total matches (or max_pages).
+    result = walk(ctx, fetch, {"style": "page", "page_param": "page", "first_page": 1, "total_field": "total",
+                               "items_field": "matches", "max_pages": max_pages})
+    total, pages = first["total"], first["pages"]
     if pages < 2:
         _one_page(ctx, query, total, "nothing to walk")
-    if pages > params["max_pages"]:
-        ctx.skip(f"{query!r} has {pages} pages, more than max_pages {params['max_pages']}")
     seen: dict[str, int] = {}
-    held = 0
-    for page in range(1, pages + 1):
-        if page > 1:
-            exchange, body = _page(ctx, query, page)
-        expect(body["total"] == total, ctx.rule.id,
-               f"page {page} reports total {body['total']}, page 1 said {total}",
+    for number, page in enumerate(result.pages, start=1):
+        exchange = page.exchange
+        expect(page.body["total"] == total, ctx.rule.id,
+               f"page {number} reports total {page.body['total']}, page 1 said {total}",
                exchange=exchange, expected="the same total on every page")
-        matches = body["matches"]
-        want = size if page < pages else total - size * (pages - 1)
-        expect(len(matches) == want, ctx.rule.id, f"page {page} of {pages} holds {len(matches)}",
+        want = size if number < pages else total - size * (pages - 1)
+        expect(len(page.items) == want, ctx.rule.id, f"page {number} of {pages} holds {len(page.items)}",
                exchange=exchange, expected=f"{want} results ({size} a page, {total} in all)")
-        for banner in matches:
+        for banner in page.items:
             ident = _identity(banner)
             expect(ident not in seen, ctx.rule.id,
-                   f"a banner on page {page} was already on page {seen.get(ident)}",
+                   f"a banner on page {number} was already on page {seen.get(ident)}",
                    exchange=exchange, expected="no banner twice in one walk")
-            seen[ident] = page
-        held += len(matches)
-    expect(held == total, ctx.rule.id, f"the pages held {held} banners", exchange=exchange,
+            seen[ident] = number
+    held = len(result.items)
+    expect(held == total, ctx.rule.id, f"the pages held {held} banners", exchange=result.pages[-1].exchange,
            expected=f"total {total}")
 
 
-@for_rule("scanning.search.shape")
+@for_rule("scanning.search.shape", params=_QUERY, required=("query",))
 def search_shape(ctx: CheckContext) -> None:
     # _page applies the documented schema: {matches (banners), facets, total}, all required.
     _page(ctx, ctx.rule.params["query"], 1)
 
 
 # -- count ------------------------------------------------------------------------------
-@for_rule("scanning.count.matches-empty")
+@for_rule("scanning.count.matches-empty", params=_QUERY, required=("query",))
 def count_matches_empty(ctx: CheckContext) -> None:
     exchange = ctx.call(COUNT, params={"query": ctx.rule.params["query"]})
     body = expect_shape(ctx, exchange, COUNT, "host count")
@@ -241,7 +225,7 @@ def count_matches_empty(ctx: CheckContext) -> None:
            exchange=exchange, expected="matches: []")
 
 
-@for_rule("scanning.count.total-agrees")
+@for_rule("scanning.count.total-agrees", params=_QUERY, required=("query",))
 def count_total_agrees(ctx: CheckContext) -> None:
     query = ctx.rule.params["query"]
     _, searched = _page(ctx, query, 1)
@@ -267,7 +251,8 @@ def _facets(ctx: CheckContext, spec: str) -> tuple[Exchange, dict[str, Any]]:
     return exchange, body["facets"]
 
 
-@for_rule("scanning.facets.result-shape")
+@for_rule("scanning.facets.result-shape", params={**_QUERY, "facet_source": STRING, "sample": _COUNT},
+          required=("query", "facet_source", "sample"))
 def facet_result_shape(ctx: CheckContext) -> None:
     names = _facet_names(ctx)[: ctx.rule.params["sample"]]
     exchange, facets = _facets(ctx, ",".join(names))
@@ -280,7 +265,9 @@ def facet_result_shape(ctx: CheckContext) -> None:
                exchange=exchange, expected="an array of {count: number, value: string}")
 
 
-@for_rule("scanning.facets.count-suffix")
+@for_rule("scanning.facets.count-suffix",
+          params={**_QUERY, "facet_source": STRING, "counts": {"type": "array", "items": _COUNT, "minItems": 1}},
+          required=("query", "facet_source", "counts"))
 def facet_count_suffix(ctx: CheckContext) -> None:
     counts = sorted(ctx.rule.params["counts"])
     names = _facet_names(ctx)

@@ -1,0 +1,160 @@
+"""Tests every service gets without writing them: parametrised over every contract folder.
+
+* a contract folder has a service package and the reverse;
+* the package is uniform (SERVICE, simulator, faults breaking real rules, distinct names);
+* over real HTTP the suite gives the verdicts it gives in process (clock stepped by the
+  harness's own waits, so no verdict depends on how fast requests travel);
+* no credential of the target reaches any file or output of a run (record, report, failures);
+* the simulator answers hostile input with 4xx, never 5xx;
+* every allowed variant passes every rule (faults are in test_kill_matrix.py).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.contract import load_contract
+from conformance.contract.loader import available_services, schemas_dir
+from conformance.faults import faults_for, variants_for
+from conformance.runner import collect_cases, run_case
+from conformance.selftest import run_suite
+from conformance.services import load_service, service_packages
+from conformance.settings import RunSettings, env_name
+from conformance.simulators import create_simulator
+from conformance.simulators.base import Clock
+from conformance.targets import make_target
+from conformance.transport.model import Request
+
+SERVICES = available_services()
+VARIANTS = [(s, v.name) for s in SERVICES for v in variants_for(s)]
+RUN_TIMEOUT = 240
+# Credential values shorter than this (ids such as a shop number) can occur by chance in data.
+_SECRET_MIN_LENGTH = 10
+
+
+def test_contract_folders_and_service_packages_match() -> None:
+    folders = {p.name for p in schemas_dir().iterdir() if (p / "rules.yaml").is_file()}
+    packages = set(service_packages())
+    assert folders - packages == set(), f"contracts without a service package: {sorted(folders - packages)}"
+    assert packages - folders == set(), f"service packages without a contract: {sorted(packages - folders)}"
+
+
+@pytest.mark.parametrize("service", SERVICES)
+def test_service_package_is_uniform(service: str) -> None:
+    package = load_service(service)
+    contract = load_contract(service)
+    rule_ids = {r.id for r in contract.rules}
+    assert package.id == service
+    assert package.credentials(), "the simulator seeds no credentials"
+    for fault in package.faults:
+        assert fault.breaks in rule_ids, f"fault {fault.name} breaks unknown rule {fault.breaks}"
+    names = [f.name for f in package.faults] + [v.name for v in package.variants]
+    assert len(names) == len(set(names)), "fault and variant names must be distinct"
+
+
+def _verdicts(service: str, settings: RunSettings, **kwargs: Any) -> dict[str, str]:
+    contract = load_contract(service)
+    target = make_target(contract, settings, **kwargs)
+    return {case.id: run_case(case, target).status for case in collect_cases(contract)}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("service", SERVICES)
+def test_http_verdicts_equal_in_process(service: str, served: Callable[..., Any],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    in_process = _verdicts(service, RunSettings(target="sim"))
+    clock = Clock()
+    with served(service, clock=clock) as (url, sim):
+        monkeypatch.setenv(env_name(service, "BASE_URL"), url)
+        for name, value in sim.credentials.items():
+            monkeypatch.setenv(env_name(service, name), value)
+        over_http = _verdicts(service, RunSettings(target="http"), wait=clock.advance)
+    differ = {r: (over_http[r], in_process[r]) for r in in_process if over_http.get(r) != in_process[r]}
+    assert not differ, f"(over http, in process): {differ}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("service", SERVICES)
+def test_no_credential_reaches_any_artefact(service: str, tmp_path: Path, served: Callable[..., Any]) -> None:
+    # A fault makes rules fail, so the report carries failure attachments and curl lines too.
+    fault = faults_for(service)[0]
+    with served(service, clock_rate=200, decorate=fault.apply) as (url, sim):
+        creds = dict(sim.credentials)
+        env = {**os.environ, env_name(service, "BASE_URL"): url, "CONFORMANCE_TIME_SCALE": "200",
+               **{env_name(service, k): v for k, v in creds.items()}}
+        proc = subprocess.run(
+            [sys.executable, "-m", "conformance", "run", "--service", service, "--target", "http", "--record",
+             "--report-dir", str(tmp_path / "reports"), "--cassette-dir", str(tmp_path / "cassettes")],
+            env=env, cwd=tmp_path, capture_output=True, text=True, timeout=RUN_TIMEOUT,
+        )
+    assert proc.returncode in (0, 1), proc.stdout[-3000:] + proc.stderr[-3000:]
+    secrets = [v for v in creds.values() if len(v) >= _SECRET_MIN_LENGTH]
+    assert secrets, "no credential long enough to look for"
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any(p.suffix == ".yaml" for p in written), "no cassette written"
+    assert any(p.name.endswith("-attachment.txt") for p in written) or proc.returncode == 0
+    for secret in secrets:
+        assert secret not in proc.stdout and secret not in proc.stderr, f"{service}: a credential in the output"
+        for path in written:
+            assert secret.encode() not in path.read_bytes(), f"a credential leaked into {path.relative_to(tmp_path)}"
+
+
+_HOSTILE_BODIES = [
+    (b"{oops", "application/json"),
+    (b"[1, 2, 3]", "application/json"),
+    (b"\xff\xfe\xfd", "application/json"),
+    (b"[" * 5000 + b"]" * 5000, "application/json"),
+    (b"%%%=&&&=", "application/x-www-form-urlencoded"),
+    (b"x" * (10 * 1024 * 1024), "application/json"),
+]
+
+
+def _authenticated(service: str, request: Request) -> Request:
+    """The seeded key where the contract's plain key schemes put it (no token needed)."""
+    from conformance.auth.variants import render, scheme_location
+
+    contract = load_contract(service)
+    creds = load_service(service).credentials()
+    for _, scheme in contract.security_for(None):
+        if scheme.get("type") == "apiKey":
+            where, name = scheme_location(scheme)
+            value = render(scheme["x-credential"], lambda n: creds.get(n, "x"))
+            if where == "header":
+                request.headers[name.lower()] = value
+            else:
+                request.query.append((name, value))
+    return request
+
+
+@pytest.mark.parametrize("service", SERVICES)
+def test_simulator_answers_hostile_input_with_4xx(service: str) -> None:
+    contract = load_contract(service)
+    sim = create_simulator(service)
+    for operation in contract.operations():
+        method, template = operation.split(" ", 1)
+        path = contract.prefix_for(operation) + re.sub(r"\{[^}]+\}", "x", template)
+        if method in ("POST", "PUT", "PATCH"):
+            for body, ctype in _HOSTILE_BODIES:
+                request = _authenticated(service, Request(method, path, [], {"content-type": ctype}, body))
+                status = sim.handle(request).status
+                assert 400 <= status < 500, f"{operation} with body {body[:20]!r}: {status}"
+        for odd in (path + "/%ff%fe", path + "/../..", path + "/" + "a" * 5000):
+            status = sim.handle(_authenticated(service, Request(method, odd, [], {}, b""))).status
+            assert status < 500, f"{method} {odd[:80]}: {status}"
+        status = sim.handle(_authenticated(service, Request(method, path, [("\x00", "\xff" * 3)], {}, b""))).status
+        assert status < 500, f"{operation} with an odd query: {status}"
+
+
+@pytest.mark.parametrize(("service", "variant"), VARIANTS, ids=[f"{s}:{v}" for s, v in VARIANTS])
+def test_allowed_variant_passes_every_rule(service: str, variant: str) -> None:
+    result = run_suite(service, variant)
+    assert result.caught_by == [], f"variant {variant} fails {sorted(set(result.caught_by))}"
+    assert result.errors == []
