@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
-from conformance.simulators.asgi import SimulatorApp
 from conformance.services.presentations.simulator import PresentationsSimulator
+from conformance.simulators.asgi import SimulatorApp
 from conformance.targets.base import _mock_transport
 
 KEY = {"X-API-KEY": PresentationsSimulator.credentials["API_KEY"]}

@@ -118,7 +118,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _selftest(args: argparse.Namespace) -> int:
     from conformance.contract.loader import available_services
-    from conformance.faults import faults_for
+    from conformance.faults import faults_for, variants_for
     from conformance.selftest import kill_matrix
 
     services = args.service or available_services()
@@ -126,6 +126,8 @@ def _selftest(args: argparse.Namespace) -> int:
         for service in services:
             for item in faults_for(service):
                 print(f"{service:14} {item.name:32} breaks {item.breaks}: {item.description}")
+            for allowed in variants_for(service):
+                print(f"{service:14} {allowed.name:32} allowed variant: {allowed.description}")
         return 0
     results = kill_matrix(services, profile=args.profile, workers=args.workers)
     bad = 0
@@ -133,17 +135,21 @@ def _selftest(args: argparse.Namespace) -> int:
     for r in results:
         if r.fault is None:
             status = "clean" if not r.caught and not r.errors else "DIRTY"
+        elif r.variant:
+            status = "allowed" if not r.caught and not r.errors else "REFUSED"
         else:
             status = "caught" if r.caught and r.breaks in r.caught_by else ("partial" if r.caught else "MISSED")
-        bad += status in ("DIRTY", "MISSED", "partial") or bool(r.errors)
+        bad += status in ("DIRTY", "MISSED", "partial", "REFUSED") or bool(r.errors)
         caught = ", ".join(sorted(set(r.caught_by))) or "-"
         print(f"{r.service:14} {r.fault or '(none)':32} {status:8} {caught}")
         for err in r.errors:
             print(f"{'':14} {'':32} {'error':8} {err}")
-    faults = [r for r in results if r.fault]
+    faults = [r for r in results if r.fault and not r.variant]
+    variants = [r for r in results if r.variant]
     killed = sum(1 for r in faults if r.caught)
     print(f"\nkill matrix: {killed}/{len(faults)} faults caught; clean simulators: "
-          f"{sum(1 for r in results if r.fault is None and not r.caught)}/{len(services)} pass")
+          f"{sum(1 for r in results if r.fault is None and not r.caught)}/{len(services)} pass; "
+          f"allowed variants: {sum(1 for r in variants if not r.caught and not r.errors)}/{len(variants)} pass")
     return 1 if bad else 0
 
 

@@ -1,7 +1,7 @@
-"""The kill matrix: the suite against the clean simulator and against each named fault.
+"""The kill matrix: the suite against the clean simulator, each named fault and each allowed variant.
 
-A fault is caught when at least one rule fails under it; the clean simulator must pass (or
-honestly skip) every rule. Runs without pytest, in worker processes, because it is the suite
+A fault is caught when at least one rule fails under it; the clean simulator and every allowed
+variant must pass (or honestly skip) every rule. Runs without pytest, in worker processes, because it is the suite
 run once per fault.
 """
 
@@ -11,7 +11,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from conformance.contract import load_contract
-from conformance.faults import faults_for
+from conformance.faults import faults_for, variants_for
 from conformance.runner import ERROR, FAILED, collect_cases, run_case
 from conformance.settings import RunSettings
 from conformance.targets import make_target
@@ -24,6 +24,7 @@ class FaultResult:
     service: str
     fault: str | None  # None: the clean simulator
     breaks: str = ""
+    variant: bool = False  # an allowed variant: must pass, like the clean simulator
     caught_by: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -59,6 +60,8 @@ def kill_matrix(services: list[str], profile: str = "gate", workers: int = 2) ->
         for item in faults_for(service):
             jobs.append((service, item.name, profile))
             breaks[(service, item.name)] = item.breaks
+        for allowed in variants_for(service):
+            jobs.append((service, allowed.name, profile))
     if workers <= 1:
         results = [_job(j) for j in jobs]
     else:
@@ -66,4 +69,5 @@ def kill_matrix(services: list[str], profile: str = "gate", workers: int = 2) ->
             results = list(pool.map(_job, jobs))
     for result in results:
         result.breaks = breaks.get((result.service, result.fault), "")
+        result.variant = result.fault is not None and (result.service, result.fault) not in breaks
     return results

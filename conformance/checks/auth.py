@@ -10,6 +10,7 @@ gives path parameters (otherwise a placeholder: authentication comes before the 
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from conformance.auth.variants import AUTH_AS_SCHEMA, DEFAULT, AuthAs, auth_as
@@ -52,6 +53,6 @@ def auth_refused(ctx: CheckContext) -> None:
     values = rule.params.get("path_values")
     for operation in rule.params.get("operations") or [rule.operation]:
         expect_refused(ctx, f"{operation} {how.describe()} must be refused",
-                       lambda op=operation: send_as(ctx, op, how, values),
-                       control=lambda op=operation: send_as(ctx, op, DEFAULT, values),
+                       partial(send_as, ctx, operation, how, values),
+                       control=partial(send_as, ctx, operation, DEFAULT, values),
                        credential_variant=True)

@@ -12,8 +12,8 @@ from typing import Any
 
 from conformance.auth.variants import render
 from conformance.checks.context import CheckContext
-from conformance.checks.refusal import refused_statuses
 from conformance.checks.expect import expect_status, success_statuses
+from conformance.checks.refusal import refused_statuses
 from conformance.checks.registry import for_kind
 from conformance.transport.model import Exchange
 

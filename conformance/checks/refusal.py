@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status
+from conformance.errors import ContractFailure
 from conformance.transport.model import Exchange
 
 __all__ = ["documented_status", "expect_accepted", "expect_refused", "refused_statuses"]
@@ -57,12 +58,13 @@ def expect_refused(ctx: CheckContext, why: str, refused: Callable[[], Exchange],
     expect_status(ctx.rule.id, got, ANY_4XX, why)
     if credential_variant and got.response.status != 401:
         if control is None:
-            expect(False, ctx.rule.id, f"{why}: answered {got.response.status}, not 401, and no control request "
-                   "shows the refusal is about the credential", exchange=got, expected="401")
+            raise ContractFailure(ctx.rule.id, f"{why}: answered {got.response.status}, not 401, and no control "
+                                  "request shows the refusal is about the credential", expected="401", exchange=got)
         answer = control()
         expect(answer.response.status != got.response.status, ctx.rule.id,
                f"{why}: answered {got.response.status} with and without valid credentials, so the refusal is "
-               "not about the credential", exchange=answer, expected="a different answer once valid credentials are sent")
+               "not about the credential", exchange=answer,
+               expected="a different answer once valid credentials are sent")
     elif not credential_variant and control is None:
         expect(False, ctx.rule.id, f"{why}: {got.response.status} with no documented status and no control "
                "request to compare with", exchange=got, expected="the documented status, or a control that succeeded")

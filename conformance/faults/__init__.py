@@ -24,15 +24,18 @@ def faults_for(service: str) -> list[Fault]:
 
 
 def variants_for(service: str) -> list[Variant]:
+    """The generic allowed variants, then the service's own."""
+    from conformance.faults.variants import GENERIC_VARIANTS
     from conformance.services import load_service
 
-    return list(load_service(service).variants)
+    return [*GENERIC_VARIANTS, *load_service(service).variants]
 
 
 def fault_decorator(service: str, name: str) -> Callable[[Simulator], Simulator]:
     """The wrapper of a named fault or allowed variant of ``service``."""
-    for item in [*faults_for(service), *variants_for(service)]:
+    items: list[Fault | Variant] = [*faults_for(service), *variants_for(service)]
+    for item in items:
         if item.name == name:
             return item.apply
-    known = ", ".join(f.name for f in [*faults_for(service), *variants_for(service)]) or "none"
+    known = ", ".join(f.name for f in items) or "none"
     raise UsageError(f"no fault or variant '{name}' for {service}; known: {known}")

@@ -7,6 +7,7 @@ mapped here to ``TargetUnreachable`` / ``CassetteMismatch`` so nothing above lea
 from __future__ import annotations
 
 from collections.abc import Callable
+
 import httpx
 
 from conformance.errors import CassetteMismatch, HarnessError, TargetUnreachable

@@ -1,16 +1,17 @@
-"""Every check can fail: each named fault is caught by the rule it breaks, and the clean
-simulator passes (or honestly skips) every rule."""
+"""Every check can fail: each named fault is caught by the rule it breaks; and none fails a
+conforming server: the clean simulator and every allowed variant pass (or honestly skip)."""
 
 from __future__ import annotations
 
 import pytest
 
 from conformance.contract.loader import available_services
-from conformance.faults import faults_for
+from conformance.faults import faults_for, variants_for
 from conformance.selftest import FaultResult, kill_matrix
 
 SERVICES = [s for s in available_services() if faults_for(s)]
 FAULTS = [(s, f.name) for s in SERVICES for f in faults_for(s)]
+VARIANTS = [(s, v.name) for s in SERVICES for v in variants_for(s)]
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +34,15 @@ def test_fault_is_caught_by_the_rule_it_breaks(matrix: dict[tuple[str, str | Non
     assert result.breaks in result.caught_by, (
         f"fault {fault} (breaks {result.breaks}) was caught by {sorted(set(result.caught_by)) or 'nothing'}"
     )
+    assert result.errors == []
+
+
+@pytest.mark.parametrize(("service", "variant"), VARIANTS, ids=[f"{s}:{v}" for s, v in VARIANTS])
+def test_allowed_variant_passes_every_rule(matrix: dict[tuple[str, str | None], FaultResult],
+                                           service: str, variant: str) -> None:
+    """The mirror image of a fault: a server choosing differently where the document is silent."""
+    result = matrix[(service, variant)]
+    assert result.caught_by == [], f"allowed variant {variant} fails {sorted(set(result.caught_by))}"
     assert result.errors == []
 
 

@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.simulators.base import MAX_BODY_BYTES
 from conformance.services.presentations.simulator import FAIL_MARKER, PresentationsSimulator
+from conformance.simulators.base import MAX_BODY_BYTES
 from conformance.transport.model import Request, Response
 
 KEY = PresentationsSimulator.credentials["API_KEY"]

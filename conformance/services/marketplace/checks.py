@@ -1,10 +1,8 @@
 """Scenario checks of the marketplace service's API (volume 3, part B): keys and bearer tokens,
-paths, standard parameter types, paging walks and resource values. OAuth lives in
-``marketplace_oauth``.
+paths, bodies and standard parameter types. OAuth lives in ``oauth_checks``, paging and
+resource values in ``paging_checks``; the plain refusals are generic ``auth`` rules.
 
-Every number (limits, offsets, enums) comes from the contract's schemas or the rule's params.
-Item arrays, the listing state and receipt status field names are assumptions recorded as
-gaps (results, state, status); a check skips when the target shows none of them.
+Every number (limits, enums) comes from the contract's schemas or the rule's params.
 """
 
 from __future__ import annotations
@@ -13,171 +11,177 @@ import json
 import re
 from typing import Any
 
+from conformance.auth import AuthAs
+from conformance.auth.variants import scheme_location
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses
+from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import for_rule
 from conformance.services.marketplace.client import (
     CREATE,
     DELETE,
     LISTINGS,
     RECEIPTS,
-    Api,
+    call,
+    form_post,
+    oauth,
     operations,
-    optional,
-    refresh,
-    refused,
-    scoped_call,
-    user_bearer,
+    page,
 )
 from conformance.transport.model import Request
 
 __all__: list[str] = []
 
+_STRINGS = {"type": "array", "items": {"type": "string"}, "minItems": 1}
+_OPERATIONS = {"operations": _STRINGS}
+
+
 # -- keys, bearer tokens, scopes -------------------------------------------------------------
-@for_rule("marketplace.auth.key-accepted", "marketplace.auth.bearer-format", "marketplace.endpoint.shop-receipts")
-def accepted(ctx: CheckContext) -> None:
-    api, rule = Api(ctx), ctx.rule
-    if rule.id == "marketplace.auth.key-accepted":
-        api.page(LISTINGS)
-    elif rule.id == "marketplace.auth.bearer-format":
-        # On replay the recorded header is scrubbed; the recorded acceptance is what is rechecked.
-        if ctx.target.name != "replay" and not re.match(rule.params["pattern"], api.bearer()):
+@for_rule("marketplace.auth.key-accepted")
+def key_accepted(ctx: CheckContext) -> None:
+    page(ctx, LISTINGS)
+
+
+@for_rule("marketplace.auth.bearer-format", params={"pattern": {"type": "string"}}, required=("pattern",))
+def bearer_format(ctx: CheckContext) -> None:
+    # Where credentials are placeholders (replay), the recorded acceptance is what is rechecked.
+    if ctx.can.real_credentials:
+        where, name = scheme_location(oauth(ctx).scheme)
+        sent = ctx.auth(Request.build("GET", "/"), RECEIPTS)
+        if not re.match(ctx.rule.params["pattern"], (sent.header(name) if where == "header" else sent.params.get(name)) or ""):
             ctx.skip("USER_ID is not numeric, so no Bearer <USER_ID>.<ACCESS_TOKEN> can be formed")
-        api.page(RECEIPTS)
-    else:
-        exchange, body = api.page(RECEIPTS)
-        expect(isinstance(body.get("results"), list), rule.id, "receipts come without a results array",
-               exchange=exchange, expected="count and results")
+    page(ctx, RECEIPTS)
 
 
-def _user_id(ctx: CheckContext) -> str:
-    """USER_ID as configured, else the '<digits>.' prefix of a refreshed access token."""
-    configured = ctx.target.credential("USER_ID")
-    if configured:
-        return configured
-    match = re.match(r"Bearer ([0-9]+)\.", user_bearer(ctx, ctx.rule.id))
-    if match is None:
-        ctx.skip("USER_ID is not configured and the access token carries no '<user_id>.' prefix")
-    assert match is not None
-    return match.group(1)
+@for_rule("marketplace.auth.bearer-garbage", params={"values": _STRINGS}, required=("values",))
+def bearer_garbage(ctx: CheckContext) -> None:
+    """Each value (a template over credential names: {USER_ID} is the real user with a token never
+    issued, so a target trusting the '<user_id>.' prefix is not served it) is refused."""
+    operation = ctx.rule.operation
+    assert operation
+    scheme = oauth(ctx).scheme_name
+    for value in ctx.rule.params["values"]:
+        how = AuthAs(values={scheme: value})
+        expect_refused(ctx, f"{operation} with {how.describe()} must be refused",
+                       lambda how=how: call(ctx, operation, auth=how), control=lambda: call(ctx, operation),
+                       credential_variant=True)
 
 
-@for_rule("marketplace.auth.bearer-required", "marketplace.auth.bearer-garbage")
-def bearer_refused(ctx: CheckContext) -> None:
-    rule = ctx.rule
-    Api(ctx).page(LISTINGS)  # the key itself is good: the refusal below is about the bearer
-    if rule.id == "marketplace.auth.bearer-required":
-        cases = [(op, None) for op in operations(ctx)]
-    else:
-        # Values naming {USER_ID} carry the real user id and a never-issued token: a target
-        # that trusts the '<user_id>.' prefix without looking the token up serves them.
-        values = [v.format(USER_ID=_user_id(ctx)) if "{USER_ID}" in v else v for v in rule.params["values"]]
-        cases = [(rule.operation or RECEIPTS, value) for value in values]
-    for operation, value in cases:
-        body = ctx.contract.request_example(operation) if operation.startswith("POST") else None
-        exchange = scoped_call(ctx, operation, value, json_body=body or None)
-        expect(refused(exchange), rule.id, f"{operation} with Authorization {value!r} answered "
-               f"{exchange.response.status}", exchange=exchange, expected="a 4xx refusal")
-
-
-@for_rule("marketplace.auth.scope-listings-w", "marketplace.auth.scope-transactions-r")
+@for_rule("marketplace.auth.scope-listings-w", "marketplace.auth.scope-transactions-r",
+          params={"scope": {"type": "string"}, "limited": {"type": "string"}}, required=("scope", "limited"))
 def scope_enforced(ctx: CheckContext) -> None:
+    """A token granted the scope is accepted; one from ``limited`` (a refresh token without it)
+    is refused."""
     rule = ctx.rule
     assert rule.operation
-    body = ctx.contract.request_example(rule.operation) if rule.method == "POST" else None
-    limited_bearer = user_bearer(ctx, rule.id, "LIMITED_REFRESH_TOKEN")
-    limited = scoped_call(ctx, rule.operation, limited_bearer, json_body=body or None)
-    expect(refused(limited), rule.id, f"a token without {rule.params['scope']} was answered "
-           f"{limited.response.status}", exchange=limited, expected="a 4xx refusal")
-    full = scoped_call(ctx, rule.operation, user_bearer(ctx, rule.id), json_body=body or None)
-    expect_status(rule.id, full, success_statuses(ctx.contract, rule.operation),
-                  f"a token with {rule.params['scope']}")
+    operation = rule.operation
+    body = ctx.contract.request_example(operation) if rule.method == "POST" else None
+    full = call(ctx, operation, json_body=body or None)
+    expect_status(rule.id, full, success_statuses(ctx.contract, operation), f"a token with {rule.params['scope']}")
+    limited = AuthAs(swap={"REFRESH_TOKEN": rule.params["limited"]})
+    expect_refused(ctx, f"a token without {rule.params['scope']} must be refused",
+                   lambda: call(ctx, operation, auth=limited, json_body=body or None),
+                   control=lambda: full, credential_variant=True)
+
+
+@for_rule("marketplace.endpoint.shop-receipts")
+def shop_receipts(ctx: CheckContext) -> None:
+    exchange, body = page(ctx, RECEIPTS)
+    expect(isinstance(body.get("results"), list), ctx.rule.id, "receipts come without a results array",
+           exchange=exchange, expected="count and results")
 
 
 # -- paths and hosts -------------------------------------------------------------------------
-@for_rule("marketplace.endpoint.url-shape", "marketplace.versioning.v3-paths",
-          "marketplace.versioning.equivalent-hosts")
-def paths_and_hosts(ctx: CheckContext) -> None:
-    api, rule = Api(ctx), ctx.rule
-    if rule.id == "marketplace.versioning.equivalent-hosts":
-        alt = optional(ctx, "ALT_BASE_URL")
-        if alt is None:
-            ctx.skip("needs CONFORMANCE_MARKETPLACE_ALT_BASE_URL (the second host name is not shown)")
-        assert alt is not None
-        first = api.call(LISTINGS)
-        path = ctx.path("/listings", operation=LISTINGS)
-        second = ctx.session.send(ctx.auth(Request.build("GET", alt.rstrip("/") + path)))
-        expect(second.response.status == first.response.status and second.response.json() == first.response.json(),
-               rule.id, "the second host answers the same request differently", exchange=second,
-               expected=f"{first.response.status} with the same body as the first host")
-        return
-    if rule.id == "marketplace.versioning.v3-paths":
-        refresh(ctx, rule.id)  # the token endpoint under /v3/public
-        api.page(LISTINGS)  # an application operation under /v3/application
-        return
-    api.page(LISTINGS)
-    api.page(RECEIPTS)
+@for_rule("marketplace.versioning.equivalent-hosts")
+def equivalent_hosts(ctx: CheckContext) -> None:
+    alt = ctx.optional("ALT_BASE_URL")
+    if alt is None:
+        ctx.skip("needs CONFORMANCE_MARKETPLACE_ALT_BASE_URL (the second host name is not shown)")
+    first = call(ctx, LISTINGS)
+    second = ctx.send(ctx.auth(Request.build("GET", alt.rstrip("/") + ctx.path("/listings", operation=LISTINGS)),
+                               LISTINGS), backoff=False)
+    expect(second.response.status == first.response.status and second.response.json() == first.response.json(),
+           ctx.rule.id, "the second host answers the same request differently", exchange=second,
+           expected=f"{first.response.status} with the same body as the first host")
+
+
+@for_rule("marketplace.versioning.v3-paths")
+def v3_paths(ctx: CheckContext) -> None:
+    client = oauth(ctx)
+    client.tokens(client.refresh(ctx.credential("REFRESH_TOKEN")), "the token endpoint under /v3/public")
+    page(ctx, LISTINGS)  # an application operation under /v3/application
+
+
+@for_rule("marketplace.endpoint.url-shape")
+def url_shape(ctx: CheckContext) -> None:
+    page(ctx, LISTINGS)
+    page(ctx, RECEIPTS)
     # An empty form creates nothing (the fields are not shown); it must reach the operation.
-    probe = api.form(CREATE, {})
-    expect(probe.response.status not in (404, 405), rule.id, f"{CREATE} is not served there",
+    probe = form_post(ctx, CREATE, {})
+    expect(probe.response.status not in (404, 405), ctx.rule.id, f"{CREATE} is not served there",
            exchange=probe, expected="the operation answers (any status but 404/405)")
     # deleteListingImage is left to its own rule: a 404 there may just mean "no such image".
-    conflict = ctx.contract.conflicts[[c.id for c in ctx.contract.conflicts].index(
-        "marketplace.conflict.listings-by-shop-path")]
-    # The other reading is no operation of the contract: probed with the key alone.
-    by_shop = ctx.session.send(ctx.auth(Request.build(
-        "GET", ctx.path("/shop/{shop_id}/listings", operation=LISTINGS, shop_id=ctx.credential("SHOP_ID")))))
+    conflict = next(c for c in ctx.contract.conflicts if c.id == "marketplace.conflict.listings-by-shop-path")
+    # The other reading is no operation of the contract: probed with what getListingsByShop takes.
+    by_shop = ctx.send(ctx.auth(Request.build(
+        "GET", ctx.path("/shop/{shop_id}/listings", operation=LISTINGS, shop_id=ctx.credential("SHOP_ID"))),
+        LISTINGS), backoff=False)
     shown = [conflict.alternatives[0]] + ([conflict.alternatives[1]] if 200 <= by_shop.response.status < 300 else [])
     ctx.observe(conflict.id, " and ".join(shown))
 
 
-@for_rule("marketplace.endpoint.ids-in-path")
+@for_rule("marketplace.endpoint.ids-in-path", params={"headers": _STRINGS}, required=("headers",))
 def ids_in_path(ctx: CheckContext) -> None:
     rule = ctx.rule
     assert rule.operation
-    ids = dict(zip(rule.params["headers"], (ctx.credential(n) for n in ("SHOP_ID", "LISTING_ID", "LISTING_IMAGE_ID"))))
+    values = (ctx.credential(n) for n in ("SHOP_ID", "LISTING_ID", "LISTING_IMAGE_ID"))
+    ids = dict(zip(rule.params["headers"], values))
     template = "/".join(p for p in rule.path.split("/") if not p.startswith("{"))
-    headers = {ctx.contract.settings["bearer"]["header"]: user_bearer(ctx, rule.id), **ids}
-    exchange = ctx.session.send(ctx.auth(Request.build(rule.method, ctx.path(template, operation=rule.operation),
-                                                       headers=headers)))
+    request = Request.build(rule.method, ctx.path(template, operation=rule.operation), headers=ids)
+    exchange = ctx.send(ctx.auth(request, rule.operation))
     expect(not 200 <= exchange.response.status < 300, rule.id, "ids sent as headers reached the operation",
            exchange=exchange, expected="no 2xx without the ids in the path")
 
 
 @for_rule("marketplace.endpoint.delete-listing-image")
 def delete_listing_image(ctx: CheckContext) -> None:
-    api = Api(ctx)
     values = {"listing_id": ctx.credential("LISTING_ID"), "listing_image_id": ctx.credential("LISTING_IMAGE_ID")}
-    first = api.call(DELETE, path_values=values)
+    first = call(ctx, DELETE, path_values=values)
     expect_status(ctx.rule.id, first, success_statuses(ctx.contract, DELETE), "deleting the configured image")
-    again = api.call(DELETE, path_values=values)
-    # A refusal is a 4xx; a 5xx is a crash, not "does not succeed".
-    expect(refused(again), ctx.rule.id, f"deleting the deleted image again was answered {again.response.status}",
-           exchange=again, expected="a 4xx refusal for an image already deleted")
+    # The first delete is the control: the same request again is refused (a 4xx; a 5xx is a crash).
+    expect_refused(ctx, "deleting the deleted image again", lambda: call(ctx, DELETE, path_values=values),
+                   control=lambda: first)
 
 
 # -- bodies ----------------------------------------------------------------------------------
-@for_rule("marketplace.endpoint.create-draft-listing", "marketplace.endpoint.form-posts")
+def _example_form(ctx: CheckContext) -> dict[str, str]:
+    return {k: str(v) for k, v in ctx.contract.request_example(CREATE).items()}
+
+
+@for_rule("marketplace.endpoint.create-draft-listing")
+def create_draft_listing(ctx: CheckContext) -> None:
+    expect_status(ctx.rule.id, form_post(ctx, CREATE, _example_form(ctx)), success_statuses(ctx.contract, CREATE),
+                  "a urlencoded UTF-8 form with a listings_w token")
+
+
+@for_rule("marketplace.endpoint.form-posts", params={"fields": _STRINGS, "text": {"type": "string"}},
+          required=("fields", "text"))
 def form_posts(ctx: CheckContext) -> None:
-    api, rule = Api(ctx), ctx.rule
-    form = {k: str(v) for k, v in ctx.contract.request_example(CREATE).items()}
-    why = "a urlencoded UTF-8 form with a listings_w token"
-    if rule.id == "marketplace.endpoint.form-posts":
-        refresh(ctx, rule.id)  # the token endpoint takes the charset=utf-8 form
-        form = {k: v + " — café, 陶器" if k in ("title", "description") else v for k, v in form.items()}
-        why = "a UTF-8 form whose title and description hold non-ASCII text"
-    exchange = api.form(CREATE, form)
-    expect_status(rule.id, exchange, success_statuses(ctx.contract, CREATE), why)
-    if rule.id != "marketplace.endpoint.form-posts":
-        return
+    rule = ctx.rule
+    client = oauth(ctx)  # the token endpoint takes the charset=utf-8 form
+    client.tokens(client.refresh(ctx.credential("REFRESH_TOKEN")), "a refresh_token grant as a UTF-8 form")
+    form = {k: v + rule.params["text"] if k in rule.params["fields"] else v for k, v in _example_form(ctx).items()}
+    exchange = form_post(ctx, CREATE, form)
+    expect_status(rule.id, exchange, success_statuses(ctx.contract, CREATE),
+                  "a UTF-8 form whose fields hold non-ASCII text")
     # Accepted is not enough: the text must be stored as sent (not decoded as another charset).
     try:
         created = exchange.response.json()
     except ValueError:
         created = None
-    shown = [k for k in ("title", "description") if isinstance(created, dict) and k in created]
+    shown = [k for k in rule.params["fields"] if isinstance(created, dict) and k in created]
     if not shown:
-        ctx.skip("the answer shows no title or description of the created listing (body and fields are "
+        ctx.skip("the answer shows none of the fields of the created listing (body and fields are "
                  "not shown: gap resource-fields), so the stored text cannot be compared")
     assert isinstance(created, dict)
     for key in shown:
@@ -185,12 +189,13 @@ def form_posts(ctx: CheckContext) -> None:
                exchange=exchange, expected=f"{form[key]!r}, the UTF-8 text sent")
 
 
-@for_rule("marketplace.endpoint.utf8-bodies")
+@for_rule("marketplace.endpoint.utf8-bodies", params={**_OPERATIONS, "error_query": {"type": "object"}},
+          required=("operations", "error_query"))
 def utf8_bodies(ctx: CheckContext) -> None:
-    api = Api(ctx)
-    exchanges = [api.call(op) for op in operations(ctx) if not op.startswith("POST")]
-    exchanges.append(refresh(ctx, ctx.rule.id)[0])
-    exchanges.append(api.call(LISTINGS, params={"state": "zz-not-listed"}))  # an error body too
+    client = oauth(ctx)
+    exchanges = [call(ctx, op) for op in operations(ctx) if op != client.token_operation]
+    exchanges.append(client.refresh(ctx.credential("REFRESH_TOKEN")))
+    exchanges.append(call(ctx, LISTINGS, params=ctx.rule.params["error_query"]))  # an error body too
     for exchange in exchanges:
         ctype = exchange.response.header("content-type") or ""
         charset = re.search(r"charset=\"?([\w-]+)", ctype, re.I)
@@ -209,12 +214,56 @@ def _typed_parameters(ctx: CheckContext, kind: str) -> list[tuple[str, dict[str,
         for param in ctx.contract.operation(operation).get("parameters", []):
             if "$ref" in param:
                 param = ctx.contract.openapi["components"]["parameters"][param["$ref"].rsplit("/", 1)[-1]]
-            schema = ctx.contract.deref(param.get("schema", {}))
-            declared = schema.get("type")
-            types: list[Any] = declared if isinstance(declared, list) else [declared]
-            if kind in types:
+            declared = ctx.contract.deref(param.get("schema", {})).get("type")
+            if kind in (declared if isinstance(declared, list) else [declared]):
                 out.append((operation, param))
     return out
+
+
+def _none_of(ctx: CheckContext, kind: str) -> None:
+    ctx.skip(f"no documented parameter is of type {kind}, so the convention applies to nothing yet "
+             "(gap marketplace.gap.typed-parameters)")
+
+
+@for_rule("marketplace.types.integer", params={**_OPERATIONS, "values": {"type": "array", "minItems": 1}},
+          required=("operations", "values"))
+def integer_parameters(ctx: CheckContext) -> None:
+    """Every integer parameter of the operations (limit and offset): a valid integer is accepted
+    (the control, so refusing the parameter outright fails), each non-integer refused."""
+    found = [(op, p) for op, p in _typed_parameters(ctx, "integer") if op in operations(ctx)]
+    if not found:
+        _none_of(ctx, "integer")
+    for operation, param in found:
+        schema = ctx.contract.deref(param.get("schema", {}))
+        valid = schema.get("default", schema.get("minimum", 0))
+        name = param["name"]
+        control = call(ctx, operation, params={name: valid})
+        expect_status(ctx.rule.id, control, success_statuses(ctx.contract, operation), f"{name}={valid} (an integer)")
+        for value in ctx.rule.params["values"]:
+            expect_refused(ctx, f"{operation}: {name}={value!r} (not an integer)",
+                           lambda v=value: call(ctx, operation, params={name: v}), control=lambda: control)
+
+
+@for_rule("marketplace.types.boolean-spellings", params={"values": _STRINGS}, required=("values",))
+def boolean_spellings(ctx: CheckContext) -> None:
+    found = _typed_parameters(ctx, "boolean")
+    if not found:
+        _none_of(ctx, "boolean")
+    for operation, param in found:
+        for value in ctx.rule.params["values"]:
+            expect_status(ctx.rule.id, call(ctx, operation, params={param["name"]: value}),
+                          success_statuses(ctx.contract, operation), f"{param['name']}={value}")
+
+
+@for_rule("marketplace.types.array-comma-separated")
+def array_comma_separated(ctx: CheckContext) -> None:
+    found = _typed_parameters(ctx, "array")
+    if not found:
+        _none_of(ctx, "array")
+    for operation, param in found:
+        values = (ctx.contract.deref(param["schema"]).get("items") or {}).get("enum") or []
+        expect_status(ctx.rule.id, call(ctx, operation, params={param["name"]: ",".join(values)}),
+                      success_statuses(ctx.contract, operation), f"{param['name']} as comma-separated values")
 
 
 def _nullable_fields(node: Any, place: str = "") -> list[str]:
@@ -227,53 +276,23 @@ def _nullable_fields(node: Any, place: str = "") -> list[str]:
     return []
 
 
-@for_rule("marketplace.types.integer", "marketplace.types.array-comma-separated",
-          "marketplace.types.boolean-spellings", "marketplace.types.nullable")
-def typed_parameters(ctx: CheckContext) -> None:
-    api, rule = Api(ctx), ctx.rule
-    kind = {"marketplace.types.integer": "integer", "marketplace.types.array-comma-separated": "array",
-            "marketplace.types.boolean-spellings": "boolean", "marketplace.types.nullable": "null"}[rule.id]
-    if kind == "null":
-        # Nullable applies to response fields; where the contract allows null, the schema checks
-        # of marketplace.generic.responses-documented already accept it.
-        nullable = _nullable_fields(ctx.contract.openapi)
-        ctx.skip("no documented field is nullable (gap marketplace.gap.typed-parameters)" if not nullable else
-                 f"nullable fields {', '.join(nullable)} are covered by marketplace.generic.responses-documented")
-    found = [(op, p) for op, p in _typed_parameters(ctx, kind) if op in operations(ctx) or kind != "integer"]
-    if not found:
-        ctx.skip(f"no documented parameter is of type {kind}, so the convention applies to nothing yet "
-                 "(gap marketplace.gap.typed-parameters)")
-    ok = success_statuses(ctx.contract, LISTINGS)
-    for operation, param in found:
-        if kind == "integer":
-            # The control: a valid integer is accepted, so refusing the parameter outright fails.
-            schema = ctx.contract.deref(param.get("schema", {}))
-            valid = schema.get("default", schema.get("minimum", 0))
-            expect_status(rule.id, api.call(operation, params={param["name"]: valid}),
-                          success_statuses(ctx.contract, operation), f"{param['name']}={valid} (an integer)")
-            for value in rule.params["values"]:
-                exchange = api.call(operation, params={param["name"]: value})
-                expect(refused(exchange), rule.id, f"{param['name']}={value!r} (not an integer) was answered "
-                       f"{exchange.response.status}", exchange=exchange, expected="a 4xx refusal")
-        elif kind == "boolean":
-            for value in rule.params["values"]:
-                expect_status(rule.id, api.call(operation, params={param["name"]: value}), ok,
-                              f"{param['name']}={value}")
-        elif kind == "array":
-            values = (ctx.contract.deref(param["schema"]).get("items") or {}).get("enum") or []
-            expect_status(rule.id, api.call(operation, params={param["name"]: ",".join(values)}), ok,
-                          f"{param['name']} as comma-separated values")
+@for_rule("marketplace.types.nullable")
+def nullable(ctx: CheckContext) -> None:
+    # Nullable applies to response fields; where the contract allows null, the schema checks of
+    # marketplace.generic.responses-documented already accept it.
+    found = _nullable_fields(ctx.contract.openapi)
+    ctx.skip("no documented field is nullable (gap marketplace.gap.typed-parameters)" if not found else
+             f"nullable fields {', '.join(found)} are covered by marketplace.generic.responses-documented")
 
 
 class _Fraction(float):
     """A JSON number with a fraction or exponent, as the text had it."""
 
 
-@for_rule("marketplace.types.number-as-string")
+@for_rule("marketplace.types.number-as-string", params=_OPERATIONS, required=("operations",))
 def number_as_string(ctx: CheckContext) -> None:
-    api = Api(ctx)
     for operation in operations(ctx):
-        exchange = api.call(operation, params={"limit": ctx.contract.where_schema(operation, "query.limit")["maximum"]})
+        exchange = call(ctx, operation, params={"limit": ctx.contract.where_schema(operation, "query.limit")["maximum"]})
         expect_status(ctx.rule.id, exchange, success_statuses(ctx.contract, operation),
                       f"{operation} at the largest limit (the body to inspect)")
         try:
@@ -289,4 +308,3 @@ def number_as_string(ctx: CheckContext) -> None:
                 stack += [(f"{place}.{k}", v) for k, v in node.items()]
             elif isinstance(node, list):
                 stack += [(f"{place}[{i}]", v) for i, v in enumerate(node)]
-

@@ -24,7 +24,8 @@ FINAL = ("completed", "failed")
 _POLLING = {"poll_seconds": {"type": "number", "exclusiveMinimum": 0},
             "ceiling_seconds": {"type": "number", "exclusiveMinimum": 0}}
 _OPERATIONS = {"operations": {"type": "array", "items": {"type": "string"}, "minItems": 1}}
-_BURST = {"max_burst_requests": {"type": "integer", "minimum": 1}, "backoff_attempts": {"type": "integer", "minimum": 1},
+_BURST = {"max_burst_requests": {"type": "integer", "minimum": 1},
+          "backoff_attempts": {"type": "integer", "minimum": 1},
           "first_backoff_seconds": {"type": "number", "exclusiveMinimum": 0}}
 
 
