@@ -167,7 +167,7 @@ def _rules(args: argparse.Namespace) -> int:
             rule, check = case.rule, case.check
             checked += check is not None
             generic += check is not None and not check.name.startswith("conformance.services.")
-            name = check.name.rsplit(".", 1)[-1] if check else "UNCHECKED"
+            name = check.fn.__name__ if check else "UNCHECKED"
             print(f"  {rule.id:58} {rule.kind:10} {name:28} {rule.source.text()}")
         for gap in contract.gaps:
             print(f"  {gap.id:58} {'gap':10} {'':28} {gap.statement}")

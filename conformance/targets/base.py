@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -16,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-import yaml
 
 from conformance.contract import Contract
 from conformance.errors import UsageError
@@ -49,7 +49,7 @@ class Capabilities:
 
 # Beside each service's cassettes: the names (never values) of the credentials configured when
 # they were recorded, so replay knows which optional credentials the recorded rules had.
-CONFIGURED_FILE = "configured.yaml"
+CONFIGURED_FILE = "configured-credentials.json"
 
 
 def _mock_transport(sim: Simulator) -> httpx.MockTransport:
@@ -227,13 +227,13 @@ def _remember_configured(folder: Path, names: list[str]) -> None:
     if known >= set(names) and path.is_file():
         return
     folder.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump({"credentials": sorted(known | set(names))}), encoding="utf-8")
+    path.write_text(json.dumps({"credentials": sorted(known | set(names))}, indent=2) + "\n", encoding="utf-8")
 
 
 def _names_in(path: Path) -> list[str]:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
         return []
     names = data.get("credentials") if isinstance(data, dict) else None
     return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []

@@ -21,8 +21,8 @@ def conformance(*args: str, timeout: float = 120) -> subprocess.CompletedProcess
     [
         (["run", "--service", "nope"], "unknown service 'nope'"),
         (["run", "--fault", "x", "--target", "replay"], "--fault applies to the simulator target only"),
-        (["run", "--service", "presentations", "--fault", "no-such-fault"], "no fault 'no-such-fault'"),
-        (["serve", "nope"], "no simulator for 'nope'"),
+        (["run", "--service", "presentations", "--fault", "no-such-fault"], "no fault or variant 'no-such-fault'"),
+        (["serve", "nope"], "no service package for 'nope'"),
         (["serve", "presentations", "--port", "70000"], "out of range"),
         (["rules", "--service", "tokenrisk"], "has no contract yet"),
         (["serve", "presentations", "--option", "product=x"], "takes no option product"),
@@ -42,7 +42,7 @@ def test_rules_lists_each_rule_with_its_check() -> None:
     assert proc.returncode == 0
     assert "presentations.generate.input-text-length" in proc.stdout
     assert "limit_boundary" in proc.stdout and "UNCHECKED" not in proc.stdout
-    assert "39 rules (39 with a check), 21 gaps, 1 conflicts" in proc.stdout
+    assert "39 rules (39 with a check, 24 of them generic), 21 gaps, 1 conflicts" in proc.stdout
 
 
 def test_selftest_lists_faults() -> None:

@@ -2,7 +2,9 @@
 
 from conformance.services.base import ServicePackage
 from conformance.services.marketplace import checks, oauth_checks, paging_checks  # noqa: F401
+from conformance.services.marketplace.client import token_source
 from conformance.services.marketplace.faults import FAULTS
 from conformance.services.marketplace.simulator import MarketplaceSimulator
 
-SERVICE = ServicePackage("marketplace", simulator=MarketplaceSimulator, faults=tuple(FAULTS))
+SERVICE = ServicePackage("marketplace", simulator=MarketplaceSimulator, faults=tuple(FAULTS),
+                         token_source=token_source)

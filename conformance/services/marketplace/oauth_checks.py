@@ -1,234 +1,134 @@
-"""OAuth 2.0 checks of the marketplace service (volume 3, part B, Authentication), and the
-token helpers the API checks share.
+"""OAuth 2.0 checks of the marketplace service (volume 3, part B, Authentication).
 
-The harness is the OAuth client: it makes its own PKCE verifier and S256 challenge, sends the
-authorization request, reads the redirect's Location without following it (the redirect host is
-the client's, never contacted), compares state as a client must, and exchanges the code.
-User tokens otherwise come from a pre-issued REFRESH_TOKEN (refresh grant), which is how an
-HTTP target without automatic consent is tested.
-
-Verifier and state are derived from the rule id and a counter, not drawn at random: replay
-matches requests on their query (code_challenge, state), so a replayed run must send the same
-bytes as the recorded one. They only ever reach a test application's authorization.
+The harness is the OAuth client (``conformance.auth.oauth``): it makes its own PKCE verifier
+and S256 challenge, sends the authorization request, reads the redirect's Location without
+following it (the redirect host is the client's, never contacted), compares state as a client
+must, and exchanges the code. User tokens otherwise come from a pre-issued REFRESH_TOKEN
+(refresh grant), which is how an HTTP target without automatic consent is tested.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
-from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
 
+from conformance.auth.oauth import MISSING, OAuthClient, Pkce, Redirect, read_redirect
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses, validator
+from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import for_rule
-from conformance.services.marketplace.client import (
-    MISSING,
-    RECEIPTS,
-    bearer_for,
-    client_id,
-    optional,
-    refresh,
-    refused,
-    scoped_call,
-    token_body,
-    token_request,
-    user_bearer,
-)
-from conformance.transport.model import Exchange, Request
+from conformance.services.marketplace.client import CONNECT, RECEIPTS, call, oauth
+from conformance.transport.model import Exchange
 
 __all__: list[str] = []
 
-CONNECT = "GET /oauth/connect"
+_KEY_CONFLICT = "marketplace.conflict.connect-api-key"
+_TRIGGER = {"trigger": {"type": "object", "additionalProperties": {"type": "string"}, "minProperties": 1}}
 
 
-def _accepted_on_receipts(ctx: CheckContext, rule_id: str, bearer: str, why: str) -> None:
-    ctx.credential("SHOP_ID")  # skips with the reason where it is not configured; never a silent pass
-    expect_status(rule_id, scoped_call(ctx, RECEIPTS, bearer), success_statuses(ctx.contract, RECEIPTS), why)
-
-
-# -- PKCE client -----------------------------------------------------------------------------
-def _b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
-
-
-@dataclass(frozen=True)
-class Pkce:
-    verifier: str
-    challenge: str
-    state: str
-
-    @classmethod
-    def make(cls, rule_id: str, n: int) -> Pkce:
-        seed = hashlib.sha256(f"conformance:{rule_id}:{n}".encode()).digest()
-        # 64 random-looking bytes -> 86 base64url characters: RFC 7636's 43..128 unreserved.
-        verifier = _b64url(seed + hashlib.sha256(seed).digest())
-        challenge = _b64url(hashlib.sha256(verifier.encode("ascii")).digest())  # S256
-        return cls(verifier, challenge, hashlib.sha256(seed + b"state").hexdigest()[:32])
-
-
-@dataclass
-class Redirect:
-    exchange: Exchange
-    base: str  # scheme://host/path of the Location, without its query
-    params: dict[str, str]
-
-
-def _redirect(exchange: Exchange) -> Redirect | None:
-    location = exchange.response.header("location")
-    if not (300 <= exchange.response.status < 400 and location):
-        return None
-    parts = urlsplit(location)
-    base = location.split("?", 1)[0].split("#", 1)[0]
-    return Redirect(exchange, base, dict(parse_qsl(parts.query, keep_blank_values=True)))
-
-
-def connect_query(ctx: CheckContext, pkce: Pkce, **changes: Any) -> dict[str, str]:
-    schema = ctx.contract.where_schema
-    query: dict[str, Any] = {
-        "response_type": schema(CONNECT, "query.response_type")["enum"][0],
-        "client_id": client_id(ctx),
-        "redirect_uri": ctx.credential("REDIRECT_URI"),
-        "scope": ctx.contract.rule("marketplace.oauth.scope-space-separated").params["example"],
-        "state": pkce.state,
-        "code_challenge": pkce.challenge,
-        "code_challenge_method": schema(CONNECT, "query.code_challenge_method")["enum"][0],
-    }
-    query.update(changes)
-    return {k: v for k, v in query.items() if v is not MISSING}
-
-
-def connect(ctx: CheckContext, query: dict[str, str]) -> Exchange:
+def connect(client: OAuthClient, query: dict[str, str]) -> tuple[Exchange, bool]:
     """The authorization request: a browser navigation without x-api-key; where that is refused
-    outright, once more with the key (conflict connect-api-key allows both)."""
-    path = (optional(ctx, "AUTH_URL") or "").rstrip("/") + ctx.path("/oauth/connect", operation=CONNECT)
-    exchange = ctx.session.send(Request.build("GET", path, params=query))
-    if refused(exchange):
-        exchange = ctx.session.send(ctx.auth(Request.build("GET", path, params=query)))
-    return exchange
+    outright, once more with the API's credentials (conflict connect-api-key allows both).
+    Returns the answer and whether the credentials were sent."""
+    exchange = client.authorize(query)
+    if 400 <= exchange.response.status < 500:
+        return client.authorize(query, api_credentials=True), True
+    return exchange, False
 
 
-def authorize(ctx: CheckContext, rule_id: str, pkce: Pkce, **changes: Any) -> tuple[Redirect, str]:
-    """Steps 1-2 as a client does them: the redirect must go back to redirect_uri with our state."""
-    query = connect_query(ctx, pkce, **changes)
-    exchange = connect(ctx, query)
-    redirect = _redirect(exchange)
-    expect(redirect is not None, rule_id, "a valid authorization request did not redirect back",
-           exchange=exchange, expected="3xx with a Location to redirect_uri")
-    assert redirect is not None
-    expect(redirect.base == query["redirect_uri"], rule_id,
-           f"the redirect goes to {redirect.base!r}, not to the redirect_uri sent", exchange=exchange,
-           expected=f"Location on {query['redirect_uri']}")
-    # The client's duty: compare state and abort on mismatch.
-    expect(redirect.params.get("state") == pkce.state, rule_id,
-           "the redirect's state differs from the state sent: the client must abort",
-           exchange=exchange, expected=f"state={pkce.state}")
-    expect(bool(redirect.params.get("code")) and "error" not in redirect.params, rule_id,
-           "a valid, consented authorization request issued no code", exchange=exchange,
-           expected="code in the redirect's query")
-    return redirect, redirect.params["code"]
+def granted(ctx: CheckContext, client: OAuthClient | None = None) -> tuple[OAuthClient, Pkce, Redirect]:
+    """Steps 1-2 as a client does them, observing which reading of the key conflict the target shows."""
+    client = client or oauth(ctx)
+    pkce = client.pkce()
+    query = client.authorization_query(pkce)
+    exchange, with_key = connect(client, query)
+    redirect = client.expect_code(exchange, query, pkce)
+    alternatives = next(c for c in ctx.contract.conflicts if c.id == _KEY_CONFLICT).alternatives
+    ctx.observe(_KEY_CONFLICT, alternatives[0] if with_key else alternatives[1])
+    return client, pkce, redirect
 
 
-def exchange_code(ctx: CheckContext, code: str, pkce: Pkce, /, **changes: Any) -> Exchange:
-    form: dict[str, Any] = {"grant_type": "authorization_code", "client_id": client_id(ctx),
-                            "redirect_uri": ctx.credential("REDIRECT_URI"), "code": code,
-                            "code_verifier": pkce.verifier}
-    form.update(changes)
-    return token_request(ctx, form)
-
-
-def _code_issued(exchange: Exchange) -> bool:
-    redirect = _redirect(exchange)
-    return redirect is not None and bool(redirect.params.get("code"))
-
-
-def _failed_properly(exchange: Exchange, query: dict[str, str]) -> bool:
-    """A failed authorization request: an error redirect back to the redirect_uri sent (with error,
-    without code) or a 4xx refusal. A 5xx is a crash, not a failure the client can read."""
-    if refused(exchange):
-        return True
-    redirect = _redirect(exchange)
-    return (redirect is not None and "redirect_uri" in query and redirect.base == query["redirect_uri"]
-            and bool(redirect.params.get("error")) and "code" not in redirect.params)
-
-
-# -- checks ----------------------------------------------------------------------------------
-@for_rule("marketplace.oauth.connect-redirect", "marketplace.oauth.state-echoed",
-          "marketplace.oauth.scope-space-separated", "marketplace.oauth.token-exchange")
-def pkce_flow(ctx: CheckContext) -> None:
-    """The whole grant, driven by the harness; each rule reads its part of it."""
-    rule_id = ctx.rule.id
-    pkce = Pkce.make(rule_id, 1)
-    redirect, code = authorize(ctx, rule_id, pkce)
-    conflict = "marketplace.conflict.connect-api-key"
-    alternatives = ctx.contract.conflicts[[c.id for c in ctx.contract.conflicts].index(conflict)].alternatives
-    ctx.observe(conflict, alternatives[0] if "x-api-key" in redirect.exchange.request.headers else alternatives[1])
-    if rule_id == "marketplace.oauth.connect-redirect":
-        schema = ctx.contract.operation(CONNECT)["responses"]["3XX"]["x-redirect-query"]["success"]
-        _validate_query(ctx, redirect, schema)
-    elif rule_id == "marketplace.oauth.state-echoed":
-        other = Pkce.make(rule_id, 2)
-        trigger = ctx.contract.rule("marketplace.oauth.error-redirect").params["trigger"]
-        failure = _redirect(connect(ctx, connect_query(ctx, other, **trigger)))
-        expect(failure is not None and failure.params.get("state") == other.state, rule_id,
-               "the failure redirect does not carry the state sent", exchange=failure.exchange if failure else None,
-               expected="state echoed on the error redirect too")
-    elif rule_id == "marketplace.oauth.scope-space-separated":
-        # Granted past the first scope: transactions_r is fourth in the example list.
-        body = token_body(ctx, rule_id, exchange_code(ctx, code, pkce), "exchanging the code")
-        _accepted_on_receipts(ctx, rule_id, bearer_for(ctx, body["access_token"]),
-                              "a token granted the example scopes on getShopReceipts (transactions_r)")
-    else:
-        body = token_body(ctx, rule_id, exchange_code(ctx, code, pkce), "exchanging the code with its verifier")
-        expect(bool(body.get("refresh_token")), rule_id, "the code exchange gave no refresh token",
-               expected="refresh_token in the token response")
-        _accepted_on_receipts(ctx, rule_id, bearer_for(ctx, body["access_token"]),
-                              "the access token from the code exchange on a scoped operation")
-
-
-def _validate_query(ctx: CheckContext, redirect: Redirect, schema: dict[str, Any]) -> None:
+def _validate_query(ctx: CheckContext, redirect: Redirect, which: str) -> None:
+    schema = ctx.contract.operation(CONNECT)["responses"]["3XX"]["x-redirect-query"][which]
     errors = sorted(validator(ctx.contract, ctx.contract.deref(schema)).iter_errors(redirect.params), key=str)
     expect(not errors, ctx.rule.id, f"redirect query: {errors[0].message if errors else ''}",
            exchange=redirect.exchange, expected="a redirect query valid under the contract")
 
 
+def _accepted_on_receipts(ctx: CheckContext, client: OAuthClient, access_token: str, why: str) -> None:
+    ctx.credential("SHOP_ID")  # skips with the reason where it is not configured; never a silent pass
+    expect_status(ctx.rule.id, call(ctx, RECEIPTS, auth=client.presenting(access_token)),
+                  success_statuses(ctx.contract, RECEIPTS), why)
+
+
+# -- the grant, step by step -----------------------------------------------------------------
+@for_rule("marketplace.oauth.connect-redirect")
+def connect_redirect(ctx: CheckContext) -> None:
+    _validate_query(ctx, granted(ctx)[2], "success")
+
+
+@for_rule("marketplace.oauth.state-echoed", params=_TRIGGER, required=("trigger",))
+def state_echoed(ctx: CheckContext) -> None:
+    client, _, _ = granted(ctx)  # the success redirect's state is compared by the client
+    other = client.pkce()
+    failure = read_redirect(connect(client, client.authorization_query(other, **ctx.rule.params["trigger"]))[0])
+    expect(failure is not None and failure.params.get("state") == other.state, ctx.rule.id,
+           "the failure redirect does not carry the state sent", exchange=failure.exchange if failure else None,
+           expected="state echoed on the error redirect too")
+
+
+@for_rule("marketplace.oauth.scope-space-separated")
+def scope_space_separated(ctx: CheckContext) -> None:
+    # The client asks for every scope of the scheme, space-separated; a token granted past the
+    # first must work where a later one (transactions_r) is needed.
+    client, pkce, redirect = granted(ctx)
+    assert redirect.code
+    body = client.tokens(client.exchange_code(redirect.code, pkce), "exchanging the code")
+    _accepted_on_receipts(ctx, client, body["access_token"],
+                          "a token granted the example scopes on getShopReceipts (transactions_r)")
+
+
+@for_rule("marketplace.oauth.token-exchange")
+def token_exchange(ctx: CheckContext) -> None:
+    client, pkce, redirect = granted(ctx)
+    assert redirect.code
+    body = client.tokens(client.exchange_code(redirect.code, pkce), "exchanging the code with its verifier")
+    expect(bool(body.get("refresh_token")), ctx.rule.id, "the code exchange gave no refresh token",
+           expected="refresh_token in the token response")
+    _accepted_on_receipts(ctx, client, body["access_token"],
+                          "the access token from the code exchange on a scoped operation")
+
+
+# -- failing authorization requests ----------------------------------------------------------
+def _failed_properly(exchange: Exchange, query: dict[str, str]) -> bool:
+    """A failed authorization request: an error redirect back to the redirect_uri sent (with error,
+    without code) or a 4xx refusal. A 5xx is a crash, not a failure the client can read."""
+    if 400 <= exchange.response.status < 500:
+        return True
+    redirect = read_redirect(exchange)
+    return (redirect is not None and "redirect_uri" in query and redirect.base == query["redirect_uri"]
+            and bool(redirect.params.get("error")) and redirect.code is None)
+
+
 @for_rule("marketplace.oauth.response-type", "marketplace.oauth.client-id-required",
           "marketplace.oauth.redirect-https", "marketplace.oauth.state-required",
           "marketplace.oauth.code-challenge-required", "marketplace.oauth.code-challenge-method",
-          "marketplace.oauth.error-redirect")
+          params={"values": {"type": "array", "items": {"type": "string"}}, "leave_out": {"type": "boolean"}})
 def connect_refused(ctx: CheckContext) -> None:
-    """A bad authorization request issues no code; the valid one beside it does (control)."""
+    """The rule's member (``where``) at each of ``values``, and left out when ``leave_out``:
+    no code is issued, and the failure is readable. The valid request beside it does get a code
+    (the control: without it, "no code" would prove nothing)."""
     rule = ctx.rule
-    authorize(ctx, rule.id, Pkce.make(rule.id, 0))  # without this, "no code" would prove nothing
-    if rule.id == "marketplace.oauth.error-redirect":
-        pkce = Pkce.make(rule.id, 1)
-        exchange = connect(ctx, connect_query(ctx, pkce, **rule.params["trigger"]))
-        redirect = _redirect(exchange)
-        expect(redirect is not None and redirect.base == ctx.credential("REDIRECT_URI"), rule.id,
-               "a failed authorization did not redirect back to redirect_uri", exchange=exchange,
-               expected="3xx to redirect_uri with error")
-        assert redirect is not None
-        schema = ctx.contract.operation(CONNECT)["responses"]["3XX"]["x-redirect-query"]["failure"]
-        _validate_query(ctx, redirect, schema)
-        description = redirect.params["error_description"]
-        # "English": RFC 6749 allows printable ASCII only; an empty text explains nothing.
-        expect(description.strip() != "" and description.isascii() and description.isprintable(), rule.id,
-               f"error_description {description!r} is no readable English text", exchange=exchange)
-        expect(redirect.params.get("state") == pkce.state and "code" not in redirect.params, rule.id,
-               "the error redirect lacks the state sent or carries a code", exchange=exchange)
-        return
+    client, _, _ = granted(ctx)
     name = (rule.where or "").partition(".")[2]
-    variants: list[Any] = list(rule.params.get("values") or [])
-    if rule.kind == "required":
-        variants += [MISSING, ""]
-    elif rule.kind == "enum":
-        variants += [MISSING, "zz-not-listed"]
-    for n, value in enumerate(variants, start=1):
-        query = connect_query(ctx, Pkce.make(rule.id, n), **{name: value})
-        exchange = connect(ctx, query)
+    variants: list[Any] = list(rule.params.get("values") or []) + ([MISSING] if rule.params.get("leave_out") else [])
+    if not variants:
+        ctx.skip("the rule names no value to send (params values or leave_out)")
+    for value in variants:
+        query = client.authorization_query(client.pkce(), **{name: value})
+        exchange, _ = connect(client, query)
         shown = "left out" if value is MISSING else f"={value!r}"
-        expect(not _code_issued(exchange), rule.id, f"{name} {shown}: a code was issued anyway",
+        redirect = read_redirect(exchange)
+        expect(redirect is None or redirect.code is None, rule.id, f"{name} {shown}: a code was issued anyway",
                exchange=exchange, expected="no code (an error redirect or a 4xx)")
         expect(_failed_properly(exchange, query), rule.id,
                f"{name} {shown}: answered {exchange.response.status} "
@@ -236,110 +136,168 @@ def connect_refused(ctx: CheckContext) -> None:
                expected="an error redirect to the redirect_uri sent (error, no code) or a 4xx refusal")
 
 
-@for_rule("marketplace.oauth.token-fields-required", "marketplace.oauth.token-grant-type",
-          "marketplace.oauth.token-redirect-uri-match", "marketplace.oauth.token-verifier-match",
-          "marketplace.oauth.code-single-use")
-def token_refusals(ctx: CheckContext) -> None:
-    """Each bad token request is refused; a correct one with a fresh code still succeeds, so a
-    target that refuses everything does not pass."""
-    rule_id = ctx.rule.id
-    n = 0
-
-    def fresh() -> tuple[Pkce, str]:
-        nonlocal n
-        n += 1
-        pkce = Pkce.make(rule_id, n)
-        return pkce, authorize(ctx, rule_id, pkce)[1]
-
-    def must_refuse(exchange: Exchange, why: str) -> None:
-        expect(refused(exchange), rule_id, f"{why}: answered {exchange.response.status}",
-               exchange=exchange, expected="a 4xx refusal")
-
-    if rule_id == "marketplace.oauth.token-fields-required":
-        for name in ctx.rule.params["fields"]:
-            pkce, code = fresh()
-            must_refuse(exchange_code(ctx, code, pkce, **{name: MISSING}), f"token request without {name}")
-    elif rule_id == "marketplace.oauth.token-grant-type":
-        pkce, code = fresh()
-        must_refuse(exchange_code(ctx, code, pkce, grant_type="zz-not-listed"), "grant_type outside the list")
-        if optional(ctx, "REFRESH_TOKEN"):
-            refresh(ctx, rule_id)  # grant_type=refresh_token is listed: accepted
-    elif rule_id == "marketplace.oauth.token-redirect-uri-match":
-        pkce, code = fresh()
-        other = ctx.credential("REDIRECT_URI").rstrip("/") + "/elsewhere"
-        must_refuse(exchange_code(ctx, code, pkce, redirect_uri=other), "a redirect_uri other than step 1's")
-    elif rule_id == "marketplace.oauth.token-verifier-match":
-        pkce, code = fresh()
-        wrong = Pkce.make(rule_id, 1000).verifier  # well-formed, just not this challenge's
-        must_refuse(exchange_code(ctx, code, pkce, code_verifier=wrong), "a code_verifier of another challenge")
-    else:  # code-single-use
-        pkce, code = fresh()
-        token_body(ctx, rule_id, exchange_code(ctx, code, pkce), "first exchange of a fresh code")
-        must_refuse(exchange_code(ctx, code, pkce), "the same code exchanged a second time")
-        return
-    pkce, code = fresh()  # the control: everything right is still accepted
-    token_body(ctx, rule_id, exchange_code(ctx, code, pkce), "a correct exchange of a fresh code")
+@for_rule("marketplace.oauth.error-redirect", params=_TRIGGER, required=("trigger",))
+def error_redirect(ctx: CheckContext) -> None:
+    client, _, _ = granted(ctx)  # the control: a valid request is granted
+    pkce = client.pkce()
+    exchange, _ = connect(client, client.authorization_query(pkce, **ctx.rule.params["trigger"]))
+    redirect = read_redirect(exchange)
+    expect(redirect is not None and redirect.base == client.redirect_uri, ctx.rule.id,
+           "a failed authorization did not redirect back to redirect_uri", exchange=exchange,
+           expected="3xx to redirect_uri with error")
+    assert redirect is not None
+    _validate_query(ctx, redirect, "failure")
+    description = redirect.params["error_description"]
+    # "English": RFC 6749 allows printable ASCII only; an empty text explains nothing.
+    expect(description.strip() != "" and description.isascii() and description.isprintable(), ctx.rule.id,
+           f"error_description {description!r} is no readable English text", exchange=exchange)
+    expect(redirect.params.get("state") == pkce.state and redirect.code is None, ctx.rule.id,
+           "the error redirect lacks the state sent or carries a code", exchange=exchange)
 
 
+# -- token requests --------------------------------------------------------------------------
+class _TokenRequests:
+    """Fresh codes for one check, and the control every refusal is held against: a correct
+    exchange of a fresh code is accepted, so a target that refuses every token request fails."""
+
+    def __init__(self, ctx: CheckContext) -> None:
+        self.ctx = ctx
+        self.client = oauth(ctx)
+        self._control: Exchange | None = None
+
+    def fresh(self) -> tuple[Pkce, str]:
+        _, pkce, redirect = granted(self.ctx, self.client)
+        assert redirect.code
+        return pkce, redirect.code
+
+    def control(self) -> Exchange:
+        if self._control is None:
+            pkce, code = self.fresh()
+            self._control = self.client.exchange_code(code, pkce)
+            self.client.tokens(self._control, "a correct exchange of a fresh code")
+        return self._control
+
+    def refused(self, why: str, exchange: Exchange) -> None:
+        expect_refused(self.ctx, why, lambda: exchange, control=self.control)
+
+
+@for_rule("marketplace.oauth.token-fields-required", params={"fields": {"type": "array", "items": {"type": "string"}}},
+          required=("fields",))
+def token_fields_required(ctx: CheckContext) -> None:
+    t = _TokenRequests(ctx)
+    for name in ctx.rule.params["fields"]:
+        pkce, code = t.fresh()
+        t.refused(f"token request without {name}", t.client.exchange_code(code, pkce, **{name: MISSING}))
+
+
+@for_rule("marketplace.oauth.token-grant-type", params={"outside": {"type": "string"}}, required=("outside",))
+def token_grant_type(ctx: CheckContext) -> None:
+    t = _TokenRequests(ctx)
+    pkce, code = t.fresh()
+    t.refused("grant_type outside the list", t.client.exchange_code(code, pkce, grant_type=ctx.rule.params["outside"]))
+    refresh_token = ctx.optional("REFRESH_TOKEN")
+    if refresh_token:  # grant_type=refresh_token is listed: accepted
+        t.client.tokens(t.client.refresh(refresh_token), "grant_type=refresh_token")
+
+
+@for_rule("marketplace.oauth.token-redirect-uri-match")
+def token_redirect_uri_match(ctx: CheckContext) -> None:
+    t = _TokenRequests(ctx)
+    pkce, code = t.fresh()
+    other = t.client.redirect_uri.rstrip("/") + "/elsewhere"
+    t.refused("a redirect_uri other than step 1's", t.client.exchange_code(code, pkce, redirect_uri=other))
+
+
+@for_rule("marketplace.oauth.token-verifier-match")
+def token_verifier_match(ctx: CheckContext) -> None:
+    t = _TokenRequests(ctx)
+    pkce, code = t.fresh()
+    wrong = Pkce.derive(ctx.rule.id, 1000).verifier  # well-formed, just not this challenge's
+    t.refused("a code_verifier of another challenge", t.client.exchange_code(code, pkce, code_verifier=wrong))
+
+
+@for_rule("marketplace.oauth.code-single-use")
+def code_single_use(ctx: CheckContext) -> None:
+    t = _TokenRequests(ctx)
+    client = t.client
+    pkce, code = t.fresh()
+    first = client.exchange_code(code, pkce)
+    client.tokens(first, "first exchange of a fresh code")
+    expect_refused(ctx, "the same code exchanged a second time", lambda: client.exchange_code(code, pkce),
+                   control=lambda: first)
+
+
+# -- refresh grant and lifetimes -------------------------------------------------------------
 @for_rule("marketplace.oauth.refresh-grant")
 def refresh_grant(ctx: CheckContext) -> None:
-    _, body = refresh(ctx, ctx.rule.id)
-    expect_status(ctx.rule.id, scoped_call(ctx, RECEIPTS, bearer_for(ctx, body["access_token"])),
+    client = oauth(ctx)
+    body = client.tokens(client.refresh(ctx.credential("REFRESH_TOKEN")), "refresh_token grant with REFRESH_TOKEN")
+    expect_status(ctx.rule.id, call(ctx, RECEIPTS, auth=client.presenting(body["access_token"])),
                   success_statuses(ctx.contract, RECEIPTS), "the refreshed access token on getShopReceipts")
 
 
+@for_rule("marketplace.oauth.expires-in", params={"lifetime_from": {"type": "string"}}, required=("lifetime_from",))
+def expires_in(ctx: CheckContext) -> None:
+    seconds = ctx.contract.rule(ctx.rule.params["lifetime_from"]).params["access_token_seconds"]
+    client = oauth(ctx)
+    exchange = client.refresh(ctx.credential("REFRESH_TOKEN"))
+    body = client.tokens(exchange, "refresh_token grant")
+    if "expires_in" not in body:
+        ctx.skip("the token response states no expires_in (the document does not show the body)")
+    expect(body["expires_in"] == seconds, ctx.rule.id, f"expires_in is {body['expires_in']}",
+           exchange=exchange, expected=f"expires_in {seconds} (the access token lifetime)")
+
+
+_WAITS = {"margin_seconds": {"type": "integer", "minimum": 1}, "max_real_wait_seconds": {"type": "number"}}
+
+
 def _wait(ctx: CheckContext, seconds: float) -> None:
-    """Simulated time on sim, none on replay; real time on http only when it is short."""
-    if ctx.target.name == "http":
+    """Simulated time on sim, none on replay; real time only when it is short."""
+    if ctx.can.waits_real_time:
         real = seconds / ctx.target.settings.time_scale
         limit = ctx.rule.params["max_real_wait_seconds"]
-        if real > limit:
-            ctx.skip(f"needs {real:.0f} s of real waiting on an http target (over {limit} s); "
-                     "checked on the simulator's clock, or serve with --clock-rate R and set "
-                     "CONFORMANCE_TIME_SCALE=R")
+        ctx.require(real <= limit, f"wait {real:.0f} s of real time (over {limit} s); it is checked on the "
+                    "simulator's clock, or serve with --clock-rate R and set CONFORMANCE_TIME_SCALE=R")
     ctx.sleep(seconds)
 
 
-@for_rule("marketplace.oauth.access-token-lifetime", "marketplace.oauth.refresh-token-lifetime",
-          "marketplace.oauth.expires-in")
-def token_lifetimes(ctx: CheckContext) -> None:
-    rule = ctx.rule
-    lifetime_rule = ctx.contract.rule("marketplace.oauth.access-token-lifetime")
-    access_seconds = lifetime_rule.params["access_token_seconds"]
-    if rule.id == "marketplace.oauth.expires-in":
-        exchange, body = refresh(ctx, rule.id)
-        if "expires_in" not in body:
-            ctx.skip("the token response states no expires_in (the document does not show the body)")
-        expect(body["expires_in"] == access_seconds, rule.id, f"expires_in is {body['expires_in']}",
-               exchange=exchange, expected=f"expires_in {access_seconds} (1 hour)")
-        return
-    margin = rule.params["margin_seconds"]
-    if rule.id == "marketplace.oauth.refresh-token-lifetime":
-        # Only meaningful when the configured refresh token is fresh: the simulator seeds it so.
-        if ctx.target.name == "http":
-            ctx.skip("an http target's refresh token was issued at an unknown time; the 90 days "
-                     "are checked on the simulator's clock")
-        lifetime = rule.params["refresh_token_seconds"]
-        _wait(ctx, lifetime - margin)
-        # Two never-used tokens: the control is spent before the lifetime ends and the probe only
-        # after, so a token refused for being reused cannot pass for one refused for its age.
-        refresh(ctx, rule.id, "LIMITED_REFRESH_TOKEN")
-        _wait(ctx, 2 * margin)
-        exchange = token_request(ctx, {"grant_type": "refresh_token", "refresh_token": ctx.credential("REFRESH_TOKEN"),
-                                       "client_id": client_id(ctx)})
-        expect(refused(exchange), rule.id, f"a refresh token past {lifetime} s was accepted",
-               exchange=exchange, expected="a 4xx refusal")
-        return
-    # The timing starts at issue: a token from a refresh grant made now.
-    bearer = user_bearer(ctx, rule.id)
+@for_rule("marketplace.oauth.access-token-lifetime", params={"access_token_seconds": {"type": "integer"}, **_WAITS},
+          required=("access_token_seconds", *_WAITS))
+def access_token_lifetime(ctx: CheckContext) -> None:
+    params, client = ctx.rule.params, oauth(ctx)
+    margin = params["margin_seconds"]
     ok = success_statuses(ctx.contract, RECEIPTS)
-    _wait(ctx, access_seconds - margin)
-    expect_status(rule.id, scoped_call(ctx, RECEIPTS, bearer), ok, f"the access token {margin} s before the hour")
-    _wait(ctx, 2 * margin)
-    late = scoped_call(ctx, RECEIPTS, bearer)
-    expect(refused(late), rule.id, f"the access token {margin} s after the hour was accepted",
-           exchange=late, expected="a 4xx refusal")
-    # What a client does next: refresh, and the new token works again.
-    expect_status(rule.id, scoped_call(ctx, RECEIPTS, user_bearer(ctx, rule.id)), ok,
-                  "a token refreshed after expiry")
 
+    def issued_now() -> Any:
+        body = client.tokens(client.refresh(ctx.credential("REFRESH_TOKEN")), "refresh_token grant")
+        return client.presenting(body["access_token"])
+
+    # The timing starts at issue: a token from a refresh grant made now.
+    token = issued_now()
+    _wait(ctx, params["access_token_seconds"] - margin)
+    expect_status(ctx.rule.id, call(ctx, RECEIPTS, auth=token), ok, f"the access token {margin} s before the hour")
+    _wait(ctx, 2 * margin)
+    late = call(ctx, RECEIPTS, auth=token)
+    # What a client does next: refresh, and the new token works again (the control).
+    expect_refused(ctx, f"the access token {margin} s after the hour", lambda: late,
+                   control=lambda: call(ctx, RECEIPTS, auth=issued_now()), credential_variant=True)
+    expect_status(ctx.rule.id, call(ctx, RECEIPTS, auth=issued_now()), ok, "a token refreshed after expiry")
+
+
+@for_rule("marketplace.oauth.refresh-token-lifetime", params={
+    "refresh_token_seconds": {"type": "integer"}, "unspent": {"type": "string"}, **_WAITS},
+    required=("refresh_token_seconds", "unspent", *_WAITS))
+def refresh_token_lifetime(ctx: CheckContext) -> None:
+    params, client = ctx.rule.params, oauth(ctx)
+    # Only meaningful when the configured refresh token is fresh: the simulator seeds it so.
+    ctx.require(not ctx.can.waits_real_time, "tell when its configured refresh token was issued (the lifetime "
+                "is checked on the simulator's clock)")
+    margin, lifetime = params["margin_seconds"], params["refresh_token_seconds"]
+    _wait(ctx, lifetime - margin)
+    # Two never-used tokens: the control is spent before the lifetime ends and the probe only
+    # after, so a token refused for being reused cannot pass for one refused for its age.
+    control = client.refresh(ctx.credential(params["unspent"]))
+    client.tokens(control, f"refresh_token grant with {params['unspent']} before {lifetime} s")
+    _wait(ctx, 2 * margin)
+    expect_refused(ctx, f"a refresh token past {lifetime} s", lambda: client.refresh(ctx.credential("REFRESH_TOKEN")),
+                   control=lambda: control)

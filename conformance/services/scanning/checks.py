@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from conformance.auth.variants import AUTH_AS_SCHEMA, DEFAULT, AuthAs, auth_as
@@ -23,9 +24,9 @@ from conformance.checks.registry import for_rule
 from conformance.transport.model import Exchange
 
 __all__ = [
-    "ADD", "API_INFO", "AS", "CREDIT_FIELDS", "HOST", "ORG", "PATH_VALUES", "REMOVE", "OPERATIONS", "SEARCH", "STRING", "balance", "balance_drift",
-    "component", "expect_nothing_spent", "expect_ok", "expect_refused", "expect_shape", "has_member", "once",
-    "observe_alternative", "product", "sample_hosts", "spent_since",
+    "ADD", "API_INFO", "AS", "CREDIT_FIELDS", "HOST", "OPERATIONS", "ORG", "PATH_VALUES", "REMOVE", "SEARCH",
+    "STRING", "balance", "balance_drift", "component", "expect_nothing_spent", "expect_ok", "expect_refused",
+    "expect_shape", "has_member", "observe_alternative", "once", "product", "sample_hosts", "spent_since",
 ]
 
 API_INFO = "GET /api-info"
@@ -188,8 +189,8 @@ def org_needs_enterprise(ctx: CheckContext) -> None:
     user = (ctx.optional(p["member"]) if "member" in p else None) or "conformance-probe-user"
     for operation in _restoring_order(ctx, p["operations"], control_as, user):
         expect_refused(ctx, f"{operation} with a non-enterprise key",
-                       lambda op=operation: ctx.call(op, path_values={"user": user}),
-                       control=lambda op=operation: ctx.call(op, auth=control_as, path_values={"user": user}),
+                       partial(ctx.call, operation, path_values={"user": user}),
+                       control=partial(ctx.call, operation, auth=control_as, path_values={"user": user}),
                        credential_variant=True)
 
 
@@ -214,7 +215,7 @@ def invalid_ip(ctx: CheckContext) -> None:
     # The status is documented (violation.status): exactly that, so no control is needed.
     for value in rule.params["invalid_ips"]:
         expect_refused(ctx, f"host lookup of the invalid IP {value!r}",
-                       lambda v=value: ctx.call(operation, path_values={name: v}))
+                       partial(ctx.call, operation, path_values={name: value}))
 
 
 def _placeholders(template: str) -> dict[str, str]:

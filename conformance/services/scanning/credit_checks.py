@@ -10,6 +10,7 @@ makes the attribution impossible: the check skips.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from conformance.checks.context import CheckContext
@@ -180,5 +181,5 @@ def scan_ips_invalid(ctx: CheckContext) -> None:
     before, drift = balance_drift(ctx)
     last: Exchange | None = None
     for body in p["bodies"]:
-        last = expect_refused(ctx, f"a scan of ips {body['ips']!r}", lambda b=body: _scan(ctx, b), control=control)
+        last = expect_refused(ctx, f"a scan of ips {body['ips']!r}", partial(_scan, ctx, body), control=control)
     expect_nothing_spent(ctx, spent_since(ctx, before, drift), drift, last, "refused scans")

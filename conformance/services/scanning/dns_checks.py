@@ -173,7 +173,8 @@ def _members(ctx: CheckContext, admin: AuthAs) -> tuple[Exchange, list[Any]]:
     return exchange, list(body["members"])
 
 
-@for_rule("scanning.org.member-add-remove", params={"as": AUTH_AS_SCHEMA, "member": STRING, "notify": {"type": "boolean"}},
+@for_rule("scanning.org.member-add-remove",
+          params={"as": AUTH_AS_SCHEMA, "member": STRING, "notify": {"type": "boolean"}},
           required=("as", "member", "notify"))
 def org_member_add_remove(ctx: CheckContext) -> None:
     p = ctx.rule.params

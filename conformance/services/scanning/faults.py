@@ -14,9 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 from conformance.faults.base import Fault, FaultySimulator, fault, json_edit, on_request, on_response
-from conformance.simulators import Simulator
-from conformance.services.scanning.simulator import ScanningSimulator
 from conformance.services.scanning.data import DNS_TYPES, METADATA_KEY, SEGMENT
+from conformance.services.scanning.simulator import ScanningSimulator
+from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
 __all__ = ["FAULTS"]

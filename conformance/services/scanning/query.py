@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.simulators.base import SimError, Simulator
 from conformance.services.scanning.data import FACETS, FILTERS
+from conformance.simulators.base import SimError, Simulator
 from conformance.transport.model import JSON_TYPE, Request
 
 __all__ = [

@@ -116,7 +116,8 @@ def banner_shape(ctx: CheckContext) -> None:
     # Types and the tcp/udp enum are in the Banner schema the host schema already applied.
 
 
-@for_rule("scanning.banner.metadata-key", params={"key_template": STRING, "members": {"type": "array", "items": STRING}},
+@for_rule("scanning.banner.metadata-key",
+          params={"key_template": STRING, "members": {"type": "array", "items": STRING}},
           required=("key_template", "members"))
 def metadata_key(ctx: CheckContext) -> None:
     params = ctx.rule.params

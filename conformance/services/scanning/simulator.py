@@ -13,7 +13,6 @@ import re
 from typing import Any, ClassVar
 from urllib.parse import unquote
 
-from conformance.simulators.base import Clock, SimError, Simulator
 from conformance.services.scanning.accounts import NO_CREDITS, PLANS, SIM_KEYS, SIM_USERS, Account
 from conformance.services.scanning.data import (
     DNS_TYPES,
@@ -34,6 +33,7 @@ from conformance.services.scanning.query import (
     parse_query,
     scan_targets,
 )
+from conformance.simulators.base import Clock, SimError, Simulator
 from conformance.transport.model import Request, Response
 
 __all__ = ["SIM_KEYS", "SIM_USERS", "ScanningSimulator"]
