@@ -64,6 +64,7 @@ _GENERIC = (
     "conformance.checks.generic",
     "conformance.checks.paging",
     "conformance.checks.types",
+    "conformance.checks.shape",
 )
 _loaded = False
 

@@ -156,14 +156,6 @@ def once(send: Callable[[], Exchange]) -> Callable[[], Exchange]:
 
 
 # -- authentication and plans -----------------------------------------------------------
-@for_rule("scanning.auth.free-key-accepted", params={**AS, **OPERATIONS}, required=("as", "operations"))
-def free_key_accepted(ctx: CheckContext) -> None:
-    how = auth_as(ctx.rule.params["as"])
-    for operation in ctx.rule.params["operations"]:
-        exchange = ctx.call(operation, auth=how)
-        expect_shape(ctx, exchange, operation, f"{operation} with {how.describe()}")
-
-
 @for_rule("scanning.plan.scan-needs-paid", params=AS, required=("as",))
 def scan_needs_paid(ctx: CheckContext) -> None:
     operation = ctx.rule.operation
@@ -250,20 +242,6 @@ def error_body(ctx: CheckContext) -> None:
         expect_json_schema(ctx.rule.id, ctx.contract, exchange, component(ctx, "Error"),
                            f"{exchange.request.method} {exchange.request.path} answered "
                            f"{exchange.response.status}")
-
-
-# -- shapes of simple reads ---------------------------------------------------------------
-@for_rule("scanning.facets.list", "scanning.filters.list", "scanning.tokens.shape",
-          "scanning.ports.shape", "scanning.protocols.shape", "scanning.account.profile-shape",
-          "scanning.account.api-info-shape", "scanning.dns.domain-shape",
-          params={"query": STRING, "path_values": PATH_VALUES})
-def response_shape(ctx: CheckContext) -> None:
-    operation = ctx.rule.operation
-    assert operation
-    params = ctx.rule.params
-    query = {"query": params["query"]} if "query" in params else None
-    exchange = ctx.call(operation, params=query, path_values=params.get("path_values"))
-    expect_shape(ctx, exchange, operation, operation)
 
 
 # -- tools ------------------------------------------------------------------------------
