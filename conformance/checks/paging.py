@@ -18,13 +18,14 @@ only probes the page after it: items there fail the walk, an empty page makes th
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.auth.variants import render
 from conformance.checks.context import CheckContext
-from conformance.checks.expect import expect, expect_status
+from conformance.checks.expect import expect, expect_json_schema, expect_status
 from conformance.checks.registry import named
 from conformance.transport.model import Exchange
 
@@ -35,6 +36,8 @@ PAGING_PARAMS: dict[str, Any] = {
     "max_pages": {"type": "integer", "minimum": 1},
     "items_field": {"type": "string"},
     "id_field": {"type": "string"},
+    "id_fields": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+    "full_pages": {"type": "boolean"},
     "cursor_param": {"type": "string"},
     "next_field": {"type": "string"},
     "more_field": {"type": "string"},
@@ -115,12 +118,29 @@ def walk(ctx: CheckContext, fetch: Fetch, params: dict[str, Any]) -> Walk:
                expected=f"an item array ({params.get('items_field') or 'objects with ' + id_field})")
         assert items is not None
         result.pages.append(Page(exchange, body, items))
+        if number == 1:
+            _skip_if_too_long(ctx, params, body)
         following = _next_query(ctx, style, params, query, body, items, result, exchange)
         if following is None:
             result.ended = True
             return result
         query = following
     return result
+
+
+def _stated_total(params: dict[str, Any], body: Any) -> Any:
+    name = params.get("total_field") or params.get("count_field")
+    return dig(body, name) if name else None
+
+
+def _skip_if_too_long(ctx: CheckContext, params: dict[str, Any], body: Any) -> None:
+    """A stated total needing more pages than ``max_pages`` is the target's data, not a fault:
+    the walk is not exercised (a walk that stops early proves nothing about the end)."""
+    total = _stated_total(params, body)
+    size = params.get("page_size") or params.get("limit")
+    if isinstance(total, int) and size and -(-total // size) > params["max_pages"]:
+        ctx.skip(f"the list states {total} items, {-(-total // size)} pages: more than max_pages "
+                 f"{params['max_pages']}, so the walk is not exercised")
 
 
 def _next_query(ctx: CheckContext, style: str, params: dict[str, Any], query: dict[str, Any], body: Any,
@@ -172,57 +192,87 @@ def _next_query(ctx: CheckContext, style: str, params: dict[str, Any], query: di
     return {**query, params["cursor_param"]: items[-1][params.get("id_field", "id")]}
 
 
+def identity(item: Any, fields: list[str]) -> str:
+    """What names one item: its id fields together (banners and DNS entries have no single id)."""
+    if not isinstance(item, dict):
+        return json.dumps(item, sort_keys=True)
+    return json.dumps([dig(item, f) for f in fields])
+
+
 @named("paging-walk", params=PAGING_PARAMS, required=("style", "max_pages"))
 def paging_walk(ctx: CheckContext) -> None:
-    """Walk the rule's operation to the end: no item twice, an end within ``max_pages``, the
-    stated total met, the ``cap`` respected; a one-page walk probes the page after it."""
+    """Walk the rule's operation to the end and check the walk:
+
+    every page valid under the operation's documented schema; an end within ``max_pages``; no
+    item twice (``id_fields`` together name an item); the same stated total on every page and
+    the pages holding exactly that many; with ``full_pages``, every page but the last full; at
+    most ``page_size`` a page and ``cap`` in all. A full last page or a one-page walk probes the
+    page after it: items there fail the walk; a one-page walk then skips (not exercised)."""
     rule = ctx.rule
     operation = rule.operation
     assert operation
     params = rule.params
-    id_field = params.get("id_field", "id")
+    fields = list(params.get("id_fields") or [params.get("id_field", "id")])
     base = dict(params.get("base_query") or {})
     values = {k: render(str(v), ctx.credential) for k, v in (params.get("path_values") or {}).items()}
 
     def fetch(query: dict[str, Any]) -> Exchange:
-        return ctx.call(operation, params={**base, **query} or None, path_values=values)
+        exchange = ctx.call(operation, params={**base, **query} or None, path_values=values)
+        schema = ctx.contract.response_schema(operation, exchange.response.status)
+        if 200 <= exchange.response.status < 300 and schema is not None:
+            expect_json_schema(rule.id, ctx.contract, exchange, schema, "a page of the walk")
+        return exchange
 
     result = walk(ctx, fetch, params)
     last = result.pages[-1].exchange
     expect(result.ended, rule.id, f"walk did not end within {params['max_pages']} pages", exchange=last,
            expected="an end of the list")
-    seen: dict[Any, int] = {}
+    size = params.get("page_size") or params.get("limit")
+    first_total = _stated_total(params, result.pages[0].body)
+    seen: dict[str, int] = {}
     for number, page in enumerate(result.pages, start=1):
+        total = _stated_total(params, page.body)
+        expect(total == first_total, rule.id, f"page {number} states total {total}, page 1 stated {first_total}",
+               exchange=page.exchange, expected="the same total on every page")
+        if size:
+            expect(len(page.items) <= size, rule.id, f"page {number} holds {len(page.items)} items",
+                   exchange=page.exchange, expected=f"at most {size} a page")
+        if size and params.get("full_pages") and number < len(result.pages):
+            expect(len(page.items) == size, rule.id, f"page {number} of {len(result.pages)} holds "
+                   f"{len(page.items)} items", exchange=page.exchange,
+                   expected=f"a full page of {size} before the last")
         for item in page.items:
-            key = item.get(id_field) if isinstance(item, dict) else item
-            expect(key not in seen, rule.id, f"item {key!r} on page {number} was already on page {seen.get(key)}",
+            key = identity(item, fields)
+            expect(key not in seen, rule.id, f"item {key} on page {number} was already on page {seen.get(key)}",
                    exchange=page.exchange, expected="no item twice in one walk")
             seen[key] = number
-    if result.total is not None:
-        expect(len(seen) == result.total, rule.id, f"the walk gave {len(seen)} items; the target states {result.total}",
+    if isinstance(first_total, int):
+        expect(len(seen) == first_total, rule.id, f"the walk gave {len(seen)} items; the target states {first_total}",
                exchange=last, expected="every item of the stated total, once")
     if "cap" in params:
         expect(len(seen) <= params["cap"], rule.id, f"{len(seen)} items, more than the cap of {params['cap']}",
                exchange=last, expected=f"at most {params['cap']} items")
-    if len(result.pages) == 1:
+    if len(result.pages) == 1 or (size and len(result.pages[-1].items) == size):
         _probe_past_end(ctx, fetch, params, result)
 
 
 def _probe_past_end(ctx: CheckContext, fetch: Fetch, params: dict[str, Any], result: Walk) -> None:
-    style = params["style"]
-    page = result.pages[0]
+    """The page after the last must hold nothing (what it answers otherwise is not shown)."""
+    style, pages, page = params["style"], len(result.pages), result.pages[-1]
     if style == "page":
-        query = {params["page_param"]: params.get("first_page", 1) + 1}
+        query = {params["page_param"]: params.get("first_page", 1) + pages}
     elif style == "offset":
-        query = {params["offset_param"]: params["limit"], params["limit_param"]: params["limit"]}
+        query = {params["offset_param"]: params["limit"] * pages, params["limit_param"]: params["limit"]}
     elif style == "key" and page.items:
         query = {params["cursor_param"]: page.items[-1][params.get("id_field", "id")]}
-    else:
+    elif pages == 1:
         ctx.skip("the first page already ends the list: paging was not exercised")
+    else:
+        return
     probe = fetch(query)
     items = items_of(probe.response.json(), params.get("items_field"), params.get("id_field", "id"))
     if 200 <= probe.response.status < 300 and items:
-        expect(False, ctx.rule.id, "the first page said it was the last, yet the next page has items",
+        expect(False, ctx.rule.id, f"page {pages} was said to be the last, yet the next page has {len(items)} items",
                exchange=probe, expected="no items past the end")
-    ctx.skip("the list fits one page: paging was not exercised")
-
+    if pages == 1:
+        ctx.skip("the list fits one page: paging was not exercised")

@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import ipaddress
-import json
 from typing import Any
 
 from conformance.auth.variants import AUTH_AS_SCHEMA, AuthAs, auth_as
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect
-from conformance.checks.paging import walk
 from conformance.checks.registry import for_rule
 from conformance.services.scanning.checks import (
     ADD,
     AS,
     HOST,
     ORG,
-    PATH_VALUES,
     REMOVE,
     STRING,
     expect_ok,
@@ -32,63 +29,6 @@ RESOLVE = "GET /dns/resolve"
 REVERSE = "GET /dns/reverse"
 _COUNT = {"type": "integer", "minimum": 1}
 _MAX_HOSTS = {"max_hosts": _COUNT}
-
-
-# -- domain paging ----------------------------------------------------------------------
-def _entry(entry: Any) -> str:
-    # DNS entries carry no documented id; these members together name one entry.
-    if not isinstance(entry, dict):
-        return json.dumps(entry, sort_keys=True)
-    return json.dumps([entry.get(k) for k in ("subdomain", "type", "value")])
-
-
-@for_rule("scanning.dns.paging-more", params={"page_size": _COUNT, "path_values": PATH_VALUES, "max_pages": _COUNT},
-          required=("page_size", "path_values", "max_pages"))
-def dns_paging_more(ctx: CheckContext) -> None:
-    rule = ctx.rule
-    operation = rule.operation
-    assert operation
-    p = rule.params
-    size, domain = p["page_size"], p["path_values"]
-
-    def fetch(paging: dict[str, Any]) -> Exchange:
-        exchange = ctx.call(operation, path_values=domain, params=paging)
-        expect_shape(ctx, exchange, operation, f"DNS page {paging['page']}")
-        return exchange
-
-    # The generic walk follows page=1,2,... while more is true (at most max_pages).
-    result = walk(ctx, fetch, {"style": "page", "page_param": "page", "first_page": 1, "more_field": "more",
-                               "items_field": "data", "max_pages": p["max_pages"]})
-    seen: dict[str, int] = {}
-    for number, page in enumerate(result.pages, start=1):
-        data, last = page.items, page.exchange
-        expect(len(data) <= size, rule.id, f"DNS page {number} holds {len(data)} entries",
-               exchange=last, expected=f"at most {size} a page")
-        for entry in data:
-            ident = _entry(entry)
-            expect(ident not in seen, rule.id, f"entry {ident} on page {number} was already on page {seen.get(ident)}",
-                   exchange=last, expected="no entry twice in one walk")
-            seen[ident] = number
-        if page.body["more"]:
-            expect(len(data) == size, rule.id, f"page {number} says more but holds {len(data)} entries",
-                   exchange=last, expected=f"a full page of {size} while more is true")
-    last_page = result.pages[-1]
-    expect(result.ended, rule.id, f"more was still true after {p['max_pages']} pages", exchange=last_page.exchange,
-           expected=f"the walk ends within max_pages {p['max_pages']}")
-    number = len(result.pages)
-    if number == 1 and len(last_page.items) < size:
-        ctx.skip(f"{domain} has one partial page here: paging (more=true) is not exercised")
-    if len(last_page.items) == size:
-        # A full last page: if the next page has entries, more=false was wrong. (What a page
-        # past the last answers is a gap, so only entries found there count.)
-        probe = ctx.call(operation, path_values=domain, params={"page": number + 1})
-        extra = (probe.response.json() or {}).get("data") if probe.response.status == 200 else None
-        expect(not extra, rule.id, f"page {number} said more=false, yet page {number + 1} holds {len(extra or [])}",
-               exchange=probe, expected="more true while a further page exists")
-        if number == 1:
-            # One full page, more=false and nothing after it: a domain of exactly one page and
-            # a server that never pages look the same. A one-page walk never passes.
-            ctx.skip(f"{domain} has one full page and nothing after it here: paging (more=true) is not exercised")
 
 
 # -- resolve and reverse ----------------------------------------------------------------

@@ -9,7 +9,6 @@ from jsonschema.exceptions import best_match
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, validator
-from conformance.checks.paging import walk
 from conformance.checks.registry import for_rule
 from conformance.services.scanning.checks import HOST, SEARCH, STRING, component, expect_shape, product, sample_hosts
 from conformance.transport.model import Exchange
@@ -168,47 +167,6 @@ def _identity(banner: Any) -> str:
     if not isinstance(banner, dict):
         return json.dumps(banner, sort_keys=True)
     return json.dumps([banner.get(k) for k in ("ip_str", "port", "transport", "timestamp", "hash")])
-
-
-@for_rule("scanning.search.paging-walk", params={**_PAGE_SIZE, **_QUERY, "max_pages": _COUNT},
-          required=("page_size", "query", "max_pages"))
-def search_paging_walk(ctx: CheckContext) -> None:
-    params = ctx.rule.params
-    size, query, max_pages = params["page_size"], params["query"], params["max_pages"]
-    first: dict[str, Any] = {}
-
-    def fetch(paging: dict[str, Any]) -> Exchange:
-        exchange, body = _page(ctx, query, int(paging["page"]))
-        if not first:  # page 1: how many pages total says there are
-            first.update(total=body["total"], pages=-(-int(body["total"]) // size))
-            if first["pages"] > max_pages:
-                ctx.skip(f"{query!r} has {first['pages']} pages, more than max_pages {max_pages}")
-        return exchange
-
-    # The generic walk follows page=1,2,... until the pages hold total matches (or max_pages).
-    result = walk(ctx, fetch, {"style": "page", "page_param": "page", "first_page": 1, "total_field": "total",
-                               "items_field": "matches", "max_pages": max_pages})
-    total, pages = first["total"], first["pages"]
-    if pages < 2:
-        _one_page(ctx, query, total, "nothing to walk")
-    seen: dict[str, int] = {}
-    for number, page in enumerate(result.pages, start=1):
-        exchange = page.exchange
-        expect(page.body["total"] == total, ctx.rule.id,
-               f"page {number} reports total {page.body['total']}, page 1 said {total}",
-               exchange=exchange, expected="the same total on every page")
-        want = size if number < pages else total - size * (pages - 1)
-        expect(len(page.items) == want, ctx.rule.id, f"page {number} of {pages} holds {len(page.items)}",
-               exchange=exchange, expected=f"{want} results ({size} a page, {total} in all)")
-        for banner in page.items:
-            ident = _identity(banner)
-            expect(ident not in seen, ctx.rule.id,
-                   f"a banner on page {number} was already on page {seen.get(ident)}",
-                   exchange=exchange, expected="no banner twice in one walk")
-            seen[ident] = number
-    held = len(result.items)
-    expect(held == total, ctx.rule.id, f"the pages held {held} banners", exchange=result.pages[-1].exchange,
-           expected=f"total {total}")
 
 
 @for_rule("scanning.search.shape", params=_QUERY, required=("query",))
