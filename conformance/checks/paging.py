@@ -159,6 +159,8 @@ def _next_query(ctx: CheckContext, style: str, params: dict[str, Any], query: di
     if style == "page":
         page = int(query.get(params["page_param"], params.get("first_page", 1)))
         done = len(result.pages)
+        if not items:  # an empty page ends a numbered walk whatever the totals say
+            return None
         if "total_pages_field" in params:
             total_pages = dig(body, params["total_pages_field"])
             expect(isinstance(total_pages, int), ctx.rule.id, f"no integer {params['total_pages_field']}",
@@ -246,6 +248,15 @@ def paging_walk(ctx: CheckContext) -> None:
             expect(key not in seen, rule.id, f"item {key} on page {number} was already on page {seen.get(key)}",
                    exchange=page.exchange, expected="no item twice in one walk")
             seen[key] = number
+    final = result.pages[-1]
+    if "more_field" in params:
+        expect(not dig(final.body, params["more_field"]), rule.id, f"the last page still says "
+               f"{params['more_field']}, yet it ends the list", exchange=final.exchange,
+               expected=f"{params['more_field']} false on the last page")
+    if "total_pages_field" in params:
+        stated = dig(final.body, params["total_pages_field"])
+        expect(stated == len(result.pages), rule.id, f"the list states {stated} pages; the walk found "
+               f"{len(result.pages)}", exchange=final.exchange, expected="as many pages as stated")
     if isinstance(first_total, int):
         expect(len(seen) == first_total, rule.id, f"the walk gave {len(seen)} items; the target states {first_total}",
                exchange=last, expected="every item of the stated total, once")
