@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, Phase, seed, settings
 
 from conformance.auth.variants import DEFAULT, NONE, AuthAs, apply_auth
 from conformance.contract import Contract, Rule
-from conformance.errors import RuleSkipped, SkipKind
+from conformance.errors import ContractFileError, RuleSkipped, SkipKind
 from conformance.settings import env_name
 from conformance.targets.base import Capabilities, Target
 from conformance.transport.model import Exchange, Request
@@ -112,8 +112,19 @@ class CheckContext:
     def skip(self, reason: str, kind: SkipKind = SkipKind.NOT_EXERCISED) -> NoReturn:
         raise RuleSkipped(reason, kind)
 
-    def observe(self, conflict_id: str, value: str) -> None:
-        self.observations[conflict_id] = value
+    def observe(self, conflict_id: str, *shown: int | str) -> None:
+        """Which alternative(s) of a documented conflict the target showed: by index into the
+        conflict's alternatives, or by their text; anything else is reported as neither."""
+        conflict = next((c for c in self.contract.conflicts if c.id == conflict_id), None)
+        if conflict is None:
+            raise ContractFileError(f"{self.rule.id}: observes '{conflict_id}', not a conflict of the contract")
+        texts = []
+        for item in shown:
+            if isinstance(item, int):
+                texts.append(conflict.alternatives[item])
+            else:
+                texts.append(item if item in conflict.alternatives else f"neither alternative: {item}")
+        self.observations[conflict_id] = " and ".join(texts)
 
     def secret(self, value: str) -> str:
         """Register a value the case obtained (token, code, verifier) for scrubbing everywhere."""
@@ -130,8 +141,6 @@ class CheckContext:
         if key not in self.tokens:
             obtain = load_service(self.contract.service).token_source
             if obtain is None:
-                from conformance.errors import ContractFileError
-
                 raise ContractFileError(f"{self.contract.service}: x-tokens names {name}, but the service "
                                         "package has no token_source")
             self.tokens[key] = self.secret(obtain(self, name, source))

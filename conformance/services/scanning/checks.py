@@ -26,7 +26,7 @@ from conformance.transport.model import Exchange
 __all__ = [
     "ADD", "API_INFO", "AS", "CREDIT_FIELDS", "HOST", "OPERATIONS", "ORG", "PATH_VALUES", "REMOVE", "SEARCH",
     "STRING", "balance", "balance_drift", "component", "expect_nothing_spent", "expect_ok", "expect_refused",
-    "expect_shape", "has_member", "observe_alternative", "once", "product", "sample_hosts", "spent_since",
+    "expect_shape", "has_member", "once", "product", "sample_hosts", "spent_since",
 ]
 
 API_INFO = "GET /api-info"
@@ -115,12 +115,6 @@ def expect_nothing_spent(ctx: CheckContext, spent: dict[str, Any], drift: dict[s
         expect(spent[name] == 0, ctx.rule.id,
                f"{what} moved {name} by {-spent[name]} (api-info reads' own cost {drift[name]} taken off)",
                exchange=exchange, expected=f"{what} cost nothing")
-
-
-def observe_alternative(ctx: CheckContext, conflict_id: str, index: int) -> None:
-    """Report which documented alternative of a conflict the target showed (by its text)."""
-    conflict = next(c for c in ctx.contract.conflicts if c.id == conflict_id)
-    ctx.observe(conflict_id, conflict.alternatives[index])
 
 
 def sample_hosts(ctx: CheckContext, limit: int) -> list[str]:

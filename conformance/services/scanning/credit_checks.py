@@ -27,7 +27,6 @@ from conformance.services.scanning.checks import (
     expect_ok,
     expect_refused,
     expect_shape,
-    observe_alternative,
     once,
     spent_since,
 )
@@ -95,7 +94,7 @@ def search_page_cost(ctx: CheckContext) -> None:
     expect(spent[field] in readings, ctx.rule.id,
            f"page {p['page']} of the filtered {filtered['query']!r} cost {spent[field]}",
            exchange=exchange, expected=f"one of the documented readings: {readings}")
-    observe_alternative(ctx, PAGE_COST_CONFLICT, readings.index(spent[field]))
+    ctx.observe(PAGE_COST_CONFLICT, readings.index(spent[field]))
 
 
 @for_rule("scanning.credits.count-free", params={"query": STRING, "facets": STRING, "cost": _AMOUNT, **_FIELD},
@@ -159,7 +158,7 @@ def scan_ips_forms(ctx: CheckContext) -> None:
         wrapped = _scan(ctx, body)
         if wrapped.response.status == 200:
             expect_shape(ctx, wrapped, SCAN, "a scan with ips as an object")
-            observe_alternative(ctx, IPS_OBJECT_CONFLICT, 0)
+            ctx.observe(IPS_OBJECT_CONFLICT, 0)
             continue
         bare = _scan(ctx, ips)
         expect(bare.response.status == 200, ctx.rule.id,
@@ -167,7 +166,7 @@ def scan_ips_forms(ctx: CheckContext) -> None:
                f"and as the whole body ({bare.response.status})", exchange=bare,
                expected="one of the two documented readings accepted")
         expect_shape(ctx, bare, SCAN, "a scan with the ips object as the body")
-        observe_alternative(ctx, IPS_OBJECT_CONFLICT, 1)
+        ctx.observe(IPS_OBJECT_CONFLICT, 1)
 
 
 @for_rule("scanning.scan.ips-invalid", params={**_BODIES, "valid_body": {"type": "object"}},
