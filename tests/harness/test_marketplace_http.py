@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from conformance.contract import load_contract
+from conformance.errors import SkipKind
 from conformance.runner import PASSED, SKIPPED, collect_cases, run_case
 from conformance.settings import RunSettings, env_name
 from conformance.targets import make_target
@@ -28,14 +29,14 @@ TARGET_DEPENDENT = {"marketplace.oauth.access-token-lifetime", "marketplace.oaut
 _BUDGET_SECONDS = 120.0
 
 
-def _verdicts(settings: RunSettings) -> dict[str, tuple[str, str]]:
+def _verdicts(settings: RunSettings) -> dict[str, tuple[str, str, SkipKind | None]]:
     contract = load_contract(SERVICE)
     target = make_target(contract, settings)
     started = time.monotonic()
-    out: dict[str, tuple[str, str]] = {}
+    out: dict[str, tuple[str, str, SkipKind | None]] = {}
     for case in collect_cases(contract):
         outcome = run_case(case, target)
-        out[case.id] = (outcome.status, outcome.message)
+        out[case.id] = (outcome.status, outcome.message, outcome.skip_kind)
         assert time.monotonic() - started < _BUDGET_SECONDS, f"suite over {_BUDGET_SECONDS} s at {case.id}"
     return out
 
@@ -48,10 +49,10 @@ def test_http_verdicts_match_in_process(served: Callable[..., Any], monkeypatch:
         for name, value in sim.credentials.items():
             monkeypatch.setenv(env_name(SERVICE, name), value)
         over_http = _verdicts(RunSettings(target="http"))
-    assert {rule for rule, (status, _) in in_process.items() if status not in (PASSED, SKIPPED)} == set()
-    for rule, (status, message) in over_http.items():
+    assert {rule for rule, (status, _, _) in in_process.items() if status not in (PASSED, SKIPPED)} == set()
+    for rule, (status, message, kind) in over_http.items():
         if rule in TARGET_DEPENDENT:
-            assert status == SKIPPED and "http target" in message, (rule, status, message)
+            assert status == SKIPPED and kind == SkipKind.NOT_ON_TARGET, (rule, status, message)
         else:
             expected = in_process[rule][0]
             assert status == expected, f"{rule}: {status} over http, {expected} in process: {message}"

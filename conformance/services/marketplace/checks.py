@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import partial
 from typing import Any
 
 from conformance.auth import AuthAs
@@ -37,9 +38,35 @@ _OPERATIONS = {"operations": _STRINGS}
 
 
 # -- keys, bearer tokens, scopes -------------------------------------------------------------
-@for_rule("marketplace.auth.key-accepted")
-def key_accepted(ctx: CheckContext) -> None:
-    page(ctx, LISTINGS)
+@for_rule("marketplace.auth.key-accepted", "marketplace.endpoint.shop-receipts",
+          "marketplace.versioning.equivalent-hosts",
+          params={"items_field": {"type": "string"}, "same_on": {"type": "string"}})
+def collection_served(ctx: CheckContext) -> None:
+    """The rule's operation with the default credentials answers a 2xx collection valid under
+    the contract; with ``items_field``, carrying that item array; with ``same_on`` (a setting
+    naming a second base URL), the same request there gets the same answer."""
+    rule = ctx.rule
+    assert rule.operation
+    alt = None
+    if "same_on" in rule.params:
+        alt = ctx.optional(rule.params["same_on"])
+        if alt is None:
+            ctx.skip(f"needs {rule.params['same_on']} (the second host name is not shown)")
+    exchange, body = page(ctx, rule.operation)
+    if "items_field" in rule.params:
+        expect(isinstance(body.get(rule.params["items_field"]), list), rule.id,
+               f"the collection comes without a {rule.params['items_field']} array", exchange=exchange,
+               expected=f"count and {rule.params['items_field']}")
+    if alt is not None:
+        path = ctx.path(rule.path, operation=rule.operation, **_shop(ctx, rule.operation))
+        second = ctx.send(ctx.auth(Request.build("GET", alt.rstrip("/") + path), rule.operation), backoff=False)
+        expect(second.response.status == exchange.response.status and second.response.json() == body,
+               rule.id, "the second host answers the same request differently", exchange=second,
+               expected=f"{exchange.response.status} with the same body as the first host")
+
+
+def _shop(ctx: CheckContext, operation: str) -> dict[str, str]:
+    return {"shop_id": ctx.credential("SHOP_ID")} if "{shop_id}" in operation else {}
 
 
 @for_rule("marketplace.auth.bearer-format", params={"pattern": {"type": "string"}}, required=("pattern",))
@@ -48,7 +75,8 @@ def bearer_format(ctx: CheckContext) -> None:
     if ctx.can.real_credentials:
         where, name = scheme_location(oauth(ctx).scheme)
         sent = ctx.auth(Request.build("GET", "/"), RECEIPTS)
-        if not re.match(ctx.rule.params["pattern"], (sent.header(name) if where == "header" else sent.params.get(name)) or ""):
+        value = sent.header(name) if where == "header" else sent.params.get(name)
+        if not re.match(ctx.rule.params["pattern"], value or ""):
             ctx.skip("USER_ID is not numeric, so no Bearer <USER_ID>.<ACCESS_TOKEN> can be formed")
     page(ctx, RECEIPTS)
 
@@ -63,7 +91,7 @@ def bearer_garbage(ctx: CheckContext) -> None:
     for value in ctx.rule.params["values"]:
         how = AuthAs(values={scheme: value})
         expect_refused(ctx, f"{operation} with {how.describe()} must be refused",
-                       lambda how=how: call(ctx, operation, auth=how), control=lambda: call(ctx, operation),
+                       partial(call, ctx, operation, auth=how), control=partial(call, ctx, operation),
                        credential_variant=True)
 
 
@@ -82,27 +110,6 @@ def scope_enforced(ctx: CheckContext) -> None:
     expect_refused(ctx, f"a token without {rule.params['scope']} must be refused",
                    lambda: call(ctx, operation, auth=limited, json_body=body or None),
                    control=lambda: full, credential_variant=True)
-
-
-@for_rule("marketplace.endpoint.shop-receipts")
-def shop_receipts(ctx: CheckContext) -> None:
-    exchange, body = page(ctx, RECEIPTS)
-    expect(isinstance(body.get("results"), list), ctx.rule.id, "receipts come without a results array",
-           exchange=exchange, expected="count and results")
-
-
-# -- paths and hosts -------------------------------------------------------------------------
-@for_rule("marketplace.versioning.equivalent-hosts")
-def equivalent_hosts(ctx: CheckContext) -> None:
-    alt = ctx.optional("ALT_BASE_URL")
-    if alt is None:
-        ctx.skip("needs CONFORMANCE_MARKETPLACE_ALT_BASE_URL (the second host name is not shown)")
-    first = call(ctx, LISTINGS)
-    second = ctx.send(ctx.auth(Request.build("GET", alt.rstrip("/") + ctx.path("/listings", operation=LISTINGS)),
-                               LISTINGS), backoff=False)
-    expect(second.response.status == first.response.status and second.response.json() == first.response.json(),
-           ctx.rule.id, "the second host answers the same request differently", exchange=second,
-           expected=f"{first.response.status} with the same body as the first host")
 
 
 @for_rule("marketplace.versioning.v3-paths")
@@ -220,52 +227,6 @@ def _typed_parameters(ctx: CheckContext, kind: str) -> list[tuple[str, dict[str,
     return out
 
 
-def _none_of(ctx: CheckContext, kind: str) -> None:
-    ctx.skip(f"no documented parameter is of type {kind}, so the convention applies to nothing yet "
-             "(gap marketplace.gap.typed-parameters)")
-
-
-@for_rule("marketplace.types.integer", params={**_OPERATIONS, "values": {"type": "array", "minItems": 1}},
-          required=("operations", "values"))
-def integer_parameters(ctx: CheckContext) -> None:
-    """Every integer parameter of the operations (limit and offset): a valid integer is accepted
-    (the control, so refusing the parameter outright fails), each non-integer refused."""
-    found = [(op, p) for op, p in _typed_parameters(ctx, "integer") if op in operations(ctx)]
-    if not found:
-        _none_of(ctx, "integer")
-    for operation, param in found:
-        schema = ctx.contract.deref(param.get("schema", {}))
-        valid = schema.get("default", schema.get("minimum", 0))
-        name = param["name"]
-        control = call(ctx, operation, params={name: valid})
-        expect_status(ctx.rule.id, control, success_statuses(ctx.contract, operation), f"{name}={valid} (an integer)")
-        for value in ctx.rule.params["values"]:
-            expect_refused(ctx, f"{operation}: {name}={value!r} (not an integer)",
-                           lambda v=value: call(ctx, operation, params={name: v}), control=lambda: control)
-
-
-@for_rule("marketplace.types.boolean-spellings", params={"values": _STRINGS}, required=("values",))
-def boolean_spellings(ctx: CheckContext) -> None:
-    found = _typed_parameters(ctx, "boolean")
-    if not found:
-        _none_of(ctx, "boolean")
-    for operation, param in found:
-        for value in ctx.rule.params["values"]:
-            expect_status(ctx.rule.id, call(ctx, operation, params={param["name"]: value}),
-                          success_statuses(ctx.contract, operation), f"{param['name']}={value}")
-
-
-@for_rule("marketplace.types.array-comma-separated")
-def array_comma_separated(ctx: CheckContext) -> None:
-    found = _typed_parameters(ctx, "array")
-    if not found:
-        _none_of(ctx, "array")
-    for operation, param in found:
-        values = (ctx.contract.deref(param["schema"]).get("items") or {}).get("enum") or []
-        expect_status(ctx.rule.id, call(ctx, operation, params={param["name"]: ",".join(values)}),
-                      success_statuses(ctx.contract, operation), f"{param['name']} as comma-separated values")
-
-
 def _nullable_fields(node: Any, place: str = "") -> list[str]:
     if isinstance(node, dict):
         kind = node.get("type")
@@ -276,13 +237,43 @@ def _nullable_fields(node: Any, place: str = "") -> list[str]:
     return []
 
 
-@for_rule("marketplace.types.nullable")
-def nullable(ctx: CheckContext) -> None:
-    # Nullable applies to response fields; where the contract allows null, the schema checks of
-    # marketplace.generic.responses-documented already accept it.
-    found = _nullable_fields(ctx.contract.openapi)
-    ctx.skip("no documented field is nullable (gap marketplace.gap.typed-parameters)" if not found else
-             f"nullable fields {', '.join(found)} are covered by marketplace.generic.responses-documented")
+@for_rule("marketplace.types.integer", "marketplace.types.boolean-spellings",
+          "marketplace.types.array-comma-separated", "marketplace.types.nullable", params={
+              "type": {"enum": ["integer", "boolean", "array", "null"]},
+              "expect": {"enum": ["accepted", "refused"]},
+              "values": {"type": "array", "minItems": 1},
+              **_OPERATIONS}, required=("type",))
+def typed_parameters(ctx: CheckContext) -> None:
+    """The standard parameter type ``type`` on every documented parameter of that type (of
+    ``operations`` when given): ``values`` are accepted, or refused after a valid value of the
+    type was accepted (the control, so refusing the parameter outright fails). An array is sent
+    as its comma-separated item values. ``null`` concerns response fields (module doc)."""
+    params = ctx.rule.params
+    kind = params["type"]
+    if kind == "null":
+        # Where the contract allows null, the schema checks of marketplace.generic.responses-documented
+        # already accept it.
+        found_fields = _nullable_fields(ctx.contract.openapi)
+        ctx.skip("no documented field is nullable (gap marketplace.gap.typed-parameters)" if not found_fields else
+                 f"nullable fields {', '.join(found_fields)} are covered by marketplace.generic.responses-documented")
+    found = [(op, p) for op, p in _typed_parameters(ctx, kind) if op in operations(ctx) or "operations" not in params]
+    if not found:
+        ctx.skip(f"no documented parameter is of type {kind}, so the convention applies to nothing yet "
+                 "(gap marketplace.gap.typed-parameters)")
+    for operation, param in found:
+        name, schema = param["name"], ctx.contract.deref(param.get("schema", {}))
+        ok = success_statuses(ctx.contract, operation)
+        values = params.get("values") or [",".join((ctx.contract.deref(schema.get("items") or {})).get("enum") or [])]
+        if params.get("expect", "accepted") == "accepted":
+            for value in values:
+                expect_status(ctx.rule.id, call(ctx, operation, params={name: value}), ok, f"{name}={value!r}")
+            continue
+        valid = schema.get("default", schema.get("minimum", 0))
+        control = call(ctx, operation, params={name: valid})
+        expect_status(ctx.rule.id, control, ok, f"{name}={valid!r} (a valid {kind}, the control)")
+        for value in values:
+            expect_refused(ctx, f"{operation}: {name}={value!r} (not of type {kind})",
+                           partial(call, ctx, operation, params={name: value}), control=lambda: control)
 
 
 class _Fraction(float):
@@ -292,7 +283,8 @@ class _Fraction(float):
 @for_rule("marketplace.types.number-as-string", params=_OPERATIONS, required=("operations",))
 def number_as_string(ctx: CheckContext) -> None:
     for operation in operations(ctx):
-        exchange = call(ctx, operation, params={"limit": ctx.contract.where_schema(operation, "query.limit")["maximum"]})
+        largest = ctx.contract.where_schema(operation, "query.limit")["maximum"]
+        exchange = call(ctx, operation, params={"limit": largest})
         expect_status(ctx.rule.id, exchange, success_statuses(ctx.contract, operation),
                       f"{operation} at the largest limit (the body to inspect)")
         try:

@@ -14,7 +14,6 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote_to_bytes, urlencode
 
 from conformance.faults.base import Fault, fault, json_edit, on_request, on_response
-from conformance.services.marketplace.oauth_faults import OAUTH_FAULTS
 from conformance.services.marketplace.fault_support import (
     _CREATE,
     _FOREVER,
@@ -26,9 +25,10 @@ from conformance.services.marketplace.fault_support import (
     _query,
     _results,
 )
-from conformance.simulators import Simulator
-from conformance.services.marketplace.simulator import SIM_CLIENT_ID, SIM_SHARED_SECRET, SIM_USER_ID
+from conformance.services.marketplace.oauth_faults import OAUTH_FAULTS
 from conformance.services.marketplace.oauth_server import SCOPES, Grant
+from conformance.services.marketplace.simulator import SIM_CLIENT_ID, SIM_SHARED_SECRET, SIM_USER_ID
+from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
 __all__ = ["FAULTS"]
@@ -147,6 +147,11 @@ def _shift_offset(request: Request) -> Request:
                   if _is_listings(request) and q.get("offset", "0").isdigit() and int(q.get("offset", "0")) > 0 else q)
 
 
+def _offset_default_one(request: Request) -> Request:
+    """Without offset, getListingsByShop starts at the second record."""
+    return _query(request, lambda q: {**q, "offset": "1"} if _is_listings(request) and "offset" not in q else q)
+
+
 def _page_cut(size: int, only_without_limit: bool) -> Callable[[Request, Response], Response]:
     def after(request: Request, response: Response) -> Response:
         if _is_listings(request) and response.status == 200 and not (only_without_limit and "limit" in request.params):
@@ -216,6 +221,8 @@ FAULTS: list[Fault] = [
           "offset above 12000 is lowered to 12000 instead of refused")(on_request(_clamp("offset", high=12_000))),
     fault("default-limit-20", "marketplace.paging.limit-default",
           "without limit a page holds 20 records")(on_response(_page_cut(20, True))),
+    fault("offset-default-one", "marketplace.paging.offset-default",
+          "without offset the page starts at the second record")(on_request(_offset_default_one)),
     fault("limit-capped-at-50", "marketplace.paging.page-size",
           "a page never holds more than 50 records")(on_response(_page_cut(50, False))),
     fault("count-equals-page-size", "marketplace.paging.count-total",

@@ -15,8 +15,8 @@ from conformance.services.marketplace.fault_support import (
     _ok_json,
     _query,
 )
-from conformance.simulators import Simulator
 from conformance.services.marketplace.oauth_server import pkce_challenge
+from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
 __all__ = ["OAUTH_FAULTS"]

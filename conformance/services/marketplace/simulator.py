@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from conformance.simulators.base import Clock, SimError, Simulator
 from conformance.services.marketplace.oauth_server import SCOPES, Grant, OAuthServer, parse_form
+from conformance.simulators.base import Clock, SimError, Simulator
 from conformance.transport.model import Request, Response
 
 __all__ = [
