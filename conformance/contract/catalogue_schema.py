@@ -43,6 +43,8 @@ CATALOGUE_SCHEMA: dict[str, Any] = {
                     "name": {"type": "string", "pattern": "^[A-Z][A-Z0-9_]*$"},
                     "statement": {"type": "string"},
                     "optional": {"type": "boolean"},
+                    # false: a target setting (an id, a URL), not scrubbed; default true.
+                    "secret": {"type": "boolean"},
                 },
             },
         },

@@ -102,7 +102,7 @@ class Target:
             if self.settings.record or self.capabilities.replays:
                 folder = Path(self.settings.cassette_dir) / self.service
                 if self.settings.record:
-                    _remember_configured(folder, self.configured())
+                    _remember_configured(folder, self.configured(), self.recorded_settings())
                 with cassette_context(folder / f"{case_id}.yaml", replay=self.capabilities.replays,
                                       secrets=session.secrets):
                     yield session
@@ -112,12 +112,24 @@ class Target:
             session.close()
 
     def secrets(self) -> list[str]:
-        """Every credential value this target knows: scrubbed from anything written."""
+        """Every secret credential value this target knows: scrubbed from anything written.
+        Target settings marked ``secret: false`` (ids, URLs) are not secrets."""
         out = []
         for cred in self.contract.settings.get("credentials", []):
             value = self.credential(cred["name"])
-            if value and value != REDACTED:
+            if cred.get("secret", True) and value and value != REDACTED:
                 out.append(value)
+        return out
+
+    def recorded_settings(self) -> dict[str, str]:
+        """Values of the non-secret settings, kept beside cassettes so replay sends the same."""
+        out = {}
+        secrets = self.secrets()
+        for cred in self.contract.settings.get("credentials", []):
+            value = self.credential(cred["name"])
+            # A setting that holds a secret (a client id that is the API key) stays off disk.
+            if not cred.get("secret", True) and value and not any(s in value for s in secrets):
+                out[cred["name"]] = value
         return out
 
 
@@ -184,7 +196,7 @@ class ReplayTarget(Target):
 
     def __init__(self, contract: Contract, settings: RunSettings) -> None:
         super().__init__(contract, settings)
-        self._configured = _read_configured(Path(settings.cassette_dir) / self.service, contract)
+        self._configured, self._settings = _read_configured(Path(settings.cassette_dir) / self.service, contract)
 
     def base_url(self) -> str:
         return REPLAY_BASE_URL.format(service=self.service)
@@ -193,6 +205,8 @@ class ReplayTarget(Target):
         # Cassettes hold REDACTED in place of every secret; sending the same placeholder keeps
         # query-string matching exact where a key travels in the URL. Only credentials that were
         # configured when the cassettes were recorded count as configured here.
+        if name in self._settings:
+            return self._settings[name]
         return REDACTED if name in self._configured else None
 
     def _client(self) -> httpx.Client:
@@ -221,27 +235,33 @@ def make_target(contract: Contract, settings: RunSettings,
     return ReplayTarget(contract, settings)
 
 
-def _remember_configured(folder: Path, names: list[str]) -> None:
+def _remember_configured(folder: Path, names: list[str], settings: dict[str, str]) -> None:
     path = folder / CONFIGURED_FILE
-    known = set(_names_in(path))
-    if known >= set(names) and path.is_file():
+    known_names, known_settings = _read_file(path)
+    merged = {**known_settings, **settings}
+    if path.is_file() and known_names >= set(names) and merged == known_settings:
         return
     folder.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"credentials": sorted(known | set(names))}, indent=2) + "\n", encoding="utf-8")
+    data = {"credentials": sorted(known_names | set(names)), "settings": dict(sorted(merged.items()))}
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
-def _names_in(path: Path) -> list[str]:
+def _read_file(path: Path) -> tuple[set[str], dict[str, str]]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
-        return []
-    names = data.get("credentials") if isinstance(data, dict) else None
-    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+        return set(), {}
+    if not isinstance(data, dict):
+        return set(), {}
+    names = data.get("credentials")
+    settings = data.get("settings")
+    return ({n for n in names if isinstance(n, str)} if isinstance(names, list) else set(),
+            {k: v for k, v in settings.items() if isinstance(v, str)} if isinstance(settings, dict) else {})
 
 
-def _read_configured(folder: Path, contract: Contract) -> set[str]:
+def _read_configured(folder: Path, contract: Contract) -> tuple[set[str], dict[str, str]]:
     path = folder / CONFIGURED_FILE
     if path.is_file():
-        return set(_names_in(path))
+        return _read_file(path)
     # No record of what was configured: the required credentials only (optional ones unknown).
-    return {c["name"] for c in contract.settings.get("credentials", []) if not c.get("optional")}
+    return {c["name"] for c in contract.settings.get("credentials", []) if not c.get("optional")}, {}

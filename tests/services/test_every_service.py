@@ -23,6 +23,7 @@ import pytest
 
 from conformance.contract import load_contract
 from conformance.contract.loader import available_services, schemas_dir
+from conformance.errors import SkipKind
 from conformance.faults import faults_for
 from conformance.runner import collect_cases, run_case
 from conformance.services import load_service, service_packages
@@ -34,8 +35,6 @@ from conformance.transport.model import Request
 
 SERVICES = available_services()
 RUN_TIMEOUT = 240
-# Credential values shorter than this (ids such as a shop number) can occur by chance in data.
-_SECRET_MIN_LENGTH = 10
 
 
 def test_contract_folders_and_service_packages_match() -> None:
@@ -61,7 +60,13 @@ def test_service_package_is_uniform(service: str) -> None:
 def _verdicts(service: str, settings: RunSettings, **kwargs: Any) -> dict[str, str]:
     contract = load_contract(service)
     target = make_target(contract, settings, **kwargs)
-    return {case.id: run_case(case, target).status for case in collect_cases(contract)}
+    out = {}
+    for case in collect_cases(contract):
+        outcome = run_case(case, target)
+        # A rule the target cannot check (e.g. a 90-day wait on a shared server) is its own verdict.
+        kind = outcome.skip_kind
+        out[case.id] = "not-checkable" if kind == SkipKind.NOT_ON_TARGET else outcome.status
+    return out
 
 
 @pytest.mark.slow
@@ -75,8 +80,10 @@ def test_http_verdicts_equal_in_process(service: str, served: Callable[..., Any]
         for name, value in sim.credentials.items():
             monkeypatch.setenv(env_name(service, name), value)
         over_http = _verdicts(service, RunSettings(target="http"), wait=clock.advance)
-    differ = {r: (over_http[r], in_process[r]) for r in in_process if over_http.get(r) != in_process[r]}
+    differ = {r: (over_http[r], in_process[r]) for r in in_process
+              if over_http.get(r) != in_process[r] and over_http.get(r) != "not-checkable"}
     assert not differ, f"(over http, in process): {differ}"
+    assert "not-checkable" not in in_process.values()
 
 
 @pytest.mark.slow
@@ -94,8 +101,9 @@ def test_no_credential_reaches_any_artefact(service: str, tmp_path: Path, served
             env=env, cwd=tmp_path, capture_output=True, text=True, timeout=RUN_TIMEOUT,
         )
     assert proc.returncode in (0, 1), proc.stdout[-3000:] + proc.stderr[-3000:]
-    secrets = [v for v in creds.values() if len(v) >= _SECRET_MIN_LENGTH]
-    assert secrets, "no credential long enough to look for"
+    secret_names = {c["name"] for c in load_contract(service).settings["credentials"] if c.get("secret", True)}
+    secrets = [v for k, v in creds.items() if k in secret_names]
+    assert secrets, "the simulator seeds no secret credential"
     written = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert any(p.suffix == ".yaml" for p in written), "no cassette written"
     assert any(p.name.endswith("-attachment.txt") for p in written) or proc.returncode == 0
