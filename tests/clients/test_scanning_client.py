@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from conformance.simulators.base import WallClock
 from conformance.services.scanning.simulator import ScanningSimulator
+from conformance.simulators.base import WallClock
 from tests.conftest import serve
 
 shodan = pytest.importorskip("shodan")

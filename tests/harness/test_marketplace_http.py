@@ -42,23 +42,6 @@ def _verdicts(settings: RunSettings) -> dict[str, tuple[str, str, SkipKind | Non
 
 
 @pytest.mark.slow
-def test_http_verdicts_match_in_process(served: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
-    in_process = _verdicts(RunSettings(target="sim"))
-    with served(SERVICE) as (base_url, sim):
-        monkeypatch.setenv(env_name(SERVICE, "BASE_URL"), base_url)
-        for name, value in sim.credentials.items():
-            monkeypatch.setenv(env_name(SERVICE, name), value)
-        over_http = _verdicts(RunSettings(target="http"))
-    assert {rule for rule, (status, _, _) in in_process.items() if status not in (PASSED, SKIPPED)} == set()
-    for rule, (status, message, kind) in over_http.items():
-        if rule in TARGET_DEPENDENT:
-            assert status == SKIPPED and kind == SkipKind.NOT_ON_TARGET, (rule, status, message)
-        else:
-            expected = in_process[rule][0]
-            assert status == expected, f"{rule}: {status} over http, {expected} in process: {message}"
-
-
-@pytest.mark.slow
 def test_http_tokens_come_from_the_refresh_grant(served: Callable[..., Any],
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """Without automatic consent (a live sandbox), the scoped rules still run on REFRESH_TOKEN."""

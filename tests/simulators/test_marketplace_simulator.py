@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conformance.contract import load_contract
-from conformance.simulators.base import Clock
+from conformance.services.marketplace.oauth_server import CODE_SECONDS, pkce_challenge
 from conformance.services.marketplace.simulator import (
     SIM_KEYSTRING,
     SIM_LIMITED_REFRESH_TOKEN,
@@ -25,7 +25,7 @@ from conformance.services.marketplace.simulator import (
     SIM_SHOP_ID,
     MarketplaceSimulator,
 )
-from conformance.services.marketplace.oauth_server import CODE_SECONDS, pkce_challenge
+from conformance.simulators.base import Clock
 from conformance.transport.model import Request, Response
 
 CONTRACT = load_contract("marketplace")

@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conformance.contract import load_contract
-from conformance.simulators.base import MAX_BODY_BYTES, Clock
-from conformance.services.scanning.simulator import ScanningSimulator
 from conformance.services.scanning.data import METADATA_KEY, SEGMENT
+from conformance.services.scanning.simulator import ScanningSimulator
+from conformance.simulators.base import MAX_BODY_BYTES, Clock
 from conformance.transport.model import Request, Response
 
 CREDS = ScanningSimulator.credentials
