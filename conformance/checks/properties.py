@@ -15,9 +15,10 @@ from typing import Any
 from hypothesis import given
 from hypothesis_jsonschema import from_schema
 
-from conformance.checks.boundary import with_member
+from conformance.checks.boundary import baseline, with_member
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect_json_schema, expect_status, success_statuses
+from conformance.checks.refusal import refused_statuses
 from conformance.checks.registry import named
 
 __all__ = ["invalid_bodies_refused", "valid_bodies_accepted", "documented_only"]
@@ -97,8 +98,9 @@ def invalid_bodies_refused(ctx: CheckContext) -> None:
     if not paths:
         ctx.skip(f"{operation} documents no typed body member")
     base = contract.request_example(operation)
-    status = (rule.violation or {}).get("status")
-    refused = {int(status)} if status else set(range(400, 500))
+    refused = refused_statuses(ctx)
+    # The control: the example itself is accepted, so the refusals below are about the types.
+    baseline(ctx)
     for path, kind in paths:
         for value in _WRONG[kind]:
             exchange = ctx.call(operation, json_body=with_member(base, path, value))

@@ -128,13 +128,11 @@ def url_shape(ctx: CheckContext) -> None:
     expect(probe.response.status not in (404, 405), ctx.rule.id, f"{CREATE} is not served there",
            exchange=probe, expected="the operation answers (any status but 404/405)")
     # deleteListingImage is left to its own rule: a 404 there may just mean "no such image".
-    conflict = next(c for c in ctx.contract.conflicts if c.id == "marketplace.conflict.listings-by-shop-path")
     # The other reading is no operation of the contract: probed with what getListingsByShop takes.
     by_shop = ctx.send(ctx.auth(Request.build(
         "GET", ctx.path("/shop/{shop_id}/listings", operation=LISTINGS, shop_id=ctx.credential("SHOP_ID"))),
         LISTINGS), backoff=False)
-    shown = [conflict.alternatives[0]] + ([conflict.alternatives[1]] if 200 <= by_shop.response.status < 300 else [])
-    ctx.observe(conflict.id, " and ".join(shown))
+    ctx.observe("marketplace.conflict.listings-by-shop-path", 0, *([1] if 200 <= by_shop.response.status < 300 else []))
 
 
 @for_rule("marketplace.endpoint.ids-in-path", params={"headers": _STRINGS}, required=("headers",))

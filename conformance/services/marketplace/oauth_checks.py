@@ -42,8 +42,7 @@ def granted(ctx: CheckContext, client: OAuthClient | None = None) -> tuple[OAuth
     query = client.authorization_query(pkce)
     exchange, with_key = connect(client, query)
     redirect = client.expect_code(exchange, query, pkce)
-    alternatives = next(c for c in ctx.contract.conflicts if c.id == _KEY_CONFLICT).alternatives
-    ctx.observe(_KEY_CONFLICT, alternatives[0] if with_key else alternatives[1])
+    ctx.observe(_KEY_CONFLICT, 0 if with_key else 1)
     return client, pkce, redirect
 
 
