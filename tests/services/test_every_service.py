@@ -157,3 +157,15 @@ def test_simulator_answers_hostile_input_with_4xx(service: str) -> None:
             assert status < 500, f"{method} {odd[:80]}: {status}"
         status = sim.handle(_authenticated(service, Request(method, path, [("\x00", "\xff" * 3)], {}, b""))).status
         assert status < 500, f"{operation} with an odd query: {status}"
+
+
+def test_checks_neither_dispatch_on_rule_ids_nor_ask_target_names() -> None:
+    """Behaviour comes from declared params and target capabilities, never from names."""
+    import conformance
+
+    root = Path(conformance.__file__).parent
+    for path in [*root.glob("services/**/*.py"), *root.glob("checks/*.py"), *root.glob("auth/*.py")]:
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"rule(_id|\.id)\s*[!=]=", text), f"{path.name} branches on a rule id"
+        assert not re.search(r"target\.name\s*[!=]=|\.name\s*==\s*\"(sim|http|replay)\"", text), (
+            f"{path.name} asks the target's name instead of its capabilities")
