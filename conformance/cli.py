@@ -10,7 +10,7 @@ import argparse
 import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from conformance.errors import HarnessError
@@ -67,23 +67,75 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--fault", args.fault]
     if args.k:
         argv += ["-k", args.k]
-    (report_dir / "summary.json").unlink(missing_ok=True)  # the exit status reads this run's only
+    if report_dir.exists() and not report_dir.is_dir():
+        raise HarnessError(f"--report-dir {report_dir} is not a directory")
+    # The exit status and the reader read this run's files only: none of the last run's may stay.
+    for stale in ("summary.json", "triage.md"):
+        try:
+            (report_dir / stale).unlink(missing_ok=True)
+        except OSError as exc:
+            raise HarnessError(f"cannot clear {report_dir / stale}: {exc.strerror}") from None
+    terminated = _on_sigterm_interrupt()
     code = pytest.main(argv)
-    return _exit_status(report_dir, int(code))
+    status = _exit_status(report_dir, int(code), allow_skips=args.allow_skips)
+    return 143 if terminated() else status
 
 
-def _exit_status(report_dir: Path, pytest_code: int) -> int:
-    """1 when the target broke a rule; 2 when only the harness failed (or nothing ran)."""
+def _on_sigterm_interrupt() -> Callable[[], bool]:
+    """SIGTERM stops the run like Ctrl-C (the running rule is reported interrupted, what finished
+    is written); the exit status is then 143."""
+    import signal
+
+    seen: list[int] = []
+
+    def handler(signum: int, frame: object) -> None:
+        seen.append(signum)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
+    return lambda: bool(seen)
+
+
+# Skip kinds a run may end with and still be green: the target's data or nature, not missing set-up.
+_ACCEPTED_SKIPS = {"not-checkable-on-target", "not-exercised", "credential-missing", "unchecked"}
+
+
+def _exit_status(report_dir: Path, pytest_code: int, *, allow_skips: bool = False) -> int:
+    """0: every selected rule ran and passed, or was skipped for an accepted reason.
+    1: the target broke a rule. 2: harness errors. 3: incomplete (nothing checked, cassettes or
+    required credentials missing, rate-limited). 130: interrupted. One line says why."""
     import json
 
     try:
-        counts = json.loads((report_dir / "summary.json").read_text(encoding="utf-8"))["counts"]
-    except (OSError, ValueError, KeyError):
-        return 0 if pytest_code == 0 else 2
+        summary = json.loads((report_dir / "summary.json").read_text(encoding="utf-8"))
+        counts = summary["counts"]
+    except (OSError, ValueError, KeyError, TypeError):
+        if pytest_code == 5:
+            print("conformance: no rule was selected (check --service and -k)", file=sys.stderr)
+        return 0 if pytest_code == 0 else (130 if pytest_code == 2 else 2)
     if counts.get("failed"):
         return 1
+    if counts.get("interrupted") or pytest_code == 2:
+        print("conformance: interrupted; the summary holds what finished", file=sys.stderr)
+        return 130
     if counts.get("error") or pytest_code not in (0, 1):
+        print(f"conformance: {counts.get('error', 0)} harness errors (not target failures): see triage.md",
+              file=sys.stderr)
         return 2
+    if allow_skips:
+        return 0
+    why = []
+    if not counts.get("passed"):
+        why.append("no rule was checked (every selected rule skipped)")
+    missing = {s: names for s, names in (summary.get("missing_required") or {}).items() if names}
+    if missing:
+        why.append("required credentials missing: " + "; ".join(f"{s}: {', '.join(n)}" for s, n in missing.items()))
+    other = {k: n for k, n in (summary.get("skip_kinds") or {}).items() if k not in _ACCEPTED_SKIPS}
+    if other:
+        why.append("skipped: " + ", ".join(f"{n} {k}" for k, n in sorted(other.items())))
+    if why:
+        print(f"conformance: incomplete run: {'; '.join(why)} (--allow-skips accepts it)", file=sys.stderr)
+        return 3
     return 0
 
 
@@ -217,6 +269,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--cassette-dir", default="cassettes")
     run.add_argument("--no-allure", action="store_true", help="do not write allure-results")
     run.add_argument("-k", help="only rules whose id matches this pytest -k expression")
+    run.add_argument("--allow-skips", action="store_true",
+                     help="exit 0 even when rules were not checked (missing cassettes, credentials, rate limits)")
     run.set_defaults(func=_run)
 
     serve = sub.add_parser("serve", help="serve a simulator over HTTP (127.0.0.1 by default)")
@@ -225,7 +279,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--clock-rate", type=float, default=1.0,
                        help="simulated seconds per real second (pair with CONFORMANCE_TIME_SCALE)")
-    serve.add_argument("--log-level", default="warning")
+    serve.add_argument("--log-level", default="warning",
+                       choices=("critical", "error", "warning", "info", "debug", "trace"))
     serve.add_argument("--option", action="append", metavar="NAME=VALUE",
                        help="simulator setting, e.g. product=shodan for scanning's first path segment")
     serve.set_defaults(func=_serve)
@@ -261,6 +316,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `conformance env | head`: the reader left; nothing to report
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

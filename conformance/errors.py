@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 __all__ = [
     "CassetteMismatch",
     "CassetteMissing",
+    "OverBudget",
+    "ResponseTooLarge",
     "RuleSkipped",
     "SkipKind",
     "ContractFailure",
@@ -81,6 +83,14 @@ class CassetteMissing(CassetteMismatch):
     """Replay has no cassette for this rule: the rule is skipped (kind ``cassette-missing``)."""
 
 
+class ResponseTooLarge(HarnessError):
+    """A response body exceeded the configured cap; it was not read further."""
+
+
+class OverBudget(HarnessError):
+    """A rule or the run used up its real-time budget."""
+
+
 class SkipKind(str, Enum):
     """Why a rule was not checked. Never reported as passed."""
 
@@ -88,6 +98,7 @@ class SkipKind(str, Enum):
     NOT_ON_TARGET = "not-checkable-on-target"  # the target cannot do what the check needs (wait, steer)
     CASSETTE_MISSING = "cassette-missing"  # replay without a recording of this rule
     NOT_EXERCISED = "not-exercised"  # the target's data did not let the check show anything
+    RATE_LIMITED = "rate-limited"  # the target kept answering 429 beyond the back-off ceiling
     UNCHECKED = "unchecked"  # no check implements the rule
 
 

@@ -17,7 +17,7 @@ from conformance.contract import Contract, load_contract
 from conformance.contract.loader import available_services, docs_dir
 from conformance.reporting.redact import curl_line, render_request, render_response
 from conformance.reporting.summary import RunSummary
-from conformance.runner import ERROR, FAILED, SKIPPED, Case, Outcome, collect_cases, run_case
+from conformance.runner import ERROR, FAILED, SKIPPED, Case, Outcome, collect_cases, interrupted, run_case
 from conformance.settings import PROFILES, TARGETS, RunSettings
 from conformance.targets import Target, make_target
 
@@ -138,7 +138,12 @@ def conformance_check(conformance_settings: RunSettings, conformance_summary: Ru
             conformance_targets[case.service] = make_target(contract, conformance_settings)
         target = conformance_targets[case.service]
         _label(contract, case, conformance_settings)
-        outcome = run_case(case, target, conformance_settings.profile)
+        conformance_summary.note_target(case.service, target.missing_required())
+        try:
+            outcome = run_case(case, target, conformance_settings.profile)
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the rule is interrupted, never passed
+            conformance_summary.add(contract, interrupted(case, target))
+            raise
         conformance_summary.add(contract, outcome)
         if outcome.status in (FAILED, ERROR):
             _attach(outcome, target)

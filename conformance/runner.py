@@ -13,15 +13,24 @@ from dataclasses import dataclass, field
 from conformance.checks.context import CheckContext
 from conformance.checks.registry import CheckSpec, spec_for
 from conformance.contract import Contract, Rule
-from conformance.errors import CassetteMissing, ContractFailure, HarnessError, RuleSkipped, SkipKind
+from conformance.errors import (
+    CassetteMissing,
+    ContractFailure,
+    HarnessError,
+    RuleSkipped,
+    SkipKind,
+    TargetUnreachable,
+)
 from conformance.recording.scrub import scrub_text
 from conformance.settings import env_name
 from conformance.targets.base import Target
 from conformance.transport.model import Exchange
 
-__all__ = ["Case", "Outcome", "collect_cases", "run_case"]
+__all__ = ["Case", "Outcome", "collect_cases", "interrupted", "run_case"]
 
 PASSED, FAILED, SKIPPED, ERROR = "passed", "failed", "skipped", "error"
+# A rule stopped by Ctrl-C or SIGTERM: never passed, never "not run".
+INTERRUPTED = "interrupted"
 
 
 @dataclass(frozen=True)
@@ -72,6 +81,12 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
     reason = _missing_requirement(case, target)
     if reason:
         return Outcome(case.id, SKIPPED, reason, SkipKind.CREDENTIAL_MISSING)
+    if target.unavailable:
+        # One clear cause for every remaining rule, not N timeouts: the circuit breaker is open.
+        return Outcome(case.id, ERROR, f"target unavailable, rule not run: {target.unavailable}")
+    if target.run_seconds_left() <= 0:
+        return Outcome(case.id, ERROR, f"run deadline of {target.settings.limits.run_seconds:.0f} s reached "
+                       "(CONFORMANCE_RUN_SECONDS), rule not run")
     outcome = Outcome(case.id, PASSED)
     secrets = target.secrets()
     try:
@@ -89,12 +104,26 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
         outcome.status, outcome.message, outcome.skip_kind = SKIPPED, str(skipped), skipped.kind
     except CassetteMissing as exc:
         outcome.status, outcome.message, outcome.skip_kind = SKIPPED, str(exc), SkipKind.CASSETTE_MISSING
+    except TargetUnreachable as exc:
+        outcome.status, outcome.message = ERROR, f"{type(exc).__name__}: {exc}"
+        target.transport_failed(str(exc))
     except HarnessError as exc:
         outcome.status, outcome.message = ERROR, f"{type(exc).__name__}: {exc}"
     except (Exception, BaseExceptionGroup):  # a bug in a check: reported as an error, never as a target failure
         outcome.status, outcome.message = ERROR, traceback.format_exc()
+    if outcome.status != ERROR or "TargetUnreachable" not in outcome.message:
+        target.transport_ok()
+    if outcome.failure is not None and outcome.failure.exchange is not None:
+        # A failure keeps its exchange for the report, cut to a bound (a run may fail many rules).
+        outcome.failure.exchange = outcome.failure.exchange.bounded(target.settings.limits.kept_body_bytes)
     # Messages reach terminals, reports and CI logs: no credential value may ride along.
     outcome.secrets = list(secrets)
     outcome.message = scrub_text(outcome.message, outcome.secrets)
     outcome.seconds = time.perf_counter() - started
     return outcome
+
+
+def interrupted(case: Case, target: Target) -> Outcome:
+    """The outcome of a rule stopped by Ctrl-C or SIGTERM while it ran."""
+    return Outcome(case.id, INTERRUPTED, "interrupted while running (not passed, not checked)",
+                   secrets=target.secrets())

@@ -6,12 +6,13 @@
 
 from __future__ import annotations
 
+import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 
 from conformance.errors import UsageError
 
-__all__ = ["PROFILES", "RunSettings", "env_name"]
+__all__ = ["PROFILES", "Limits", "RunSettings", "env_name"]
 
 TARGETS = ("sim", "http", "replay")
 PROFILES = ("gate", "nightly")
@@ -19,6 +20,58 @@ PROFILES = ("gate", "nightly")
 
 def env_name(service: str, name: str) -> str:
     return f"CONFORMANCE_{service.upper()}_{name}"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds that keep a run safe against any target (each from an environment variable)."""
+
+    # A response body over this many bytes is not read further (CONFORMANCE_MAX_RESPONSE_BYTES).
+    max_response_bytes: int = 16 * 1024 * 1024
+    # Seconds for one whole request, headers to last byte (CONFORMANCE_REQUEST_SECONDS).
+    request_seconds: float = 60.0
+    # Real seconds one rule may take; simulated waits do not count (CONFORMANCE_RULE_SECONDS).
+    rule_seconds: float = 600.0
+    # Real seconds for the whole run; rules not started by then are not run (CONFORMANCE_RUN_SECONDS).
+    run_seconds: float = 4 * 3600.0
+    # Consecutive transport failures after which the target counts as unavailable
+    # (CONFORMANCE_BREAKER_FAILURES).
+    breaker_failures: int = 3
+    # Longest wait a Retry-After may ask for, and the longest a request backs off in all;
+    # beyond it the rule is reported rate-limited (CONFORMANCE_RETRY_AFTER_CEILING).
+    retry_after_ceiling: float = 120.0
+    # Bytes of a response body kept for reports (failures and the last exchanges).
+    kept_body_bytes: int = 64 * 1024
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+                raise UsageError(f"limit {f.name} must be a finite number above 0, got {value!r}")
+
+    @classmethod
+    def from_env(cls) -> Limits:
+        values: dict[str, float | int] = {}
+        for f in fields(cls):
+            name = _LIMIT_ENV[f.name]
+            raw = os.environ.get(name)
+            if raw:
+                try:
+                    values[f.name] = int(raw) if f.type in ("int", int) else float(raw)
+                except ValueError:
+                    raise UsageError(f"{name} must be a number, got '{raw}'") from None
+        return cls(**values)  # type: ignore[arg-type]
+
+
+_LIMIT_ENV = {
+    "max_response_bytes": "CONFORMANCE_MAX_RESPONSE_BYTES",
+    "request_seconds": "CONFORMANCE_REQUEST_SECONDS",
+    "rule_seconds": "CONFORMANCE_RULE_SECONDS",
+    "run_seconds": "CONFORMANCE_RUN_SECONDS",
+    "breaker_failures": "CONFORMANCE_BREAKER_FAILURES",
+    "retry_after_ceiling": "CONFORMANCE_RETRY_AFTER_CEILING",
+    "kept_body_bytes": "CONFORMANCE_KEPT_BODY_BYTES",
+}
 
 
 @dataclass
@@ -31,14 +84,15 @@ class RunSettings:
     # `--clock-rate R` needs the harness to wait 1/R as long.
     time_scale: float = 1.0
     cassette_dir: str = "cassettes"
+    limits: Limits = field(default_factory=Limits)
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
             raise UsageError(f"unknown target '{self.target}'; choose one of {', '.join(TARGETS)}")
         if self.profile not in PROFILES:
             raise UsageError(f"unknown profile '{self.profile}'; choose one of {', '.join(PROFILES)}")
-        if self.time_scale <= 0:
-            raise UsageError("time scale must be positive")
+        if not math.isfinite(self.time_scale) or self.time_scale <= 0:
+            raise UsageError(f"time scale must be a finite number above 0, got {self.time_scale}")
         if self.fault and self.target != "sim":
             raise UsageError("--fault applies to the simulator target only")
         if self.record and self.target == "replay":
@@ -49,6 +103,7 @@ class RunSettings:
         values: dict[str, object] = {
             "target": os.environ.get("CONFORMANCE_TARGET", "sim"),
             "profile": os.environ.get("CONFORMANCE_PROFILE", "gate"),
+            "limits": Limits.from_env(),
         }
         scale = os.environ.get("CONFORMANCE_TIME_SCALE")
         if scale:

@@ -7,14 +7,15 @@ wherever it shows up: a URL, a redirect, an echoed body).
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections.abc import Iterable
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, quote, quote_plus, urlencode
 
-__all__ = ["REDACTED", "SECRET_NAMES", "scrub_headers", "scrub_pairs", "scrub_text", "scrub_json_text",
-           "scrub_url_params"]
+__all__ = ["REDACTED", "SECRET_NAMES", "forms_of", "scrub_headers", "scrub_json_text", "scrub_named_values",
+           "scrub_pairs", "scrub_text", "scrub_url_params"]
 
 REDACTED = "REDACTED"
 
@@ -24,6 +25,8 @@ SECRET_NAMES = frozenset({
     "apikey", "api_key", "key", "token", "access_token", "refresh_token", "id_token",
     "client_secret", "code", "code_verifier", "password", "secret", "shared_secret",
     "x-auth-token",
+    # camelCase spellings of the same members (compared lower-case)
+    "accesstoken", "refreshtoken", "idtoken", "clientsecret", "codeverifier", "sharedsecret",
 })
 
 _MIN_SECRET_LEN = 4  # shorter "secrets" would redact ordinary words
@@ -36,10 +39,34 @@ _URL_PARAM = re.compile(
     + r")=([^&#\s\"']*)", re.IGNORECASE)
 
 
+# A secret-named member in text that is not valid JSON or a form (trailing bytes, a BOM, an HTML
+# page echoing a token response): "access_token": "v", accessToken=v, 'code': v ...
+_NAMED_VALUE = re.compile(
+    r"(?P<q1>[\"']?)(?P<name>" + "|".join(re.escape(n) for n in sorted(SECRET_NAMES, key=len, reverse=True))
+    + r")(?P=q1)(?P<sep>\s*[:=]\s*)(?P<q2>[\"']?)(?P<value>[^\"'&\s,;}<>]+)", re.IGNORECASE)
+
+
+def forms_of(secret: str) -> set[str]:
+    """The ways a value shows up in text: raw, URL-encoded (%20 and + styles), JSON-escaped,
+    base64 (standard and URL-safe, with and without padding)."""
+    raw = secret.encode("utf-8", "surrogateescape")
+    b64 = base64.b64encode(raw).decode()
+    b64url = base64.urlsafe_b64encode(raw).decode()
+    return {secret, quote(secret, safe=""), quote_plus(secret), json.dumps(secret)[1:-1],
+            json.dumps(secret, ensure_ascii=False)[1:-1], b64, b64.rstrip("="), b64url, b64url.rstrip("=")}
+
+
 def scrub_text(text: str, secrets: Iterable[str]) -> str:
-    for secret in sorted({s for s in secrets if s and len(s) >= _MIN_SECRET_LEN}, key=len, reverse=True):
-        text = text.replace(secret, REDACTED)
+    values = {f for s in secrets if s and len(s) >= _MIN_SECRET_LEN for f in forms_of(s)}
+    for value in sorted((v for v in values if len(v) >= _MIN_SECRET_LEN), key=len, reverse=True):
+        text = text.replace(value, REDACTED)
     return text
+
+
+def scrub_named_values(text: str) -> str:
+    """Mask the values of secret-named members in free text (see ``_NAMED_VALUE``)."""
+    return _NAMED_VALUE.sub(lambda m: f"{m.group('q1')}{m.group('name')}{m.group('q1')}{m.group('sep')}"
+                                      f"{m.group('q2')}{REDACTED}", text)
 
 
 def scrub_url_params(text: str) -> str:
@@ -90,4 +117,4 @@ def scrub_json_text(text: str, secrets: Iterable[str]) -> str:
         return json.dumps(_scrub_obj(parsed, secrets), separators=(",", ":"))
     if re.fullmatch(r"[\w.\-~%+]+=[^&]*(&[\w.\-~%+]+=[^&]*)*", text):
         return urlencode(scrub_pairs(parse_qsl(text, keep_blank_values=True), secrets))
-    return scrub_text(text, secrets)
+    return scrub_named_values(scrub_url_params(scrub_text(text, secrets)))

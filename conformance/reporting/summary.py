@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from conformance.contract import Contract
-from conformance.runner import ERROR, FAILED, PASSED, SKIPPED, Outcome
+from conformance.runner import ERROR, FAILED, INTERRUPTED, PASSED, SKIPPED, Outcome
 
 __all__ = ["RunSummary"]
 
-_MARK = {PASSED: "PASS", FAILED: "FAIL", SKIPPED: "SKIP", ERROR: "ERROR"}
+_MARK = {PASSED: "PASS", FAILED: "FAIL", SKIPPED: "SKIP", ERROR: "ERROR", INTERRUPTED: "INTR"}
 
 
 @dataclass
@@ -22,6 +23,11 @@ class RunSummary:
     profile: str
     contracts: dict[str, Contract] = field(default_factory=dict)
     outcomes: dict[str, Outcome] = field(default_factory=dict)
+    # Per service: required credentials the target lacked (a run without them checks little).
+    missing_required: dict[str, list[str]] = field(default_factory=dict)
+
+    def note_target(self, service: str, missing: list[str]) -> None:
+        self.missing_required[service] = missing
 
     def add(self, contract: Contract, outcome: Outcome) -> None:
         self.contracts.setdefault(contract.service, contract)
@@ -37,7 +43,8 @@ class RunSummary:
             c = Counter(o.status for o in got)
             out.append(
                 f"{service} ({self.target}, {self.profile}): {len(contract.rules)} rules: "
-                f"{c[PASSED]} passed, {c[FAILED]} failed, {c[SKIPPED]} skipped, {c[ERROR]} errors; "
+                f"{c[PASSED]} passed, {c[FAILED]} failed, {c[SKIPPED]} skipped, {c[ERROR]} errors"
+                f"{f', {c[INTERRUPTED]} interrupted' if c[INTERRUPTED] else ''}; "
                 f"{len(contract.gaps)} documented gaps; {len(contract.conflicts)} conflicts"
             )
             for rule in contract.rules:
@@ -76,20 +83,31 @@ class RunSummary:
                     for c in contract.conflicts
                 ],
             }
+        skips = Counter(_kind(o) for o in self.outcomes.values() if o.status == SKIPPED)
         return {"target": self.target, "profile": self.profile, "counts": dict(self.counts()),
-                "services": services}
+                "skip_kinds": dict(skips), "missing_required": self.missing_required, "services": services}
 
     def write(self, report_dir: Path) -> None:
         report_dir.mkdir(parents=True, exist_ok=True)
-        (report_dir / "summary.json").write_text(json.dumps(self.as_json(), indent=2), encoding="utf-8")
+        _write_atomic(report_dir / "summary.json", json.dumps(self.as_json(), indent=2))
         triage = ["# Triage", "", f"Target `{self.target}`, profile `{self.profile}`.", ""]
-        bad = [o for o in self.outcomes.values() if o.status in (FAILED, ERROR)]
+        bad = [o for o in self.outcomes.values() if o.status in (FAILED, ERROR, INTERRUPTED)]
         if not bad:
             triage.append("No rule failed.")
         for outcome in bad:
             triage += [f"## {outcome.status.upper()}: {outcome.case_id}", "", "```", outcome.message.strip(), "```", ""]
-        (report_dir / "triage.md").write_text("\n".join(triage) + "\n", encoding="utf-8")
+        _write_atomic(report_dir / "triage.md", "\n".join(triage) + "\n")
 
 
 def _kind(outcome: Outcome | None) -> str | None:
     return outcome.skip_kind.value if outcome is not None and outcome.skip_kind else None
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Readers never see half a file: write beside it, then rename over it."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)

@@ -30,7 +30,6 @@ __all__ = ["Capabilities", "Target", "make_target", "SIM_BASE_URL", "REPLAY_BASE
 
 SIM_BASE_URL = "http://{service}.sim.invalid"
 REPLAY_BASE_URL = "http://{service}.replay.invalid"
-_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 
 
 @dataclass(frozen=True)
@@ -76,6 +75,28 @@ class Target:
         self.service = contract.service
         # The simulator of the current case (sim target only): scenario checks may steer it.
         self.simulator: Simulator | None = None
+        # Circuit breaker: after limits.breaker_failures consecutive transport failures the
+        # target is unavailable and the remaining rules are reported with that one cause.
+        self.unavailable: str | None = None
+        self._failures: list[str] = []
+        self._started = time.monotonic()
+
+    def transport_failed(self, why: str) -> None:
+        self._failures.append(why)
+        if len(self._failures) >= self.settings.limits.breaker_failures:
+            self.unavailable = (f"{len(self._failures)} consecutive transport failures "
+                                f"(CONFORMANCE_BREAKER_FAILURES); first: {self._failures[0]}")
+
+    def transport_ok(self) -> None:
+        self._failures.clear()
+
+    def run_seconds_left(self) -> float:
+        return self.settings.limits.run_seconds - (time.monotonic() - self._started)
+
+    def missing_required(self) -> list[str]:
+        """Required (non-optional) credentials this target lacks: a run without them checks little."""
+        return [c["name"] for c in self.contract.settings.get("credentials", [])
+                if not c.get("optional") and not self.credential(c["name"])]
 
     def credential(self, name: str) -> str | None:
         """The configured value of a credential or setting, or None when it is not configured."""
@@ -94,10 +115,16 @@ class Target:
     def _sleep(self) -> Callable[[float], None]:
         return lambda seconds: time.sleep(seconds / self.settings.time_scale)
 
+    def _timeout(self) -> httpx.Timeout:
+        # Per read and connect; the whole request is bounded by the session's deadline.
+        whole = self.settings.limits.request_seconds
+        return httpx.Timeout(min(30.0, whole), connect=min(10.0, whole))
+
     @contextmanager
     def session(self, case_id: str) -> Iterator[Session]:
         client = self._client()
-        session = Session(client, base_url=self.base_url(), sleep=self._sleep(), secrets=self.secrets())
+        session = Session(client, base_url=self.base_url(), sleep=self._sleep(), secrets=self.secrets(),
+                          limits=self.settings.limits)
         try:
             if self.settings.record or self.capabilities.replays:
                 folder = Path(self.settings.cassette_dir) / self.service
@@ -155,7 +182,7 @@ class SimTarget(Target):
         if self._decorate is not None:
             sim = self._decorate(sim)
         self.simulator = sim
-        return httpx.Client(base_url=self.base_url(), transport=_mock_transport(sim), timeout=_TIMEOUT)
+        return httpx.Client(base_url=self.base_url(), transport=_mock_transport(sim), timeout=self._timeout())
 
     def _sleep(self) -> Callable[[float], None]:
         return lambda seconds: self.simulator.clock.advance(seconds) if self.simulator else None
@@ -187,7 +214,7 @@ class HttpTarget(Target):
         return url.rstrip("/")
 
     def _client(self) -> httpx.Client:
-        return httpx.Client(base_url=self.base_url(), timeout=_TIMEOUT)
+        return httpx.Client(base_url=self.base_url(), timeout=self._timeout())
 
 
 class ReplayTarget(Target):

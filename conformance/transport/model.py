@@ -7,7 +7,7 @@ how the bytes travelled (MockTransport in process, a socket, a cassette).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -148,3 +148,12 @@ class Exchange:
     request: Request
     response: Response
     base_url: str = ""
+
+    def bounded(self, max_body: int) -> Exchange:
+        """A copy whose bodies are cut to ``max_body`` bytes: what reports keep, so a run's
+        memory does not grow with what a target sends."""
+        if len(self.request.body) <= max_body and len(self.response.body) <= max_body:
+            return self
+        request = replace(self.request, body=self.request.body[:max_body])
+        response = replace(self.response, body=self.response.body[:max_body])
+        return Exchange(request, response, self.base_url)

@@ -6,14 +6,27 @@ mapped here to ``TargetUnreachable`` / ``CassetteMismatch`` so nothing above lea
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from email.utils import parsedate_to_datetime
 
 import httpx
+from tenacity import RetryCallState, Retrying, retry_if_result, stop_after_attempt, wait_exponential
+from tenacity.stop import stop_base
 
-from conformance.errors import CassetteMismatch, HarnessError, TargetUnreachable
+from conformance.errors import (
+    CassetteMismatch,
+    HarnessError,
+    OverBudget,
+    ResponseTooLarge,
+    RuleSkipped,
+    SkipKind,
+    TargetUnreachable,
+)
+from conformance.settings import Limits
 from conformance.transport.model import Exchange, Request, Response
 
-__all__ = ["Session", "to_httpx", "from_httpx_request"]
+__all__ = ["Session", "from_httpx_request", "retry_after", "to_httpx"]
 
 # Enough history for a failure report without holding a whole run in memory.
 _KEEP_EXCHANGES = 50
@@ -39,8 +52,42 @@ def from_httpx_request(request: httpx.Request) -> Request:
     )
 
 
+def retry_after(response: Response, now: Callable[[], float] = time.time) -> float | None:
+    """Seconds a 429's Retry-After asks for (delta-seconds or an HTTP-date, RFC 9110 10.2.3)."""
+    value = (response.header("retry-after") or "").strip()
+    if not value:
+        return None
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    base = response.header("date")
+    try:
+        reference = parsedate_to_datetime(base).timestamp() if base else now()
+    except (TypeError, ValueError, IndexError):
+        reference = now()
+    return max(0.0, when.timestamp() - reference)
+
+
+class stop_when(stop_base):  # noqa: N801 (named like tenacity's own stop conditions)
+    """A tenacity stop condition from a predicate on the retry state."""
+
+    def __init__(self, predicate: Callable[[RetryCallState], bool]) -> None:
+        self._predicate = predicate
+
+    def __call__(self, retry_state: RetryCallState) -> bool:
+        return self._predicate(retry_state)
+
+
 class Session:
-    """A client bound to one target. ``sleep`` is the target's notion of waiting."""
+    """A client bound to one target. ``sleep`` is the target's notion of waiting.
+
+    Every request is bounded: the body is read up to ``limits.max_response_bytes`` and the whole
+    exchange must finish within ``limits.request_seconds``; the session's real time is bounded by
+    ``limits.rule_seconds``. History keeps the last exchanges with bodies cut to
+    ``limits.kept_body_bytes``, so a run's memory does not grow with what targets send."""
 
     def __init__(
         self,
@@ -50,6 +97,7 @@ class Session:
         sleep: Callable[[float], None],
         on_exchange: Callable[[Exchange], None] | None = None,
         secrets: list[str] | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self._client = client
         # Every credential value of this session, including ones obtained during it (tokens):
@@ -57,19 +105,55 @@ class Session:
         self.secrets: list[str] = secrets if secrets is not None else []
         self.base_url = base_url
         self.sleep = sleep
+        self.limits = limits or Limits()
         self.exchanges: list[Exchange] = []
         self._on_exchange = on_exchange
+        self._started = time.monotonic()
+
+    def _check_budget(self) -> None:
+        used = time.monotonic() - self._started
+        if used > self.limits.rule_seconds:
+            raise OverBudget(f"the rule used {used:.0f} s of real time, over its budget of "
+                             f"{self.limits.rule_seconds:.0f} s (CONFORMANCE_RULE_SECONDS)")
+
+    def _read(self, raw: httpx.Response, request: Request, deadline: float) -> bytes:
+        cap = self.limits.max_response_bytes
+        declared = raw.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > cap:
+            raise ResponseTooLarge(f"{request.method} {request.path}: the response declares {declared} bytes, "
+                                   f"over the cap of {cap} (CONFORMANCE_MAX_RESPONSE_BYTES)")
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in raw.iter_bytes():
+            size += len(chunk)
+            if size > cap:
+                raise ResponseTooLarge(f"{request.method} {request.path}: the response body passed {cap} bytes "
+                                       "and was not read further (CONFORMANCE_MAX_RESPONSE_BYTES)")
+            if time.monotonic() > deadline:
+                raise TargetUnreachable(f"{request.method} {self.base_url}{request.path}: no complete response "
+                                        f"within {self.limits.request_seconds:.0f} s (CONFORMANCE_REQUEST_SECONDS)")
+            chunks.append(chunk)
+        return b"".join(chunks)
 
     def send(self, request: Request) -> Exchange:
+        self._check_budget()
         try:
             built = to_httpx(self._client, request)
-        except httpx.InvalidURL as exc:
-            raise HarnessError(f"cannot build a URL for {request.method} {request.path!r}: {exc}") from None
+        except (httpx.InvalidURL, UnicodeEncodeError, ValueError, TypeError) as exc:
+            raise HarnessError(f"cannot build {request.method} {request.path!r}: {type(exc).__name__}: {exc}") from None
+        deadline = time.monotonic() + self.limits.request_seconds
         try:
-            raw = self._client.send(built)
-            response = Response(raw.status_code, dict(raw.headers), raw.content)
-        except httpx.TransportError as exc:
-            raise TargetUnreachable(f"{request.method} {self.base_url}{request.path}: {exc}") from exc
+            raw = self._client.send(built, stream=True)
+            try:
+                response = Response(raw.status_code, dict(raw.headers), self._read(raw, request, deadline))
+            finally:
+                raw.close()
+        except httpx.TimeoutException as exc:
+            raise TargetUnreachable(f"{request.method} {self.base_url}{request.path}: timed out "
+                                    f"({type(exc).__name__})") from None
+        except (httpx.TransportError, httpx.StreamError) as exc:
+            raise TargetUnreachable(f"{request.method} {self.base_url}{request.path}: "
+                                    f"{type(exc).__name__}: {exc}") from None
         except Exception as exc:  # vcrpy raises its own type for an unmatched request
             if type(exc).__name__ == "CannotOverwriteExistingCassetteException":
                 raise CassetteMismatch(
@@ -79,25 +163,40 @@ class Session:
                 ) from None
             raise
         exchange = Exchange(request, response, self.base_url)
-        self.exchanges.append(exchange)
+        self.exchanges.append(exchange.bounded(self.limits.kept_body_bytes))
         del self.exchanges[:-_KEEP_EXCHANGES]
         if self._on_exchange is not None:
             self._on_exchange(exchange)
         return exchange
 
-    def send_with_backoff(
-        self, request: Request, *, attempts: int = 8, first_delay: float = 1.0
-    ) -> Exchange:
-        """Exponential back-off on 429, as the documents tell clients to do."""
-        delay = first_delay
-        exchange = self.send(request)
-        for _ in range(attempts):
-            if exchange.response.status != 429:
-                break
-            self.sleep(delay)
-            delay *= 2
-            exchange = self.send(request)
-        return exchange
+    def send_with_backoff(self, request: Request) -> Exchange:
+        """Back off on 429 as the documents tell clients to: Retry-After when the target gives it,
+        else exponentially from 1 s; at most 8 retries and ``limits.retry_after_ceiling`` seconds of
+        waiting in all, after which the rule is reported rate-limited (not failed)."""
+        ceiling = self.limits.retry_after_ceiling
+
+        def wait(state: RetryCallState) -> float:
+            assert state.outcome is not None
+            asked = retry_after(state.outcome.result().response)
+            return asked if asked is not None else wait_exponential(multiplier=1, max=ceiling)(state)
+
+        def give_up(state: RetryCallState) -> Exchange:
+            assert state.outcome is not None
+            last: Exchange = state.outcome.result()
+            raise RuleSkipped(f"{request.method} {request.path}: still 429 after {state.attempt_number} attempts and "
+                              f"{state.idle_for:.0f} s of back-off (ceiling {ceiling:.0f} s, "
+                              f"CONFORMANCE_RETRY_AFTER_CEILING): {last.response.summary()}", SkipKind.RATE_LIMITED)
+
+        retrying = Retrying(
+            retry=retry_if_result(lambda exchange: exchange.response.status == 429),
+            wait=wait,
+            stop=stop_after_attempt(9) | stop_when(lambda state: state.idle_for + state.upcoming_sleep > ceiling),
+            sleep=self.sleep,
+            retry_error_callback=give_up,
+            reraise=True,
+        )
+        result: Exchange = retrying(self.send, request)
+        return result
 
     def close(self) -> None:
         self._client.close()
