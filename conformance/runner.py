@@ -84,6 +84,9 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
     if target.unavailable:
         # One clear cause for every remaining rule, not N timeouts: the circuit breaker is open.
         return Outcome(case.id, ERROR, f"target unavailable, rule not run: {target.unavailable}")
+    if target.limiting:
+        return Outcome(case.id, SKIPPED, f"target rate-limiting every request, rule not run: {target.limiting}",
+                       SkipKind.RATE_LIMITED)
     if target.run_seconds_left() <= 0:
         return Outcome(case.id, ERROR, f"run deadline of {target.settings.limits.run_seconds:.0f} s reached "
                        "(CONFORMANCE_RUN_SECONDS), rule not run")
@@ -102,6 +105,8 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
         outcome.status, outcome.failure, outcome.message = FAILED, failure, failure.render()
     except RuleSkipped as skipped:
         outcome.status, outcome.message, outcome.skip_kind = SKIPPED, str(skipped), skipped.kind
+        if skipped.kind == SkipKind.RATE_LIMITED:
+            target.rate_limited(str(skipped))
     except CassetteMissing as exc:
         outcome.status, outcome.message, outcome.skip_kind = SKIPPED, str(exc), SkipKind.CASSETTE_MISSING
     except TargetUnreachable as exc:
@@ -113,6 +118,8 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
         outcome.status, outcome.message = ERROR, traceback.format_exc()
     if outcome.status != ERROR or "TargetUnreachable" not in outcome.message:
         target.transport_ok()
+    if outcome.skip_kind != SkipKind.RATE_LIMITED:
+        target.not_rate_limited()
     if outcome.failure is not None and outcome.failure.exchange is not None:
         # A failure keeps its exchange for the report, cut to a bound (a run may fail many rules).
         outcome.failure.exchange = outcome.failure.exchange.bounded(target.settings.limits.kept_body_bytes)

@@ -43,7 +43,7 @@ def request_for(ctx: CheckContext, operation: str, path_values: dict[str, str] |
 
 
 def send_as(ctx: CheckContext, operation: str, how: AuthAs, path_values: dict[str, str] | None = None) -> Exchange:
-    return ctx.send(ctx.auth(request_for(ctx, operation, path_values), operation, how), backoff=False)
+    return ctx.send(ctx.auth(request_for(ctx, operation, path_values), operation, how))
 
 
 @for_kind("auth", params=_PARAMS, required=("as",))

@@ -8,7 +8,7 @@ from typing import Any
 import jsonschema
 
 from conformance.contract import Contract
-from conformance.errors import ContractFailure
+from conformance.errors import ContractFailure, RuleSkipped, SkipKind
 from conformance.transport.model import Exchange
 
 __all__ = ["expect", "expect_status", "expect_json_schema", "success_statuses", "validator"]
@@ -25,6 +25,10 @@ def expect(condition: bool, rule_id: str, message: str, *, exchange: Exchange | 
 def expect_status(rule_id: str, exchange: Exchange, allowed: int | Iterable[int], why: str) -> None:
     codes = {allowed} if isinstance(allowed, int) else set(allowed)
     status = exchange.response.status
+    if status == 429 and 429 not in codes:
+        # Too Many Requests says nothing about the rule: it was not checked (never "failed").
+        raise RuleSkipped(f"{why}: the target answered 429 (rate-limited) {exchange.response.summary()}",
+                          SkipKind.RATE_LIMITED)
     if status not in codes:
         raise ContractFailure(
             rule_id, f"{why}: got status {status}",

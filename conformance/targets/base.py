@@ -79,6 +79,8 @@ class Target:
         # target is unavailable and the remaining rules are reported with that one cause.
         self.unavailable: str | None = None
         self._failures: list[str] = []
+        self.limiting: str | None = None
+        self._limited: list[str] = []
         self._started = time.monotonic()
 
     def transport_failed(self, why: str) -> None:
@@ -89,6 +91,16 @@ class Target:
 
     def transport_ok(self) -> None:
         self._failures.clear()
+
+    def rate_limited(self, why: str) -> None:
+        """A rule gave up on 429s: after as many in a row as the breaker allows, the target is
+        rate-limiting everything and the remaining rules are skipped as rate-limited at once."""
+        self._limited.append(why)
+        if len(self._limited) >= self.settings.limits.breaker_failures:
+            self.limiting = f"{len(self._limited)} rules in a row rate-limited; last: {why}"
+
+    def not_rate_limited(self) -> None:
+        self._limited.clear()
 
     def run_seconds_left(self) -> float:
         return self.settings.limits.run_seconds - (time.monotonic() - self._started)

@@ -1,0 +1,112 @@
+"""The harness against a target that answers every request in one bad way.
+
+Each mode runs `conformance run --target http` for one service in a subprocess with small
+limits, and must end with: one clear outcome per rule (no "not run", no traceback), a valid
+summary.json, the exit code its kind of trouble deserves, peak memory under ``PEAK_RSS_MB`` and
+wall time under ``WALL_SECONDS`` (both bounds are for the whole run, start-up included).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.hostile.server import MODES, hostile_server
+
+SERVICE = "presentations"
+PEAK_RSS_MB = 400
+WALL_SECONDS = 90
+LIMITS = {
+    "CONFORMANCE_REQUEST_SECONDS": "2",
+    "CONFORMANCE_MAX_RESPONSE_BYTES": str(1024 * 1024),
+    "CONFORMANCE_BREAKER_FAILURES": "3",
+    "CONFORMANCE_RETRY_AFTER_CEILING": "2",
+    "CONFORMANCE_RULE_SECONDS": "20",
+    "CONFORMANCE_RUN_SECONDS": "60",
+}
+# Kinds of trouble: the target broke rules (1), the harness could not test (2), the run is
+# incomplete (3: rate-limited everything).
+EXIT = {
+    "malformed-json": {1}, "html-200": {1}, "wrong-content-type": {1}, "non-utf8": {1},
+    "500-storm": {1}, "503-storm": {1}, "redirect-loop": {1},
+    "big-body": {1, 2}, "endless-body": {1, 2}, "broken-chunking": {2}, "reset": {2}, "hang": {2},
+    "trickle": {2}, "429-retry-after": {3},
+}
+_RUNNER = ("import resource, sys\n"
+           "from conformance.cli import main\n"
+           "code = main(sys.argv[1:])\n"
+           "print('PEAK_RSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+           "sys.exit(code)\n")
+
+
+@dataclass
+class Result:
+    mode: str
+    code: int
+    seconds: float
+    peak_mb: float
+    stdout: str
+    stderr: str
+    summary: dict[str, object] | None
+
+
+def _run_mode(mode: str, root: Path) -> Result:
+    report = root / mode
+    with hostile_server(mode) as url:
+        env = {**os.environ, **LIMITS, f"CONFORMANCE_{SERVICE.upper()}_BASE_URL": url,
+               f"CONFORMANCE_{SERVICE.upper()}_API_KEY": "hostile-canary-key-0001"}
+        started = time.monotonic()
+        proc = subprocess.run([sys.executable, "-c", _RUNNER, "run", "--service", SERVICE, "--target", "http",
+                               "--no-allure", "--report-dir", str(report)],
+                              env=env, cwd=root, capture_output=True, text=True, timeout=WALL_SECONDS * 2)
+        seconds = time.monotonic() - started
+    peak = [line.split()[1] for line in proc.stderr.splitlines() if line.startswith("PEAK_RSS_KB")]
+    try:
+        summary = json.loads((report / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        summary = None
+    return Result(mode, proc.returncode, seconds, int(peak[0]) / 1024 if peak else -1.0,
+                  proc.stdout, proc.stderr, summary)
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
+    root = tmp_path_factory.mktemp("hostile")
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        return {r.mode: r for r in pool.map(lambda m: _run_mode(m, root), MODES)}
+
+
+def test_every_mode_has_an_expected_exit_code() -> None:
+    assert set(EXIT) == set(MODES)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", MODES)
+def test_hostile_target_gives_one_clear_outcome_per_rule(results: dict[str, Result], mode: str) -> None:
+    r = results[mode]
+    assert "Traceback" not in r.stdout + r.stderr, r.stderr[-2000:]
+    assert r.code in EXIT[mode], f"exit {r.code}: {r.stderr[-1500:]}"
+    assert r.summary is not None, "no valid summary.json"
+    rules = r.summary["services"][SERVICE]["rules"]  # type: ignore[index]
+    assert all(rule["status"] in ("passed", "failed", "skipped", "error") for rule in rules), (
+        [rule["id"] for rule in rules if rule["status"] not in ("passed", "failed", "skipped", "error")])
+    assert r.seconds < WALL_SECONDS, f"{r.seconds:.0f} s"
+    assert 0 < r.peak_mb < PEAK_RSS_MB, f"peak {r.peak_mb:.0f} MB"
+    assert "hostile-canary-key-0001" not in r.stdout + r.stderr + json.dumps(r.summary)
+
+
+def test_dead_targets_are_reported_once_not_per_rule(results: dict[str, Result]) -> None:
+    for mode in ("hang", "reset"):
+        rules = results[mode].summary["services"][SERVICE]["rules"]  # type: ignore[index]
+        unavailable = [r for r in rules if "target unavailable" in r["message"]]
+        timed_out = [r for r in rules if r["status"] == "error" and "target unavailable" not in r["message"]]
+        assert unavailable, f"{mode}: the breaker did not open"
+        assert len(timed_out) <= int(LIMITS["CONFORMANCE_BREAKER_FAILURES"]), [r["id"] for r in timed_out]
