@@ -52,6 +52,10 @@ def _run(args: argparse.Namespace) -> int:
         if missing:
             raise UsageError(f"target http needs {', '.join(missing)} (or pick services with --service); "
                              "`conformance env` lists every variable")
+        from conformance.targets import make_target
+
+        for service in args.service or available_services():
+            make_target(load_contract(service), settings).base_url()  # a malformed URL: one line, now
     report_dir = Path(args.report_dir)
     argv = [str(SUITES), "-p", "no:cacheprovider", "-q", "-o", "console_output_style=classic",
             "--rootdir", str(SUITES), "-c", str(SUITES / "pytest.ini"),

@@ -48,6 +48,8 @@ def _read_yaml(path: Path) -> Any:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ContractFileError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ContractFileError(f"{path}: not UTF-8 (byte {exc.start}): {exc.reason}") from None
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:

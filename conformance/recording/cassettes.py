@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import vcr
 import yaml
 
-from conformance.errors import CassetteMismatch, CassetteMissing
+from conformance.errors import CassetteMismatch, CassetteMissing, HarnessError
 from conformance.recording.scrub import scrub_headers, scrub_json_text, scrub_pairs, scrub_text
 
 __all__ = ["cassette_context", "MATCH_ON"]
@@ -99,8 +99,11 @@ def cassette_context(path: Path, *, replay: bool, secrets: list[str]) -> Iterato
             )
         _check_readable(path)
     else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.unlink(missing_ok=True)  # a recording replaces the old one whole
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.unlink(missing_ok=True)  # a recording replaces the old one whole
+        except OSError as exc:
+            raise HarnessError(f"cannot write cassettes into {path.parent}: {exc.strerror}") from None
     recorder = vcr.VCR(
         record_mode="none" if replay else "all",
         match_on=MATCH_ON,

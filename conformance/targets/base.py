@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 
 from conformance.contract import Contract
-from conformance.errors import UsageError
+from conformance.errors import HarnessError, UsageError
 from conformance.recording.cassettes import cassette_context
 from conformance.recording.scrub import REDACTED
 from conformance.settings import RunSettings, env_name
@@ -223,6 +223,12 @@ class HttpTarget(Target):
                 f"target http needs {env_name(self.service, 'BASE_URL')} "
                 f"(e.g. http://127.0.0.1:8080 for `conformance serve {self.service} --port 8080`)"
             )
+        try:
+            parsed = httpx.URL(url)
+        except (httpx.InvalidURL, TypeError, ValueError) as exc:
+            raise UsageError(f"{env_name(self.service, 'BASE_URL')} is not a URL ({exc}): {url!r}") from None
+        if parsed.scheme not in ("http", "https") or not parsed.host:
+            raise UsageError(f"{env_name(self.service, 'BASE_URL')} must be an http(s) URL with a host, got {url!r}")
         return url.rstrip("/")
 
     def _client(self) -> httpx.Client:
@@ -280,9 +286,12 @@ def _remember_configured(folder: Path, names: list[str], settings: dict[str, str
     merged = {**known_settings, **settings}
     if path.is_file() and known_names >= set(names) and merged == known_settings:
         return
-    folder.mkdir(parents=True, exist_ok=True)
     data = {"credentials": sorted(known_names | set(names)), "settings": dict(sorted(merged.items()))}
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise HarnessError(f"cannot write {path}: {exc.strerror}") from None
 
 
 def _read_file(path: Path) -> tuple[set[str], dict[str, str]]:
