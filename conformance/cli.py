@@ -56,7 +56,7 @@ def _run(args: argparse.Namespace) -> int:
 
         for service in args.service or available_services():
             make_target(load_contract(service), settings).base_url()  # a malformed URL: one line, now
-    report_dir = Path(args.report_dir)
+    report_dir = Path(args.report_dir) if args.report_dir else _new_run_dir(Path("reports"))
     argv = [str(SUITES), "-p", "no:cacheprovider", "-q", "-o", "console_output_style=classic",
             "--rootdir", str(SUITES), "-c", str(SUITES / "pytest.ini"),
             "--report-dir", str(report_dir), "--cassette-dir", args.cassette_dir,
@@ -82,7 +82,34 @@ def _run(args: argparse.Namespace) -> int:
     terminated = _on_sigterm_interrupt()
     code = pytest.main(argv)
     status = _exit_status(report_dir, int(code), allow_skips=args.allow_skips)
+    if not args.report_dir and status != 130 and not terminated() and (report_dir / "summary.json").is_file():
+        _point_latest(report_dir)
     return 143 if terminated() else status
+
+
+def _new_run_dir(base: Path) -> Path:
+    """Each run writes to its own directory (UTC time + process id), so two runs never mix."""
+    import datetime
+
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    run_dir = base / "runs" / f"{stamp}-{os.getpid()}"
+    try:
+        run_dir.mkdir(parents=True, exist_ok=False)
+    except OSError as exc:
+        raise HarnessError(f"cannot create the run directory {run_dir}: {exc.strerror}") from None
+    return run_dir
+
+
+def _point_latest(run_dir: Path) -> None:
+    """reports/latest -> the last run that finished (a symlink swapped in atomically)."""
+    latest = run_dir.parent.parent / "latest"
+    tmp = latest.with_name(f".latest.{os.getpid()}")
+    try:
+        tmp.unlink(missing_ok=True)
+        tmp.symlink_to(Path("runs") / run_dir.name)
+        os.replace(tmp, latest)
+    except OSError as exc:
+        print(f"conformance: could not point {latest} at {run_dir}: {exc.strerror}", file=sys.stderr)
 
 
 def _on_sigterm_interrupt() -> Callable[[], bool]:
@@ -269,7 +296,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--profile", choices=("gate", "nightly"), default=None)
     run.add_argument("--record", action="store_true", help="record cassettes while running")
     run.add_argument("--fault", help="inject a named fault into the simulator")
-    run.add_argument("--report-dir", default="reports")
+    run.add_argument("--report-dir", default=None,
+                     help="where to write (default: new reports/runs/<time>-<pid>/; reports/latest points there)")
     run.add_argument("--cassette-dir", default="cassettes")
     run.add_argument("--no-allure", action="store_true", help="do not write allure-results")
     run.add_argument("-k", help="only rules whose id matches this pytest -k expression")
@@ -301,7 +329,7 @@ def _parser() -> argparse.ArgumentParser:
     rules.set_defaults(func=_rules)
 
     report = sub.add_parser("report", help="build the single-file Allure HTML report (needs npx)")
-    report.add_argument("--report-dir", default="reports")
+    report.add_argument("--report-dir", default="reports/latest", help="a run directory (default: reports/latest)")
     report.set_defaults(func=_report)
 
     env = sub.add_parser("env", help="the environment variables each service's http target reads")

@@ -24,7 +24,7 @@ def conformance(*args: str, timeout: float = 120) -> subprocess.CompletedProcess
         (["run", "--service", "presentations", "--fault", "no-such-fault"], "no fault or variant 'no-such-fault'"),
         (["serve", "nope"], "no service package for 'nope'"),
         (["serve", "presentations", "--port", "70000"], "out of range"),
-        (["rules", "--service", "tokenrisk"], "has no contract yet"),
+        (["rules", "--service", "nope"], "unknown service 'nope'"),
         (["serve", "presentations", "--option", "product=x"], "takes no option product"),
         (["serve", "scanning", "--option", "product"], "NAME=VALUE"),
         (["run", "--target", "http", "--service", "scanning"], "needs CONFORMANCE_SCANNING_BASE_URL"),
@@ -73,3 +73,30 @@ def test_harness_errors_alone_exit_2_not_1(tmp_path: Path) -> None:
                        "-k", "key-required")
     assert proc.returncode == 2, proc.stdout[-2000:]
     assert "HARNESS ERROR" in proc.stdout and "Traceback" not in proc.stdout
+
+
+def test_each_run_writes_its_own_directory_and_latest_points_at_it(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    def run() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "conformance", "run", "--service", "presentations",
+                               "--no-allure", "-k", "key-required"], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=120, env=os.environ)
+
+    first, second = run(), run()
+    assert first.returncode == 0 and second.returncode == 0, second.stderr
+    runs = sorted((tmp_path / "reports" / "runs").iterdir())
+    assert len(runs) == 2 and all((r / "summary.json").is_file() for r in runs)
+    assert (tmp_path / "reports" / "latest").resolve() == runs[-1].resolve()
+
+
+def test_nothing_checked_is_not_green(tmp_path: Path) -> None:
+    proc = conformance("run", "--service", "presentations", "--target", "replay", "--no-allure",
+                       "--cassette-dir", str(tmp_path / "none"), "--report-dir", str(tmp_path / "r"))
+    assert proc.returncode == 3, proc.stderr
+    assert "incomplete run: no rule was checked" in proc.stderr
+    allowed = conformance("run", "--service", "presentations", "--target", "replay", "--no-allure", "--allow-skips",
+                          "--cassette-dir", str(tmp_path / "none"), "--report-dir", str(tmp_path / "r2"))
+    assert allowed.returncode == 0, allowed.stderr
