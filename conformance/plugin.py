@@ -197,6 +197,10 @@ def _write_allure_extras(config: pytest.Config, summary: RunSummary) -> None:
         {"name": "Not exercised by the target's data", "matchedStatuses": ["skipped"],
          "messageRegex": r"(?s)\[not-exercised\].*"},
         {"name": "Unchecked rules", "matchedStatuses": ["skipped"], "messageRegex": r"(?s)\[unchecked\].*"},
+        {"name": "Rate-limited (not checked)", "matchedStatuses": ["skipped"],
+         "messageRegex": r"(?s)\[rate-limited\].*"},
+        {"name": "Gaps observed (not judged)", "matchedStatuses": ["skipped"],
+         "messageRegex": r"(?s)\[gap-observed\].*"},
     ]
     (path / "categories.json").write_text(json.dumps(categories, indent=2), encoding="utf-8")
     env = {"target": summary.target, "profile": summary.profile,

@@ -65,6 +65,9 @@ _GENERIC = (
     "conformance.checks.paging",
     "conformance.checks.types",
     "conformance.checks.shape",
+    "conformance.checks.routes",
+    "conformance.checks.wellformed",
+    "conformance.checks.observatory",
 )
 _loaded = False
 

@@ -1,0 +1,125 @@
+"""Routes the document lists with their methods: is each one served? (a generic building block)
+
+A document that shows only a route table still says something checkable: the listed method on
+the listed path exists. ``route-served`` sends the listed method with nothing the document does
+not show (no parameters, no body) and fails on a status that says the route or the method is
+not there (the rule's ``missing_statuses``: 404, 405, 501; RFC 9110 sections 15.5.5, 15.5.6,
+15.6.2). Any other answer, a 400 for a missing payload or a 401 for a missing credential
+included, shows the route exists.
+
+Path segments the document does not name come from target settings: each OpenAPI path
+parameter names its setting (``x-setting``); an unconfigured setting falls back to the
+catalogue's ``settings.defaults`` (which may refer to another setting as ``{NAME}``). A 404
+reached with a defaulted value is not a failure: the target may simply not know that value, so
+the rule is skipped as not exercised, with what to configure. A candidate for
+``conformance/checks/`` (nothing here is specific to this service).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from conformance.auth.variants import DEFAULT, AuthAs
+from conformance.checks.context import CheckContext
+from conformance.checks.registry import named
+from conformance.errors import ContractFailure, ContractFileError
+from conformance.settings import env_name
+from conformance.transport.model import Exchange
+
+__all__ = ["MISSING_PARAM", "PathValues", "call_listed", "missing", "path_values", "route_served", "with_credential"]
+
+MISSING_PARAM: dict[str, Any] = {"type": "array", "items": {"type": "integer"}, "minItems": 1}
+
+
+class PathValues:
+    """The values of one operation's path parameters, and which came from defaults."""
+
+    def __init__(self, values: dict[str, str], defaulted: dict[str, str]) -> None:
+        self.values = values
+        self.defaulted = defaulted  # parameter -> setting name whose default was used
+
+    def advice(self, ctx: CheckContext) -> str:
+        return ", ".join(f"{{{param}}} is the default {self.values[param]!r}; set "
+                         f"{env_name(ctx.contract.service, setting)} to a value the target serves"
+                         for param, setting in self.defaulted.items())
+
+
+def _setting(ctx: CheckContext, name: str, seen: tuple[str, ...] = ()) -> tuple[str, bool]:
+    """(value, defaulted) of a target setting: configured, else the catalogue default."""
+    value = ctx.optional(name)
+    if value:
+        return value, False
+    defaults = ctx.contract.settings.get("defaults") or {}
+    if name not in defaults or name in seen:
+        raise ContractFileError(f"{ctx.rule.id}: setting {name} has no default in rules.yaml settings.defaults")
+    default = str(defaults[name])
+    if default.startswith("{") and default.endswith("}"):
+        return _setting(ctx, default[1:-1], (*seen, name))[0], True
+    return default, True
+
+
+def _path_parameters(ctx: CheckContext, operation: str) -> list[dict[str, Any]]:
+    params = []
+    for param in ctx.contract.operation(operation).get("parameters", []):
+        if "$ref" in param:
+            param = ctx.contract.openapi["components"]["parameters"][param["$ref"].rsplit("/", 1)[-1]]
+        if param.get("in") == "path":
+            params.append(param)
+    return params
+
+
+def path_values(ctx: CheckContext, operation: str, overrides: dict[str, str] | None = None) -> PathValues:
+    values: dict[str, str] = {}
+    defaulted: dict[str, str] = {}
+    for param in _path_parameters(ctx, operation):
+        name = param["name"]
+        if overrides and name in overrides:
+            values[name] = quote(overrides[name], safe="")
+            continue
+        setting = param.get("x-setting")
+        if not setting:
+            raise ContractFileError(f"{operation}: path parameter {name} names no x-setting")
+        value, was_default = _setting(ctx, str(setting))
+        values[name] = quote(value, safe="")
+        if was_default:
+            defaulted[name] = str(setting)
+    return PathValues(values, defaulted)
+
+
+def with_credential(ctx: CheckContext) -> AuthAs:
+    """The optional credential, where the AUTH_HEADER setting says, when AUTH_VALUE is configured."""
+    if not ctx.optional("AUTH_VALUE"):
+        return DEFAULT
+    header, _ = _setting(ctx, "AUTH_HEADER")
+    return AuthAs(also={header: "{AUTH_VALUE}"})
+
+
+def call_listed(ctx: CheckContext, operation: str, values: PathValues, *, auth: AuthAs | None = None,
+                **kwargs: Any) -> Exchange:
+    """The listed method on the listed path with nothing the document does not show."""
+    return ctx.call(operation, auth=with_credential(ctx) if auth is None else auth,
+                    path_values=values.values, **kwargs)
+
+
+def missing(ctx: CheckContext, operation: str, exchange: Exchange, values: PathValues,
+            statuses: list[int]) -> None:
+    """Fail when the answer says the route or method is absent; skip when a default may be why."""
+    status = exchange.response.status
+    if status not in statuses:
+        return
+    if values.defaulted and status == 404:
+        ctx.skip(f"{operation} answered 404 with a default segment value, which the target may not know: "
+                 f"{values.advice(ctx)}")
+    raise ContractFailure(ctx.rule.id, f"{operation} is listed but answered {status}",
+                          expected=f"the route served (any status but {', '.join(map(str, statuses))})",
+                          exchange=exchange)
+
+
+@named("route-served", params={"missing_statuses": MISSING_PARAM}, required=("missing_statuses",))
+def route_served(ctx: CheckContext) -> None:
+    operation = ctx.rule.operation
+    if not operation:
+        raise ContractFileError(f"{ctx.rule.id}: route-served needs an operation")
+    values = path_values(ctx, operation)
+    missing(ctx, operation, call_listed(ctx, operation, values), values, list(ctx.rule.params["missing_statuses"]))
