@@ -31,7 +31,8 @@ def _run(args: argparse.Namespace) -> int:
 
     # Validate up front so a typo is one line, not a pytest collection error.
     settings = RunSettings.from_env(target=args.target, profile=args.profile,
-                                    record=args.record or None, fault=args.fault)
+                                    record=args.record or None, fault=args.fault,
+                                    allow=frozenset(args.allow or ()) or None)
     from conformance.runner import collect_cases
 
     for service in args.service or available_services():
@@ -71,6 +72,8 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--fault", args.fault]
     if args.k:
         argv += ["-k", args.k]
+    for allowance in sorted(settings.allow):
+        argv += ["--allow", allowance]
     if report_dir.exists() and not report_dir.is_dir():
         raise HarnessError(f"--report-dir {report_dir} is not a directory")
     # The exit status and the reader read this run's files only: none of the last run's may stay.
@@ -128,7 +131,8 @@ def _on_sigterm_interrupt() -> Callable[[], bool]:
 
 
 # Skip kinds a run may end with and still be green: the target's data or nature, not missing set-up.
-_ACCEPTED_SKIPS = {"not-checkable-on-target", "not-exercised", "credential-missing", "unchecked", "gap-observed"}
+_ACCEPTED_SKIPS = {"not-checkable-on-target", "not-exercised", "credential-missing", "unchecked", "gap-observed",
+                   "needs-allowance"}
 
 
 def _exit_status(report_dir: Path, pytest_code: int, *, allow_skips: bool = False) -> int:
@@ -301,6 +305,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--cassette-dir", default="cassettes")
     run.add_argument("--no-allure", action="store_true", help="do not write allure-results")
     run.add_argument("-k", help="only rules whose id matches this pytest -k expression")
+    run.add_argument("--allow", action="append", choices=("spend", "write"), default=None,
+                     help="on --target http, allow rules that spend credits or write vendor data (repeatable)")
     run.add_argument("--allow-skips", action="store_true",
                      help="exit 0 even when rules were not checked (missing cassettes, credentials, rate limits)")
     run.set_defaults(func=_run)

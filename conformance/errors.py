@@ -99,6 +99,7 @@ class SkipKind(str, Enum):
     CASSETTE_MISSING = "cassette-missing"  # replay without a recording of this rule
     NOT_EXERCISED = "not-exercised"  # the target's data did not let the check show anything
     RATE_LIMITED = "rate-limited"  # the target kept answering 429 beyond the back-off ceiling
+    NEEDS_ALLOWANCE = "needs-allowance"  # would spend credits or write vendor data on a live target
     GAP_OBSERVED = "gap-observed"  # a documented gap probed: what the target shows, never judged
     UNCHECKED = "unchecked"  # no check implements the rule
 

@@ -39,6 +39,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="record each rule's traffic into cassettes/<id>/<rule>.yaml (scrubbed)")
     group.addoption("--fault", dest="conformance_fault", default=None,
                     help="apply a named fault to the simulator (see `conformance selftest --list`)")
+    group.addoption("--allow", dest="conformance_allow", action="append", choices=("spend", "write"), default=None,
+                    help="on --target http, allow rules that spend credits or write vendor data (repeatable)")
     group.addoption("--cassette-dir", dest="conformance_cassettes", default="cassettes",
                     help="where cassettes live (default: cassettes)")
     group.addoption("--report-dir", dest="conformance_reports", default="reports",
@@ -56,6 +58,7 @@ def _settings(config: pytest.Config) -> RunSettings:
         record=config.getoption("conformance_record") or None,
         fault=config.getoption("conformance_fault"),
         cassette_dir=config.getoption("conformance_cassettes"),
+        allow=frozenset(config.getoption("conformance_allow") or ()) or None,
     )
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, fields
 
 from conformance.errors import UsageError
 
-__all__ = ["PROFILES", "Limits", "RunSettings", "env_name"]
+__all__ = ["ALLOWANCES", "PROFILES", "Limits", "RunSettings", "env_name"]
 
 TARGETS = ("sim", "http", "replay")
 PROFILES = ("gate", "nightly")
@@ -42,6 +42,9 @@ class Limits:
     retry_after_ceiling: float = 120.0
     # Bytes of a response body kept for reports (failures and the last exchanges).
     kept_body_bytes: int = 64 * 1024
+    # Requests to operations that cost credits a run may send to a live target once spending is
+    # allowed; beyond it, spending rules are skipped (CONFORMANCE_SPEND_BUDGET).
+    spend_budget: int = 20
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -71,7 +74,11 @@ _LIMIT_ENV = {
     "breaker_failures": "CONFORMANCE_BREAKER_FAILURES",
     "retry_after_ceiling": "CONFORMANCE_RETRY_AFTER_CEILING",
     "kept_body_bytes": "CONFORMANCE_KEPT_BODY_BYTES",
+    "spend_budget": "CONFORMANCE_SPEND_BUDGET",
 }
+
+# What a run may do to a live target beyond reading: spend credits, write vendor data.
+ALLOWANCES = ("spend", "write")
 
 
 @dataclass
@@ -85,6 +92,8 @@ class RunSettings:
     time_scale: float = 1.0
     cassette_dir: str = "cassettes"
     limits: Limits = field(default_factory=Limits)
+    # Effects (x-effects of operations) a live target may suffer: "spend", "write".
+    allow: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
@@ -95,6 +104,9 @@ class RunSettings:
             raise UsageError(f"time scale must be a finite number above 0, got {self.time_scale}")
         if self.fault and self.target != "sim":
             raise UsageError("--fault applies to the simulator target only")
+        unknown = set(self.allow) - set(ALLOWANCES)
+        if unknown:
+            raise UsageError(f"unknown allowance {', '.join(sorted(unknown))}; choose from {', '.join(ALLOWANCES)}")
         if self.record and self.target == "replay":
             raise UsageError("--record needs a live target (sim or http), not replay")
 
@@ -104,6 +116,7 @@ class RunSettings:
             "target": os.environ.get("CONFORMANCE_TARGET", "sim"),
             "profile": os.environ.get("CONFORMANCE_PROFILE", "gate"),
             "limits": Limits.from_env(),
+            "allow": frozenset(a.strip() for a in os.environ.get("CONFORMANCE_ALLOW", "").split(",") if a.strip()),
         }
         scale = os.environ.get("CONFORMANCE_TIME_SCALE")
         if scale:
@@ -111,5 +124,8 @@ class RunSettings:
                 values["time_scale"] = float(scale)
             except ValueError:
                 raise UsageError(f"CONFORMANCE_TIME_SCALE must be a number, got '{scale}'") from None
+        env_allow, more = values["allow"], overrides.get("allow")
+        if isinstance(env_allow, frozenset) and isinstance(more, frozenset):
+            overrides["allow"] = env_allow | more
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]

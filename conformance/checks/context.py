@@ -153,8 +153,24 @@ class CheckContext:
             path = path.replace("{" + name + "}", value)
         return self.contract.prefix_for(operation or f"GET {template}") + path
 
+    def guard(self, operation: str | None) -> None:
+        """On a live target, an operation that spends credits or writes vendor data is sent only
+        when the run allows it (``--allow spend``/``--allow write``) and within the spend budget."""
+        if not operation or not self.can.live:
+            return
+        effects = self.contract.effects(operation)
+        missing = [e for e in effects if e not in self.target.settings.allow]
+        if missing:
+            raise RuleSkipped(f"{operation} would {' and '.join(missing)} on a live target; run with "
+                              + " ".join(f"--allow {m}" for m in missing), SkipKind.NEEDS_ALLOWANCE)
+        if "spend" in effects and not self.target.spend(operation):
+            raise RuleSkipped(f"{operation}: the run's spend budget of {self.target.settings.limits.spend_budget} "
+                              "requests is used up (CONFORMANCE_SPEND_BUDGET)", SkipKind.NEEDS_ALLOWANCE)
+
     def auth(self, request: Request, operation: str | None = None, how: AuthAs = DEFAULT) -> Request:
-        """Credentials as ``how`` says, where the operation's security schemes put them."""
+        """Credentials as ``how`` says, where the operation's security schemes put them (after
+        the live-target guard: every request a check sends passes here)."""
+        self.guard(operation or self.rule.operation)
         return apply_auth(self.contract, operation or self.rule.operation, request, how,
                           self.credential, self.token)
 

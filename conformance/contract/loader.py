@@ -117,7 +117,10 @@ _OPENAPI_SHAPE: dict[str, Any] = {
                 "type": "object",
                 "properties": {"servers": _SERVERS, "parameters": {"type": "array"},
                                "requestBody": {"type": "object"},
-                               "responses": {"type": "object"}},
+                               "responses": {"type": "object"},
+                               # Ours: what the operation does beyond reading (a live target needs
+                               # --allow for it).
+                               "x-effects": {"type": "array", "items": {"enum": ["spend", "write"]}}},
             }},
         }},
         "components": {"type": "object", "properties": {

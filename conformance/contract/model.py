@@ -138,6 +138,10 @@ class Contract:
         schemes = self.openapi.get("components", {}).get("securitySchemes", {})
         return [(name, schemes[name]) for name in requirements[0]]
 
+    def effects(self, operation: str) -> list[str]:
+        """What calling the operation does beyond reading (``x-effects``: spend, write)."""
+        return list(self.operation(operation).get("x-effects") or [])
+
     def operation(self, operation: str) -> dict[str, Any]:
         method, path = operation.split(" ", 1)
         return self.openapi["paths"][path][method.lower()]

@@ -44,6 +44,8 @@ class Capabilities:
     real_credentials: bool = True
     # Answers come from recordings: nothing sent reaches a server.
     replays: bool = False
+    # A server we do not control: spending credits and writing data need an explicit allowance.
+    live: bool = False
 
 
 # Beside each service's cassettes: the names (never values) of the credentials configured when
@@ -80,6 +82,7 @@ class Target:
         self.unavailable: str | None = None
         self._failures: list[str] = []
         self.limiting: str | None = None
+        self.spent = 0
         self._limited: list[str] = []
         self._started = time.monotonic()
 
@@ -101,6 +104,13 @@ class Target:
 
     def not_rate_limited(self) -> None:
         self._limited.clear()
+
+    def spend(self, operation: str) -> bool:
+        """Count one request that costs credits; False once the run's spend budget is used up."""
+        if self.spent >= self.settings.limits.spend_budget:
+            return False
+        self.spent += 1
+        return True
 
     def run_seconds_left(self) -> float:
         return self.settings.limits.run_seconds - (time.monotonic() - self._started)
@@ -202,7 +212,7 @@ class SimTarget(Target):
 
 class HttpTarget(Target):
     name = "http"
-    capabilities = Capabilities(waits_real_time=True)
+    capabilities = Capabilities(waits_real_time=True, live=True)
 
     def __init__(self, contract: Contract, settings: RunSettings,
                  wait: Callable[[float], None] | None = None) -> None:
@@ -211,7 +221,7 @@ class HttpTarget(Target):
         # verdicts do not depend on how fast requests travel, and nothing waits real time.
         self._wait = wait
         if wait is not None:
-            self.capabilities = Capabilities(waits_real_time=False)
+            self.capabilities = Capabilities(waits_real_time=False, live=True)
 
     def _sleep(self) -> Callable[[float], None]:
         return self._wait if self._wait is not None else super()._sleep()

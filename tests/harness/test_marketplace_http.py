@@ -20,10 +20,13 @@ import pytest
 from conformance.contract import load_contract
 from conformance.errors import SkipKind
 from conformance.runner import PASSED, SKIPPED, collect_cases, run_case
-from conformance.settings import RunSettings, env_name
+from conformance.settings import ALLOWANCES, Limits, RunSettings, env_name
 from conformance.targets import make_target
 
 SERVICE = "marketplace"
+# Our own served simulator: spending and writing are allowed (a vendor's live target needs --allow).
+ALLOW_ALL = frozenset(ALLOWANCES)
+UNBUDGETED = Limits(spend_budget=1_000_000)
 # Waiting an hour (or 90 days) of real time is not done over HTTP; the simulator's clock does it.
 TARGET_DEPENDENT = {"marketplace.oauth.access-token-lifetime", "marketplace.oauth.refresh-token-lifetime"}
 _BUDGET_SECONDS = 120.0
@@ -52,7 +55,7 @@ def test_http_tokens_come_from_the_refresh_grant(served: Callable[..., Any],
                 monkeypatch.setenv(env_name(SERVICE, name), value)
         monkeypatch.delenv(env_name(SERVICE, "AUTO_CONSENT"), raising=False)
         contract = load_contract(SERVICE)
-        target = make_target(contract, RunSettings(target="http"))
+        target = make_target(contract, RunSettings(target="http", allow=ALLOW_ALL, limits=UNBUDGETED))
         cases = {c.id: c for c in collect_cases(contract)}
         for rule in ("marketplace.auth.bearer-format", "marketplace.auth.scope-transactions-r",
                      "marketplace.oauth.refresh-grant"):

@@ -14,12 +14,15 @@ import pytest
 from conformance.contract import load_contract
 from conformance.runner import PASSED, collect_cases, run_case
 from conformance.services.scanning.simulator import ScanningSimulator
-from conformance.settings import RunSettings, env_name
+from conformance.settings import ALLOWANCES, Limits, RunSettings, env_name
 from conformance.simulators.base import WallClock
 from conformance.targets import make_target
 from tests.conftest import serve
 
 SERVICE = "scanning"
+# Our own served simulator: spending and writing are allowed (a vendor's live target needs --allow).
+ALLOW_ALL = frozenset(ALLOWANCES)
+UNBUDGETED = Limits(spend_budget=1_000_000)
 # The whole suite takes a few seconds in process and about fifteen over loopback; the bound
 # catches a hang (a check looping, a server that stopped answering) without being flaky.
 BUDGET_SECONDS = 120.0
@@ -70,5 +73,5 @@ def test_deployment_named_otherwise(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(env_name(SERVICE, "BASE_URL"), url)
         for name, value in sim.credentials.items():
             monkeypatch.setenv(env_name(SERVICE, name), value)
-        verdicts = _verdicts(RunSettings(target="http"), deadline, product="acme")
+        verdicts = _verdicts(RunSettings(target="http", allow=ALLOW_ALL, limits=UNBUDGETED), deadline, product="acme")
     assert set(verdicts.values()) == {PASSED}, {k: v for k, v in verdicts.items() if v != PASSED}

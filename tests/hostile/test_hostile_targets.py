@@ -31,6 +31,8 @@ LIMITS = {
     "CONFORMANCE_RETRY_AFTER_CEILING": "2",
     "CONFORMANCE_RULE_SECONDS": "20",
     "CONFORMANCE_RUN_SECONDS": "60",
+    "CONFORMANCE_ALLOW": "spend,write",  # every rule runs: a hostile target has no credits to lose
+    "CONFORMANCE_SPEND_BUDGET": "1000000",
 }
 # Kinds of trouble: the target broke rules (1), the harness could not test (2), the run is
 # incomplete (3: rate-limited everything).

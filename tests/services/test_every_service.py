@@ -31,13 +31,15 @@ from conformance.errors import SkipKind
 from conformance.faults import faults_for
 from conformance.runner import collect_cases, run_case
 from conformance.services import load_service, service_packages
-from conformance.settings import RunSettings, env_name
+from conformance.settings import ALLOWANCES, Limits, RunSettings, env_name
 from conformance.simulators import create_simulator
 from conformance.simulators.base import Clock
 from conformance.targets import make_target
 from conformance.transport.model import Request
 
 SERVICES = available_services()
+# Our own served simulator has credits to spare: no spend budget.
+UNBUDGETED = Limits(spend_budget=1_000_000)
 RUN_TIMEOUT = 240
 
 
@@ -83,7 +85,8 @@ def test_http_verdicts_equal_in_process(service: str, served: Callable[..., Any]
         monkeypatch.setenv(env_name(service, "BASE_URL"), url)
         for name, value in sim.credentials.items():
             monkeypatch.setenv(env_name(service, name), value)
-        over_http = _verdicts(service, RunSettings(target="http"), wait=clock.advance)
+        over_http = _verdicts(service, RunSettings(target="http", allow=frozenset(ALLOWANCES), limits=UNBUDGETED),
+                              wait=clock.advance)
     differ = {r: (over_http[r], in_process[r]) for r in in_process
               if over_http.get(r) != in_process[r] and over_http.get(r) != "not-checkable"}
     assert not differ, f"(over http, in process): {differ}"
@@ -98,9 +101,11 @@ def test_no_credential_reaches_any_artefact(service: str, tmp_path: Path, served
     with served(service, clock_rate=200, decorate=fault.apply) as (url, sim):
         creds = dict(sim.credentials)
         env = {**os.environ, env_name(service, "BASE_URL"): url, "CONFORMANCE_TIME_SCALE": "200",
+               "CONFORMANCE_SPEND_BUDGET": str(UNBUDGETED.spend_budget),
                **{env_name(service, k): v for k, v in creds.items()}}
         proc = subprocess.run(
             [sys.executable, "-m", "conformance", "run", "--service", service, "--target", "http", "--record",
+             "--allow", "spend", "--allow", "write",
              "--report-dir", str(tmp_path / "reports"), "--cassette-dir", str(tmp_path / "cassettes")],
             env=env, cwd=tmp_path, capture_output=True, text=True, timeout=RUN_TIMEOUT,
         )
@@ -207,3 +212,34 @@ def test_simulator_never_answers_500_to_fuzzed_requests(service: str) -> None:
         assert status < 500, f"{operation} {path!r} {query!r} {body[:60]!r}: {status}"
 
     fuzz()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("service", SERVICES)
+def test_live_target_without_allowances_is_sent_nothing_that_spends_or_writes(
+        service: str, served: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    contract = load_contract(service)
+    guarded = [op for op in contract.operations() if contract.effects(op)]
+    patterns = [(op.split(" ", 1)[0], re.compile("^" + re.escape(contract.prefix_for(op)) + re.sub(
+        r"\\\{[^}]+\\\}", "[^/]+", re.escape(op.split(" ", 1)[1])) + "$")) for op in guarded]
+    seen: list[str] = []
+
+    def spy(sim: Any) -> Any:
+        from conformance.faults.base import FaultySimulator
+
+        def before(request: Request) -> Request:
+            seen.extend(f"{m} {request.path}" for m, rx in patterns if m == request.method and rx.match(request.path))
+            return request
+
+        return FaultySimulator(sim, before=before)
+
+    clock = Clock()
+    with served(service, clock=clock, decorate=spy) as (url, sim):
+        monkeypatch.setenv(env_name(service, "BASE_URL"), url)
+        for name, value in sim.credentials.items():
+            monkeypatch.setenv(env_name(service, name), value)
+        target = make_target(contract, RunSettings(target="http"), wait=clock.advance)
+        outcomes = [run_case(case, target) for case in collect_cases(contract)]
+    assert seen == [], f"sent without an allowance: {sorted(set(seen))}"
+    if guarded:
+        assert any(o.skip_kind == SkipKind.NEEDS_ALLOWANCE for o in outcomes)
