@@ -17,7 +17,8 @@ from conformance.checks.refusal import refused_statuses
 from conformance.checks.registry import for_kind
 from conformance.transport.model import Exchange
 
-__all__ = ["BASE_PARAMS", "MISSING", "baseline", "bound_values", "operations_of", "send_variant", "with_member"]
+__all__ = ["BASE_PARAMS", "MISSING", "baseline", "bound_values", "operations_of", "outside_values", "send_variant",
+           "with_member"]
 
 MISSING = object()  # as a value: leave the member out
 
@@ -122,6 +123,16 @@ def baseline(ctx: CheckContext, operation: str | None = None) -> None:
                   f"{operation}: the contract's example request (the starting point) was refused")
 
 
+def outside_values(allowed: list[Any]) -> list[Any]:
+    """Values of the enum's own type that it does not list: a string enum gets a string, a number
+    enum the numbers just past and between its members (a type error would show nothing)."""
+    if allowed and all(isinstance(v, int) and not isinstance(v, bool) for v in allowed):
+        candidates = [max(allowed) + 1, min(allowed) - 1] + [v for v in range(min(allowed), max(allowed))
+                                                            if v not in allowed][:1]
+        return [v for v in candidates if v not in allowed]
+    return ["zz-not-listed"]
+
+
 def _pointed(ctx: CheckContext) -> Any:
     """The rule, if it points at a member; otherwise the generic check cannot run."""
     if not (ctx.rule.operation and ctx.rule.where):
@@ -161,9 +172,9 @@ def enum_values(ctx: CheckContext) -> None:
         for value in allowed:
             expect_status(rule.id, send_variant(ctx, value, operation), ok,
                           f"{operation}: {rule.where}={value!r} is listed and must be accepted")
-        outside = "zz-not-listed"
-        expect_status(rule.id, send_variant(ctx, outside, operation), refused_statuses(ctx),
-                      f"{operation}: {rule.where}={outside!r} is not listed and must be refused")
+        for outside in outside_values(allowed):
+            expect_status(rule.id, send_variant(ctx, outside, operation), refused_statuses(ctx),
+                          f"{operation}: {rule.where}={outside!r} is not listed and must be refused")
 
 
 @for_kind("required", params=BASE_PARAMS)

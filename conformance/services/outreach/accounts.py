@@ -1,0 +1,154 @@
+"""The Account resource as this simulator reads volume 3 part A: validation of create and
+update bodies, and the stored record. Written from the document, not from schemas/outreach.
+Choices the document leaves open are marked SIM-CHOICE."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any
+
+from conformance.simulators.base import SimError
+
+__all__ = ["PROVIDER_CODES", "READ_ONLY", "check_create", "check_update", "new_account"]
+
+PROVIDER_CODES = (1, 2, 3, 4, 8)
+SENDING_GAP_MIN, SENDING_GAP_MAX = 0, 1440
+READ_ONLY = frozenset({
+    "timestamp_created", "timestamp_updated", "organization", "warmup_status", "status", "setup_pending",
+    "is_managed_account", "added_by", "modified_by", "timestamp_last_used", "timestamp_warmup_start",
+    "status_message", "warmup_pool_id", "dfy_password_changed", "stat_warmup_score",
+})
+_REQUIRED_STRINGS = ("email", "first_name", "last_name")
+_CREATE_STRINGS = ("imap_username", "imap_password", "imap_host", "smtp_username", "smtp_password", "smtp_host")
+_CREATE_NUMBERS = ("imap_port", "smtp_port")
+CREATE_ONLY = frozenset({*_CREATE_STRINGS, *_CREATE_NUMBERS, "reply_to", "skip_cname_check"})
+# Writable fields with their type test and whether null is allowed.
+_NULLABLE_NUMBERS = ("daily_limit", "inbox_placement_test_limit")
+_NULLABLE_STRINGS = ("tracking_domain_name", "tracking_domain_status", "signature")
+_NULLABLE_BOOLS = ("enable_slow_ramp",)
+# SIM-CHOICE: the organization every seeded key belongs to.
+ORGANIZATION = "5b1f3c2e-7d4a-4c8e-9a0b-1c2d3e4f5a6b"
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _string(body: dict[str, Any], name: str, required: bool) -> None:
+    if name not in body:
+        if required:
+            raise SimError(400, f"{name} is required")
+        return
+    if not isinstance(body[name], str) or not body[name]:
+        raise SimError(400, f"{name} must be a non-empty string")
+
+
+def _number(body: dict[str, Any], name: str, required: bool) -> None:
+    if name not in body:
+        if required:
+            raise SimError(400, f"{name} is required")
+        return
+    if not _is_number(body[name]):
+        raise SimError(400, f"{name} must be a number")
+
+
+def _writable(body: dict[str, Any]) -> None:
+    """Types of the Account's writable fields, shared by create and update."""
+    for name in _NULLABLE_NUMBERS:
+        if name in body and body[name] is not None and not _is_number(body[name]):
+            raise SimError(400, f"{name} must be a number or null")
+    for name in _NULLABLE_STRINGS:
+        if name in body and body[name] is not None and not isinstance(body[name], str):
+            raise SimError(400, f"{name} must be a string or null")
+    for name in _NULLABLE_BOOLS:
+        if name in body and body[name] is not None and not isinstance(body[name], bool):
+            raise SimError(400, f"{name} must be a boolean or null")
+    if "sending_gap" in body:
+        gap = body["sending_gap"]
+        if not _is_number(gap):
+            raise SimError(400, "sending_gap must be a number")
+        if not SENDING_GAP_MIN <= gap <= SENDING_GAP_MAX:
+            raise SimError(400, f"sending_gap must be {SENDING_GAP_MIN} to {SENDING_GAP_MAX} minutes")
+    if "warmup" in body:
+        warmup = body["warmup"]
+        if not isinstance(warmup, dict):
+            raise SimError(400, "warmup must be an object")
+        for name in ("limit", "reply_rate"):
+            if name in warmup and not _is_number(warmup[name]):
+                raise SimError(400, f"warmup.{name} must be a number")
+        for name in ("warmup_custom_ftag", "increment"):
+            if name in warmup and not isinstance(warmup[name], str):
+                raise SimError(400, f"warmup.{name} must be a string")
+        if "advanced" in warmup and not isinstance(warmup["advanced"], dict):
+            raise SimError(400, "warmup.advanced must be an object")
+    for name in ("first_name", "last_name"):
+        if name in body:
+            _string(body, name, False)
+    if "provider_code" in body:
+        code = body["provider_code"]
+        if not _is_number(code) or code not in PROVIDER_CODES:
+            raise SimError(400, f"provider_code must be one of {', '.join(map(str, PROVIDER_CODES))}")
+
+
+def _no_read_only(body: dict[str, Any], refuse: bool) -> dict[str, Any]:
+    """SIM-CHOICE: read-only fields are refused (the document says they are never input, not
+    whether sending one is refused or ignored); ``refuse=False`` drops them instead."""
+    sent = sorted(READ_ONLY & set(body))
+    if sent and refuse:
+        raise SimError(400, f"read-only fields cannot be set: {', '.join(sent)}")
+    return {k: v for k, v in body.items() if k not in READ_ONLY}
+
+
+def check_create(body: dict[str, Any], refuse_read_only: bool = True) -> dict[str, Any]:
+    body = _no_read_only(body, refuse_read_only)
+    for name in _REQUIRED_STRINGS:
+        _string(body, name, True)
+    if "@" not in body["email"] or "/" in body["email"]:
+        raise SimError(400, "email must be an email address")
+    if "provider_code" not in body:
+        raise SimError(400, "provider_code is required")
+    for name in _CREATE_STRINGS:
+        _string(body, name, True)
+    for name in _CREATE_NUMBERS:
+        _number(body, name, True)
+    for name in ("reply_to", "warmup_custom_ftag"):
+        _string(body, name, False)
+    if "skip_cname_check" in body and not isinstance(body["skip_cname_check"], bool):
+        raise SimError(400, "skip_cname_check must be a boolean")
+    _writable(body)
+    return body
+
+
+def check_update(body: dict[str, Any], refuse_read_only: bool = True) -> dict[str, Any]:
+    body = _no_read_only(body, refuse_read_only)
+    if "email" in body:
+        raise SimError(400, "email identifies the account and cannot be changed")
+    _writable(body)
+    # SIM-CHOICE: create-only fields sent on update are ignored (not shown).
+    return {k: v for k, v in body.items() if k not in CREATE_ONLY}
+
+
+def iso(seconds: float) -> str:
+    return _dt.datetime.fromtimestamp(seconds, tz=_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def new_account(body: dict[str, Any], now: float) -> dict[str, Any]:
+    """The stored record: the writable fields sent, server-chosen read-only values."""
+    stamp = iso(now)
+    account: dict[str, Any] = {
+        "email": body["email"], "first_name": body["first_name"], "last_name": body["last_name"],
+        "provider_code": body["provider_code"], "timestamp_created": stamp, "timestamp_updated": stamp,
+        "organization": ORGANIZATION, "warmup_status": 0, "status": 1, "setup_pending": False,
+        "is_managed_account": False,
+        "warmup": {"limit": 10, "advanced": {}, "increment": "disabled", "reply_rate": 30},
+        "added_by": None, "modified_by": None, "daily_limit": None, "tracking_domain_name": None,
+        "tracking_domain_status": None, "enable_slow_ramp": None, "inbox_placement_test_limit": None,
+        "timestamp_last_used": None, "timestamp_warmup_start": None, "warmup_pool_id": None,
+        "dfy_password_changed": None, "stat_warmup_score": None, "sending_gap": 10, "signature": None,
+    }
+    for name, value in body.items():
+        if name in account and name not in READ_ONLY:
+            account[name] = value
+    if "warmup_custom_ftag" in body:  # the create-only member lands in the warmup object
+        account["warmup"] = {**account["warmup"], "warmup_custom_ftag": body["warmup_custom_ftag"]}
+    return account

@@ -1,0 +1,147 @@
+"""Scenario checks of outreach campaigns, warm-up, emails and routes: state read through get,
+the starting_after walk with the target's page size, mark-as-read's two documented methods,
+and every endpoint of the table (and of the version-1 mapping) being served."""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import partial
+from typing import Any
+
+from conformance.auth.variants import render
+from conformance.checks.context import CheckContext
+from conformance.checks.expect import expect, expect_json_schema, expect_status
+from conformance.checks.paging import PAGING_PARAMS, paging_walk
+from conformance.checks.refusal import expect_refused
+from conformance.checks.registry import for_rule
+from conformance.transport.model import Exchange
+
+__all__: list[str] = []
+
+OK = set(range(200, 300))
+CAMPAIGN = "GET /campaigns/{id}"
+UPDATE = "PATCH /campaigns/{id}"
+
+
+def _campaign(ctx: CheckContext, cid: str) -> dict[str, Any]:
+    exchange = ctx.call(CAMPAIGN, path_values={"id": cid})
+    expect_status(ctx.rule.id, exchange, 200, "GET of the campaign")
+    body = exchange.response.json()
+    expect(isinstance(body, dict), ctx.rule.id, "the campaign is not a JSON object", exchange=exchange)
+    return dict(body)
+
+
+@for_rule("outreach.campaign.starting-after-walk", params=PAGING_PARAMS, required=("style", "max_pages"))
+def starting_after_walk(ctx: CheckContext) -> None:
+    """The generic key walk; the page size it needs to tell a full page from the last is the
+    target's (not shown), so it comes from the CAMPAIGN_PAGE_SIZE setting."""
+    size = ctx.credential("CAMPAIGN_PAGE_SIZE")
+    if not size.isdigit() or int(size) < 1:
+        ctx.skip(f"CAMPAIGN_PAGE_SIZE {size!r} is not a page size")
+    rule = dataclasses.replace(ctx.rule, params={**ctx.rule.params, "page_size": int(size)})
+    paging_walk(dataclasses.replace(ctx, rule=rule))
+
+
+@for_rule("outreach.campaign.update-persists", params={"name": {"type": "string", "minLength": 1}},
+          required=("name",))
+def campaign_update_persists(ctx: CheckContext) -> None:
+    cid = ctx.credential("CAMPAIGN_ID")
+    before = _campaign(ctx, cid)
+    name = ctx.rule.params["name"]
+    expect_status(ctx.rule.id, ctx.call(UPDATE, path_values={"id": cid}, json_body={"name": name}), OK,
+                  "PATCH of the campaign's name")
+    after = _campaign(ctx, cid)
+    expect(after.get("name") == name, ctx.rule.id, f"the campaign's name is {after.get('name')!r} after the update",
+           expected=f"name = {name!r}")
+    if isinstance(before.get("name"), str) and before["name"]:  # leave the target as found
+        ctx.call(UPDATE, path_values={"id": cid}, json_body={"name": before["name"]})
+
+
+@for_rule("outreach.campaign.email-list-type")
+def email_list_type(ctx: CheckContext) -> None:
+    cid = ctx.credential("CAMPAIGN_ID")
+    email = ctx.credential("ACCOUNT_EMAIL")
+
+    def patch(value: Any) -> Exchange:
+        return ctx.call(UPDATE, path_values={"id": cid}, json_body={"email_list": value})
+
+    expect_refused(ctx, "email_list as a bare string, not an array", partial(patch, email),
+                   control=partial(patch, [email]))
+
+
+@for_rule("outreach.campaign.activate-pause")
+def activate_pause(ctx: CheckContext) -> None:
+    cid = ctx.credential("CAMPAIGN_ID")
+    field = ctx.credential("CAMPAIGN_STATUS_FIELD")
+
+    def act(verb: str) -> Any:
+        expect_status(ctx.rule.id, ctx.call(f"POST /campaigns/{{id}}/{verb}", path_values={"id": cid}), OK, verb)
+        body = _campaign(ctx, cid)
+        expect(field in body, ctx.rule.id, f"the campaign shows no {field} after {verb}",
+               expected=f"{field} (the CAMPAIGN_STATUS_FIELD setting)")
+        return body[field]
+
+    active = act("activate")
+    paused = act("pause")
+    expect(paused != active, ctx.rule.id, f"{field} is {active!r} after activate and after pause alike",
+           expected="pause changes the state that activate set")
+    expect(act("activate") == active, ctx.rule.id, "activating again does not restore the activated state",
+           expected=f"{field} = {active!r}")
+    expect(act("pause") == paused, ctx.rule.id, "pausing again does not restore the paused state",
+           expected=f"{field} = {paused!r}")
+
+
+@for_rule("outreach.warmup.enable-returns-job")
+def warmup_job(ctx: CheckContext) -> None:
+    operation = "POST /accounts/warmup/enable"
+    body = {ctx.credential("WARMUP_EMAILS_FIELD"): [ctx.credential("ACCOUNT_EMAIL")]}
+    exchange = ctx.call(operation, json_body=body)
+    expect_status(ctx.rule.id, exchange, OK, "enabling warm-up for the account")
+    job = exchange.response.json()
+    expect(isinstance(job, dict) and bool(job), ctx.rule.id, "enabling warm-up returned no job",
+           exchange=exchange, expected="a JSON object describing the background job")
+    schema = ctx.contract.response_schema(operation, exchange.response.status)
+    if schema is not None:
+        expect_json_schema(ctx.rule.id, ctx.contract, exchange, schema, "the warm-up job")
+
+
+@for_rule("outreach.emails.mark-as-read-method")
+def mark_as_read(ctx: CheckContext) -> None:
+    thread = ctx.credential("THREAD_ID")
+    methods = ("POST", "PATCH")
+    answers = [ctx.call(f"{m} /emails/threads/{{thread_id}}/mark-as-read", path_values={"thread_id": thread})
+               for m in methods]
+    for exchange in answers:
+        expect(exchange.response.status < 500, ctx.rule.id, "mark-as-read crashed", exchange=exchange,
+               expected="2xx where served, 4xx where not")
+    served = [i for i, a in enumerate(answers) if 200 <= a.response.status < 300]
+    expect(bool(served), ctx.rule.id, "mark-as-read is served by neither POST nor PATCH "
+           f"({answers[0].response.status}, {answers[1].response.status})", exchange=answers[0],
+           expected="a 2xx to one of the two documented methods")
+    ctx.observe("outreach.conflict.mark-as-read-method", *served)
+
+
+_ROUTES: dict[str, Any] = {
+    "operations": {"type": "array", "items": {"type": "string"}},
+    "placeholder_operations": {"type": "array", "items": {"type": "string"}},
+    "path_values": {"type": "object", "additionalProperties": {"type": "string"}},
+}
+# 404 (an unserved path), 405 (an unserved method) and 501 (not implemented) deny a route.
+_UNROUTED = {404, 405, 501}
+
+
+@for_rule("outreach.versioning.v1-capabilities-routed", "outreach.endpoints.served", params=_ROUTES,
+          required=tuple(_ROUTES))
+def routes_served(ctx: CheckContext) -> None:
+    """Each operation is sent without a body (bodies are not shown): a 400 still shows the route."""
+    values = {k: render(str(v), ctx.credential) for k, v in ctx.rule.params["path_values"].items()}
+    plan = [(op, values, _UNROUTED) for op in ctx.rule.params["operations"]]
+    plan += [(op, {}, _UNROUTED - {404}) for op in ctx.rule.params["placeholder_operations"]]
+    for operation, path_values, denied in plan:
+        method, template = operation.split(" ", 1)
+        filled = {name: path_values.get(name, "conformance-placeholder")
+                  for name in (p[1:-1] for p in template.split("/") if p.startswith("{"))}
+        exchange = ctx.call(operation, path_values=filled)
+        status = exchange.response.status
+        expect(status < 500 and status not in denied, ctx.rule.id, f"{operation} answered {status}",
+               exchange=exchange, expected=f"the route served (not {', '.join(map(str, sorted(denied)))} or 5xx)")

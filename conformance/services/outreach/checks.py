@@ -1,0 +1,207 @@
+"""Scenario checks of the outreach accounts: what no generic check expresses (a create with a
+fresh identifier under another key, read-only fields refused or ignored, state seen through
+get, the rate limit on creation). Campaign, email and route checks: campaign_checks.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.auth.variants import AUTH_AS_SCHEMA, auth_as
+from conformance.checks.context import CheckContext
+from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
+from conformance.checks.paging import items_of
+from conformance.checks.refusal import expect_accepted
+from conformance.checks.registry import for_rule
+from conformance.services.outreach import campaign_checks  # noqa: F401  (registers its checks)
+from conformance.services.outreach.fresh import FRESH_PARAMS, Fresh
+from conformance.transport.model import Exchange
+
+__all__: list[str] = []
+
+CREATE = "POST /accounts"
+GET = "GET /accounts/{email}"
+PATCH = "PATCH /accounts/{email}"
+CONFLICT_READ_ONLY = "outreach.conflict.read-only-input"
+
+
+def _account(ctx: CheckContext, email: str) -> Exchange:
+    return ctx.call(GET, path_values={"email": email})
+
+
+def _created(ctx: CheckContext, exchange: Exchange, why: str) -> dict[str, Any]:
+    """A create answered with the documented 200 and a valid Account."""
+    expect_status(ctx.rule.id, exchange, 200, why)
+    schema = ctx.contract.response_schema(CREATE, 200)
+    assert schema is not None
+    return dict(expect_json_schema(ctx.rule.id, ctx.contract, exchange, schema, why))
+
+
+@for_rule("outreach.scope.accounts-create-key-creates", "outreach.scope.accounts-all-key-creates",
+          "outreach.scope.all-create-key-creates", params={**FRESH_PARAMS, "as": AUTH_AS_SCHEMA},
+          required=("fresh", "as"))
+def create_as(ctx: CheckContext) -> None:
+    how = auth_as(ctx.rule.params["as"])
+    _created(ctx, Fresh(ctx).send(auth=how), f"a create with {how.describe()}")
+
+
+@for_rule("outreach.account.create-returns-account", params=FRESH_PARAMS, required=("fresh",))
+def create_returns_account(ctx: CheckContext) -> None:
+    fresh = Fresh(ctx)
+    exchange = fresh.send()
+    body = _created(ctx, exchange, "a valid create")
+    for name in ("email", "first_name", "last_name", "provider_code"):
+        expect(body.get(name) == fresh.last[name], ctx.rule.id, f"the Account's {name} is {body.get(name)!r}, "
+               f"not the {fresh.last[name]!r} sent", exchange=exchange, expected=f"{name} as sent")
+
+
+@for_rule("outreach.account.create-optional-fields", params={**FRESH_PARAMS, "body": {"type": "object"}},
+          required=("fresh", "body"))
+def create_optional_fields(ctx: CheckContext) -> None:
+    exchange = Fresh(ctx).send(dict(ctx.rule.params["body"]))
+    expect_status(ctx.rule.id, exchange, success_statuses(ctx.contract, CREATE),
+                  f"a create with the optional fields {sorted(ctx.rule.params['body'])}")
+
+
+_PROBES: dict[str, Any] = {"probes": {"type": "object", "additionalProperties": {"type": "array", "minItems": 2}}}
+
+
+def _probe_value(candidates: list[Any], current: Any) -> Any:
+    """A candidate the server did not choose itself, so an ignored write is visible."""
+    return next(c for c in candidates if c != current)
+
+
+def _judge(ctx: CheckContext, field: str, sent: Any, probe: Exchange, stored: Any, shown: set[int]) -> None:
+    """Refused (any 4xx) or ignored (accepted, the stored value is not the one sent)."""
+    status = probe.response.status
+    expect(status < 500, ctx.rule.id, f"{field} sent as input crashed the server", exchange=probe,
+           expected="a 4xx refusal, or a 2xx that ignores the field")
+    if 400 <= status < 500:
+        shown.add(0)
+        return
+    expect_status(ctx.rule.id, probe, set(range(200, 300)), f"{field} sent as input")
+    expect(stored != sent, ctx.rule.id, f"read-only {field} was written: the account now shows {stored!r}",
+           exchange=probe, expected=f"{field} refused or ignored, never stored as sent")
+    shown.add(1)
+
+
+@for_rule("outreach.account.read-only-create", params={**FRESH_PARAMS, **_PROBES}, required=("fresh", "probes"))
+def read_only_create(ctx: CheckContext) -> None:
+    fresh = Fresh(ctx)
+    control = fresh.send()
+    expect_accepted(ctx, control, "a create without read-only fields")
+    chosen = control.response.json() or {}
+    shown: set[int] = set()
+    for field, candidates in ctx.rule.params["probes"].items():
+        sent = _probe_value(candidates, chosen.get(field))
+        probe = fresh.send({field: sent})
+        stored = None
+        if 200 <= probe.response.status < 300:
+            stored = (_account(ctx, fresh.last["email"]).response.json() or {}).get(field)
+        _judge(ctx, field, sent, probe, stored, shown)
+    ctx.observe(CONFLICT_READ_ONLY, *sorted(shown))
+
+
+@for_rule("outreach.account.read-only-update", params=_PROBES, required=("probes",))
+def read_only_update(ctx: CheckContext) -> None:
+    email = ctx.credential("ACCOUNT_EMAIL")
+    control = ctx.call(PATCH, path_values={"email": email}, json_body=ctx.contract.request_example(PATCH))
+    expect_accepted(ctx, control, "an update of a writable field")
+    shown: set[int] = set()
+    for field, candidates in ctx.rule.params["probes"].items():
+        current = (_account(ctx, email).response.json() or {}).get(field)
+        sent = _probe_value(candidates, current)
+        probe = ctx.call(PATCH, path_values={"email": email}, json_body={field: sent})
+        stored = (_account(ctx, email).response.json() or {}).get(field)
+        _judge(ctx, field, sent, probe, stored, shown)
+    ctx.observe(CONFLICT_READ_ONLY, *sorted(shown))
+
+
+@for_rule("outreach.account.update-persists", params={"body": {"type": "object", "minProperties": 1}},
+          required=("body",))
+def update_persists(ctx: CheckContext) -> None:
+    email = ctx.credential("ACCOUNT_EMAIL")
+    body = dict(ctx.rule.params["body"])
+    expect_status(ctx.rule.id, ctx.call(PATCH, path_values={"email": email}, json_body=body),
+                  set(range(200, 300)), f"an update of {sorted(body)}")
+    after = _account(ctx, email)
+    expect_status(ctx.rule.id, after, 200, "the account after the update")
+    for name, value in body.items():
+        expect((after.response.json() or {}).get(name) == value, ctx.rule.id, f"{name} after the update is "
+               f"{(after.response.json() or {}).get(name)!r}", exchange=after, expected=f"{name} = {value!r}")
+
+
+@for_rule("outreach.account.nullable-fields", params={"fields": {"type": "array", "items": {"type": "string"}}},
+          required=("fields",))
+def nullable_fields(ctx: CheckContext) -> None:
+    email = ctx.credential("ACCOUNT_EMAIL")
+    for name in ctx.rule.params["fields"]:
+        expect_status(ctx.rule.id, ctx.call(PATCH, path_values={"email": email}, json_body={name: None}),
+                      set(range(200, 300)), f"{name}: null (documented nullable)")
+        after = _account(ctx, email)
+        expect((after.response.json() or {}).get(name, None) is None, ctx.rule.id, f"{name} is not null after "
+               "setting it to null", exchange=after, expected=f"{name}: null")
+
+
+@for_rule("outreach.account.delete-removes", params=FRESH_PARAMS, required=("fresh",))
+def delete_removes(ctx: CheckContext) -> None:
+    fresh = Fresh(ctx, CREATE)
+    expect_accepted(ctx, fresh.send(), "creating the account to delete")
+    email = fresh.last["email"]
+    gone = ctx.call("DELETE /accounts/{email}", path_values={"email": email})
+    expect_status(ctx.rule.id, gone, set(range(200, 300)), "deleting an account just created")
+    expect_status(ctx.rule.id, _account(ctx, email), set(range(400, 500)),
+                  "GET of the deleted account must no longer return it")
+
+
+def _listed(ctx: CheckContext, exchange: Exchange) -> list[Any]:
+    body = exchange.response.json()
+    items = body if isinstance(body, list) else items_of(body, None, "email")
+    expect(items is not None, ctx.rule.id, "no list of accounts (objects with an email) in the answer",
+           exchange=exchange, expected="one array of accounts")
+    return list(items or [])
+
+
+@for_rule("outreach.account.list-limit", params={"limit": {"type": "integer", "minimum": 1}}, required=("limit",))
+def list_limit(ctx: CheckContext) -> None:
+    limit = ctx.rule.params["limit"]
+    everything = ctx.call("GET /accounts")
+    expect_status(ctx.rule.id, everything, 200, "the account list without limit")
+    if len(_listed(ctx, everything)) <= limit:
+        ctx.skip(f"the target lists {limit} account(s) or fewer: limit {limit} shows nothing")
+    limited = ctx.call("GET /accounts", params={"limit": limit})
+    expect_status(ctx.rule.id, limited, 200, f"the account list with limit={limit}")
+    got = _listed(ctx, limited)
+    expect(1 <= len(got) <= limit, ctx.rule.id, f"limit={limit} gave {len(got)} accounts", exchange=limited,
+           expected=f"1 to {limit} accounts")
+
+
+_BURST = {**FRESH_PARAMS, "max_burst_requests": {"type": "integer", "minimum": 1},
+          "backoff_attempts": {"type": "integer", "minimum": 1}, "first_backoff_seconds": {"type": "number"}}
+
+
+@for_rule("outreach.rate-limit.create-429", params=_BURST, required=tuple(_BURST))
+def create_rate_limit(ctx: CheckContext) -> None:
+    params = ctx.rule.params
+    fresh = Fresh(ctx)
+    limited: Exchange | None = None
+    for _ in range(params["max_burst_requests"]):
+        exchange = fresh.send(backoff=False)
+        if exchange.response.status == 429:
+            limited = exchange
+            break
+        expect_status(ctx.rule.id, exchange, 200, "a create within the rate limit")
+    if limited is None:
+        ctx.skip(f"no 429 within {params['max_burst_requests']} creates: the ceiling is not shown (bounded probe)")
+    delay = params["first_backoff_seconds"]
+    again = limited
+    for _ in range(params["backoff_attempts"]):
+        ctx.sleep(delay)
+        again = fresh.send(backoff=False)
+        if again.response.status != 429:
+            break
+        delay *= 2
+    # A 429 that outlasts the back-off is this rule's failure, not a rate-limited skip.
+    expect(again.response.status != 429, ctx.rule.id, "still 429 after backing off", exchange=again,
+           expected="served again after backing off")
+    expect_status(ctx.rule.id, again, 200, "a create after backing off from 429")
+

@@ -1,0 +1,315 @@
+"""Faults of the outreach simulator: each makes it break one documented rule."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from conformance.faults.base import Fault, fault, json_edit, on_request, on_response
+from conformance.simulators import Simulator
+from conformance.transport.model import Request, Response
+
+__all__ = ["FAULTS"]
+
+# The fault module may know the simulator's seeded keys: they are part of its surface.
+_ALL_ALL = "Bearer sim-outreach-all-all"
+_ACCOUNTS = "/api/v2/accounts"
+
+
+def _is(request: Request, method: str, path: str) -> bool:
+    return request.method == method and request.path == path
+
+
+def _rewrite_body(method: str, path: str, edit: Callable[[dict[str, Any]], dict[str, Any]]) -> Any:
+    """Rewrite the JSON body of matching requests before the simulator sees them."""
+    def before(request: Request) -> Request:
+        if request.method == method and (request.path == path or path.endswith("*") and
+                                         request.path.startswith(path[:-1])):
+            try:
+                body = json.loads(request.body or b"{}")
+            except ValueError:
+                return request
+            if isinstance(body, dict):
+                request.body = json.dumps(edit(body)).encode()
+        return request
+
+    return on_request(before)
+
+
+def _clamp_gap(body: dict[str, Any]) -> dict[str, Any]:
+    if body.get("sending_gap") == 1441:
+        body["sending_gap"] = 1440
+    return body
+
+
+def _provider_5(body: dict[str, Any]) -> dict[str, Any]:
+    if body.get("provider_code") == 5:
+        body["provider_code"] = 1
+    return body
+
+
+def _provider_8_refused(body: dict[str, Any]) -> dict[str, Any]:
+    if body.get("provider_code") == 8:
+        body["provider_code"] = "eight"
+    return body
+
+
+def _default(name: str, value: Any) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    def edit(body: dict[str, Any]) -> dict[str, Any]:
+        body.setdefault(name, value)
+        return body
+    return edit
+
+
+def _drop(name: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    def edit(body: dict[str, Any]) -> dict[str, Any]:
+        body.pop(name, None)
+        return body
+    return edit
+
+
+def _write_read_only(sim: Simulator) -> Simulator:
+    """Read-only fields accepted and stored as sent."""
+    sim.refuse_read_only = False  # type: ignore[attr-defined]
+    original = sim.create_account  # type: ignore[attr-defined]
+
+    def create(request: Request) -> Response:
+        response: Response = original(request)
+        sent = json.loads(request.body)
+        if response.status == 200 and "warmup_status" in sent:
+            sim.accounts[sent["email"]]["warmup_status"] = sent["warmup_status"]  # type: ignore[attr-defined]
+        return response
+
+    sim.create_account = create  # type: ignore[attr-defined]
+    _reroute(sim, "POST", _ACCOUNTS, create)
+    return sim
+
+
+def _reroute(sim: Simulator, method: str, path: str, handler: Callable[..., Response],
+             scope: tuple[str, str] = ("accounts", "create")) -> None:
+    guarded = sim._guarded(scope, handler, method == "POST")  # type: ignore[attr-defined]
+    for route in sim._routes:
+        if route.method == method and route.pattern.match(path):
+            route.handler = guarded
+            return
+
+
+def _update_writes_read_only(sim: Simulator) -> Simulator:
+    """is_managed_account sent on update is stored."""
+    sim.refuse_read_only = False  # type: ignore[attr-defined]
+    original = sim.update_account  # type: ignore[attr-defined]
+
+    def update(request: Request, email: str) -> Response:
+        response: Response = original(request, email)
+        sent = json.loads(request.body)
+        if response.status == 200 and "is_managed_account" in sent:
+            sim.accounts[email]["is_managed_account"] = sent["is_managed_account"]  # type: ignore[attr-defined]
+        return response
+
+    _reroute(sim, "PATCH", _ACCOUNTS + "/x@y", update, ("accounts", "update"))
+    return sim
+
+
+def _status(method: str, path: str, new: int, when: int | None = None) -> Any:
+    def after(request: Request, response: Response) -> Response:
+        if (request.method == method and (request.path == path or path.endswith("*") and
+                                          request.path.startswith(path[:-1]))
+                and (when is None or response.status == when)):
+            response.status = new
+        return response
+    return on_response(after)
+
+
+def _key_as(old: str, new: str | None) -> Any:
+    """Requests carrying ``old`` (or no key when old is '') travel with ``new`` instead."""
+    def before(request: Request) -> Request:
+        current = request.header("authorization") or ""
+        if current == old or (old == "" and not current):
+            if new is None:
+                request.headers.pop("authorization", None)
+            else:
+                request.headers["authorization"] = new
+        return request
+    return before
+
+
+def _only(method: str, path: str, fn: Callable[[Request], Request]) -> Any:
+    def before(request: Request) -> Request:
+        return fn(request) if (request.method == method and request.path == path) else request
+    return on_request(before)
+
+
+def _edit_json(method: str, prefix: str, edit: Callable[[Any], Any]) -> Any:
+    def after(request: Request, response: Response) -> Response:
+        if request.method == method and request.path.startswith(prefix) and 200 <= response.status < 300:
+            response.body = json_edit(response.body, edit)
+        return response
+    return on_response(after)
+
+
+def _set(name: str, value: Any) -> Callable[[Any], Any]:
+    def edit(body: Any) -> Any:
+        if isinstance(body, dict):
+            body[name] = value
+        return body
+    return edit
+
+
+def _limit_ignored(request: Request) -> Request:
+    request.query = [(k, v) for k, v in request.query if k != "limit"]
+    return request
+
+
+def _repeat_on_walk(request: Request, response: Response) -> Response:
+    if _is(request, "GET", "/api/v2/campaigns") and "starting_after" in request.params and response.status == 200:
+        def edit(body: Any) -> Any:
+            body["items"].insert(0, {"id": "0190c0de-0000-7000-8000-000000000001", "name": "Campaign 1"})
+            return body
+        response.body = json_edit(response.body, edit)
+    return response
+
+
+def _delete_keeps(request: Request) -> Request:
+    if request.method == "DELETE" and request.path.startswith(_ACCOUNTS + "/"):
+        request.method = "GET"  # answered 200 with the account; nothing is removed
+    return request
+
+
+def _no_reset(sim: Simulator) -> Simulator:
+    clock = sim.clock
+    frozen = clock.now()
+    clock.now = lambda: frozen  # type: ignore[method-assign]
+    return sim
+
+
+def _patch_ignored(request: Request) -> Request:
+    if request.method == "PATCH" and request.path.startswith(_ACCOUNTS + "/") and b"Grace" in request.body:
+        request.body = b'{"sending_gap": 10}'
+    return request
+
+
+def _null_refused(request: Request) -> Request:
+    if request.method == "PATCH" and request.path.startswith(_ACCOUNTS + "/") and \
+            json.loads(request.body or b"{}") == {"daily_limit": None}:
+        request.body = b'{"daily_limit": "null"}'
+    return request
+
+
+def _campaign_name_ignored(request: Request) -> Request:
+    if request.method == "PATCH" and request.path.startswith("/api/v2/campaigns/") and b"renamed" in request.body:
+        request.body = b"{}"
+    return request
+
+
+def _email_list_string(request: Request) -> Request:
+    if request.method == "PATCH" and request.path.startswith("/api/v2/campaigns/"):
+        body = json.loads(request.body or b"{}")
+        if isinstance(body.get("email_list"), str):
+            body["email_list"] = [body["email_list"]]
+            request.body = json.dumps(body).encode()
+    return request
+
+
+def _activate_is_pause(request: Request) -> Request:
+    if request.method == "POST" and request.path.endswith("/activate"):
+        request.path = request.path[: -len("activate")] + "pause"
+    return request
+
+
+def _unserved(method: str, path: str) -> Any:
+    def before(request: Request) -> Request:
+        if request.method == method and request.path == path:
+            request.path = path + "-gone"
+        return request
+    return on_request(before)
+
+
+def _neither_mark_read(request: Request) -> Request:
+    if request.path.endswith("/mark-as-read"):
+        request.method = "PUT"
+    return request
+
+
+FAULTS: list[Fault] = [
+    fault("sending-gap-1441-accepted", "outreach.account.sending-gap-range",
+          "a create with sending_gap 1441 is accepted (clamped)")(_rewrite_body("POST", _ACCOUNTS, _clamp_gap)),
+    fault("update-sending-gap-1441-accepted", "outreach.account.update-sending-gap-range",
+          "an update with sending_gap 1441 is accepted")(_rewrite_body("PATCH", _ACCOUNTS + "/*", _clamp_gap)),
+    fault("provider-code-5-accepted", "outreach.account.provider-code-enum",
+          "provider_code 5 is accepted as 1")(_rewrite_body("POST", _ACCOUNTS, _provider_5)),
+    fault("provider-code-8-refused", "outreach.account.provider-code-enum",
+          "provider_code 8 (AirMail) is refused")(_rewrite_body("POST", _ACCOUNTS, _provider_8_refused)),
+    fault("warmup-status-written-on-create", "outreach.account.read-only-create",
+          "read-only warmup_status sent on create is stored")(_write_read_only),
+    fault("read-only-written-on-update", "outreach.account.read-only-update",
+          "read-only is_managed_account sent on update is stored")(_update_writes_read_only),
+    fault("smtp-port-optional", "outreach.account.smtp-port-required",
+          "a create without smtp_port is accepted")(_rewrite_body("POST", _ACCOUNTS, _default("smtp_port", 25))),
+    fault("imap-host-optional", "outreach.account.imap-host-required",
+          "a create without imap_host is accepted")(_rewrite_body("POST", _ACCOUNTS, _default("imap_host", "imap"))),
+    fault("first-name-optional", "outreach.account.first-name-required",
+          "a create without first_name is accepted")(_rewrite_body("POST", _ACCOUNTS, _default("first_name", "X"))),
+    fault("reply-to-refused", "outreach.account.create-optional-fields",
+          "a create with reply_to is refused")(_rewrite_body("POST", _ACCOUNTS, lambda b: {**b, "reply_to": 1}
+                                                                if "reply_to" in b else b)),
+    fault("accounts-all-refused-for-list", "outreach.scope.accounts-all-key-lists",
+          "a key with accounts:all is refused for GET /accounts")(
+        _only("GET", _ACCOUNTS, _key_as("Bearer sim-outreach-accounts-all", "Bearer sim-outreach-campaigns-all"))),
+    fault("create-without-scope-allowed", "outreach.scope.create-needs-scope",
+          "a key without accounts:create may create")(
+        _only("POST", _ACCOUNTS, _key_as("Bearer sim-outreach-campaigns-all", _ALL_ALL))),
+    fault("all-create-key-refused", "outreach.scope.all-create-key-creates",
+          "a key with all:create is refused for account creation")(
+        _only("POST", _ACCOUNTS, _key_as("Bearer sim-outreach-all-create", "Bearer sim-outreach-campaigns-all"))),
+    fault("accounts-create-key-refused", "outreach.scope.accounts-create-key-creates",
+          "a key with accounts:create is refused for account creation")(
+        _only("POST", _ACCOUNTS, _key_as("Bearer sim-outreach-accounts-create", "Bearer sim-outreach-campaigns-all"))),
+    fault("create-without-key-accepted", "outreach.auth.key-required-create",
+          "account creation without a key is served")(_only("POST", _ACCOUNTS, _key_as("", _ALL_ALL))),
+    fault("invalid-key-403", "outreach.auth.invalid-key-create",
+          "an invalid key on account creation is answered 403, not the documented 401")(
+        _status("POST", _ACCOUNTS, 403, when=401)),
+    fault("campaigns-open-without-key", "outreach.auth.key-required",
+          "GET /campaigns is served without a key")(_only("GET", "/api/v2/campaigns", _key_as("", _ALL_ALL))),
+    fault("create-answers-201", "outreach.account.create-returns-account",
+          "a create is answered 201, not the documented 200")(_status("POST", _ACCOUNTS, 201, when=200)),
+    fault("account-status-outside-enum", "outreach.account.get-shape",
+          "GET /accounts/{email} reports status 4")(_edit_json("GET", _ACCOUNTS + "/", _set("status", 4))),
+    fault("list-limit-ignored", "outreach.account.list-limit",
+          "GET /accounts ignores limit")(_only("GET", _ACCOUNTS, _limit_ignored)),
+    fault("delete-keeps-account", "outreach.account.delete-removes",
+          "DELETE /accounts/{email} answers 200 and removes nothing")(on_request(_delete_keeps)),
+    fault("rate-limit-never-resets", "outreach.rate-limit.create-429",
+          "the creation window never ends: 429 forever")(_no_reset),
+    fault("update-not-persisted", "outreach.account.update-persists",
+          "an update is answered 2xx but not stored")(on_request(_patch_ignored)),
+    fault("null-daily-limit-refused", "outreach.account.nullable-fields",
+          "daily_limit null is refused")(on_request(_null_refused)),
+    fault("sending-gap-string-accepted", "outreach.account.update-sending-gap-type",
+          "sending_gap 'thirty' is accepted on update")(
+        _rewrite_body("PATCH", _ACCOUNTS + "/*", lambda b: {**b, "sending_gap": 30}
+                      if isinstance(b.get("sending_gap"), (str, bool)) else b)),
+    fault("warmup-enable-no-job", "outreach.warmup.enable-returns-job",
+          "warm-up enable answers 204 without a job")(
+        on_response(lambda q, r: Response(204, {}, b"") if _is(q, "POST", _ACCOUNTS + "/warmup/enable") else r)),
+    fault("starting-after-repeats", "outreach.campaign.starting-after-walk",
+          "a page after starting_after repeats the first campaign")(on_response(_repeat_on_walk)),
+    fault("campaign-name-number", "outreach.campaign.get-shape",
+          "GET /campaigns/{id} reports name as a number")(_edit_json("GET", "/api/v2/campaigns/0", _set("name", 7))),
+    fault("campaign-rename-ignored", "outreach.campaign.update-persists",
+          "PATCH /campaigns/{id} answers 2xx and keeps the old name")(on_request(_campaign_name_ignored)),
+    fault("email-list-string-accepted", "outreach.campaign.email-list-type",
+          "email_list as a bare string is accepted")(on_request(_email_list_string)),
+    fault("activate-not-observable", "outreach.campaign.activate-pause",
+          "activate leaves the campaign paused")(on_request(_activate_is_pause)),
+    fault("mark-as-read-served-by-neither", "outreach.emails.mark-as-read-method",
+          "mark-as-read answers neither POST nor PATCH")(on_request(_neither_mark_read)),
+    fault("ctd-status-unrouted", "outreach.versioning.v1-capabilities-routed",
+          "GET /accounts/ctd-status is not served")(_unserved("GET", _ACCOUNTS + "/ctd-status")),
+    fault("microsoft-init-unrouted", "outreach.endpoints.served",
+          "POST /oauth/microsoft/init is not served")(_unserved("POST", "/api/v2/oauth/microsoft/init")),
+    fault("email-optional", "outreach.account.email-required",
+          "a create without email gets a generated one")(
+        _rewrite_body("POST", _ACCOUNTS, _default("email", "generated@outreach.example"))),
+]
