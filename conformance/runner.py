@@ -120,6 +120,9 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
         target.transport_ok()
     if outcome.skip_kind != SkipKind.RATE_LIMITED:
         target.not_rate_limited()
+    # Reports attach the last exchange of a failed or broken rule only: the others keep none, so
+    # a long run does not hold every rule's traffic until it ends.
+    outcome.exchanges = outcome.exchanges[-1:] if outcome.status in (FAILED, ERROR) else []
     if outcome.failure is not None and outcome.failure.exchange is not None:
         # A failure keeps its exchange for the report, cut to a bound (a run may fail many rules).
         outcome.failure.exchange = outcome.failure.exchange.bounded(target.settings.limits.kept_body_bytes)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 import json
+from typing import Any
+from urllib.parse import quote, quote_plus
+
+import pytest
 
 from conformance.recording.scrub import REDACTED, scrub_headers, scrub_json_text, scrub_text
 from conformance.reporting.redact import curl_line, render_request
@@ -46,3 +51,26 @@ def test_report_renderings_hold_no_credential() -> None:
     exchange = Exchange(request, Response(401), "http://127.0.0.1:1")
     for text in (render_request(exchange, []), curl_line(exchange, [])):
         assert LIVE not in text and REDACTED in text
+
+
+@pytest.mark.parametrize("encode", [
+    lambda s: s, lambda s: quote(s, safe=""), quote_plus, lambda s: json.dumps(s)[1:-1],
+    lambda s: base64.b64encode(s.encode()).decode(),
+    lambda s: base64.urlsafe_b64encode(s.encode()).decode().rstrip("="),
+], ids=["raw", "percent", "plus", "json-escaped", "base64", "base64url"])
+def test_every_form_of_a_secret_is_masked(encode: Any) -> None:
+    secret = "k3y with/odd+chars=\t\u00fc"
+    assert encode(secret) not in scrub_json_text(f"prefix {encode(secret)} suffix", [secret])
+    assert encode(secret) not in scrub_text(f"<p>{encode(secret)}</p>", [secret])
+
+
+@pytest.mark.parametrize("body", [
+    '\ufeff{"access_token": "tok-123456", "expires_in": 3600}',
+    '{"access_token": "tok-123456"} trailing bytes',
+    '{"accessToken": "tok-123456", "refreshToken": "ref-123456"}',
+    "<html><p>access_token=tok-123456&amp;refresh_token=ref-123456</p></html>",
+    "access_token: tok-123456",
+])
+def test_issued_tokens_are_masked_in_bodies_that_are_not_strict_json(body: str) -> None:
+    out = scrub_json_text(body, [])
+    assert "tok-123456" not in out and "ref-123456" not in out

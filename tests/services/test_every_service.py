@@ -29,6 +29,7 @@ from conformance.contract import load_contract
 from conformance.contract.loader import available_services, schemas_dir
 from conformance.errors import SkipKind
 from conformance.faults import faults_for
+from conformance.recording.scrub import forms_of
 from conformance.runner import collect_cases, run_case
 from conformance.services import load_service, service_packages
 from conformance.settings import ALLOWANCES, Limits, RunSettings, env_name
@@ -116,10 +117,13 @@ def test_no_credential_reaches_any_artefact(service: str, tmp_path: Path, served
     written = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert any(p.suffix == ".yaml" for p in written), "no cassette written"
     assert any(p.name.endswith("-attachment.txt") for p in written) or proc.returncode == 0
-    for secret in secrets:
-        assert secret not in proc.stdout and secret not in proc.stderr, f"{service}: a credential in the output"
-        for path in written:
-            assert secret.encode() not in path.read_bytes(), f"a credential leaked into {path.relative_to(tmp_path)}"
+    # Every form a value takes in text: raw, URL-encoded, JSON-escaped, base64.
+    forms = {form for secret in secrets for form in forms_of(secret) if len(form) >= 8}
+    contents = {path: path.read_bytes() for path in written}
+    for form in forms:
+        assert form not in proc.stdout and form not in proc.stderr, f"{service}: a credential in the output"
+        for path, data in contents.items():
+            assert form.encode() not in data, f"a credential ({form[:4]}...) leaked into {path.relative_to(tmp_path)}"
 
 
 _HOSTILE_BODIES = [
