@@ -17,7 +17,7 @@ from conformance.contract import Contract, load_contract
 from conformance.contract.loader import available_services, docs_dir
 from conformance.reporting.redact import curl_line, render_request, render_response
 from conformance.reporting.summary import RunSummary
-from conformance.runner import ERROR, FAILED, SKIPPED, Case, Outcome, collect_cases, interrupted, run_case
+from conformance.runner import ERROR, FAILED, INTERRUPTED, SKIPPED, Case, Outcome, collect_cases, interrupted, run_case
 from conformance.settings import PROFILES, TARGETS, RunSettings
 from conformance.targets import Target, make_target
 
@@ -187,6 +187,7 @@ def _write_allure_extras(config: pytest.Config, summary: RunSummary) -> None:
         return
     path = Path(alluredir)
     path.mkdir(parents=True, exist_ok=True)
+    _mark_interrupted(path, summary)
     categories = [
         {"name": "Harness errors (not the target's fault)", "matchedStatuses": ["failed", "broken"],
          "messageRegex": "(?s).*HARNESS ERROR.*"},
@@ -210,3 +211,23 @@ def _write_allure_extras(config: pytest.Config, summary: RunSummary) -> None:
            "services": ",".join(summary.contracts)}
     (path / "environment.properties").write_text(
         "".join(f"{k}={v}\n" for k, v in env.items()), encoding="utf-8")
+
+
+def _mark_interrupted(alluredir: Path, summary: RunSummary) -> None:
+    """allure-pytest writes a rule stopped by Ctrl-C or SIGTERM as passed (pytest never reports
+    it): such results are rewritten as broken, saying the rule was interrupted."""
+    import json
+
+    stopped = {o.case_id for o in summary.outcomes.values() if o.status == INTERRUPTED}
+    if not stopped:
+        return
+    for result in alluredir.glob("*-result.json"):
+        try:
+            data = json.loads(result.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        rule_id = str(data.get("name", "")).split(":", 1)[0]
+        if rule_id in stopped:
+            data["status"] = "broken"
+            data["statusDetails"] = {"message": "interrupted (Ctrl-C or SIGTERM) while running: not checked"}
+            result.write_text(json.dumps(data), encoding="utf-8")

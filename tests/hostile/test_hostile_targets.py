@@ -112,3 +112,28 @@ def test_dead_targets_are_reported_once_not_per_rule(results: dict[str, Result])
         timed_out = [r for r in rules if r["status"] == "error" and "target unavailable" not in r["message"]]
         assert unavailable, f"{mode}: the breaker did not open"
         assert len(timed_out) <= int(LIMITS["CONFORMANCE_BREAKER_FAILURES"]), [r["id"] for r in timed_out]
+
+
+@pytest.mark.slow
+def test_sigterm_mid_rule_reports_it_interrupted_everywhere(tmp_path: Path) -> None:
+    import signal
+
+    with hostile_server("hang") as url:
+        env = {**os.environ, f"CONFORMANCE_{SERVICE.upper()}_BASE_URL": url,
+               f"CONFORMANCE_{SERVICE.upper()}_API_KEY": "hostile-canary-key-0001", "CONFORMANCE_REQUEST_SECONDS": "30"}
+        proc = subprocess.Popen([sys.executable, "-m", "conformance", "run", "--service", SERVICE, "--target", "http",
+                                 "--report-dir", str(tmp_path / "r")], env=env, cwd=tmp_path,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while not list((tmp_path / "r" / "allure-results").glob("*-result.json")):  # a rule is under way
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.2)
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err[-1000:]
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["counts"].get("interrupted") == 1
+    results = [json.loads(p.read_text()) for p in (tmp_path / "r" / "allure-results").glob("*-result.json")]
+    assert "passed" not in {r["status"] for r in results}
+    assert any(r["status"] == "broken" and "interrupted" in r["statusDetails"]["message"] for r in results)
