@@ -123,6 +123,12 @@ _OPENAPI_SHAPE: dict[str, Any] = {
                                "x-effects": {"type": "array", "items": {"enum": ["spend", "write"]}}},
             }},
         }},
+        # Ours: request rates the document asks clients to keep (the harness keeps them on live
+        # targets), e.g. [{requests: 60, per_seconds: 60}].
+        "x-client-rate-limits": {"type": "array", "items": {
+            "type": "object", "required": ["requests", "per_seconds"], "additionalProperties": False,
+            "properties": {"requests": {"type": "integer", "minimum": 1},
+                           "per_seconds": {"type": "number", "exclusiveMinimum": 0}}}},
         "components": {"type": "object", "properties": {
             "schemas": {"type": "object"}, "responses": {"type": "object"},
             "parameters": {"type": "object"}, "securitySchemes": {"type": "object"},

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -137,6 +138,11 @@ class Target:
     def _sleep(self) -> Callable[[float], None]:
         return lambda seconds: time.sleep(seconds / self.settings.time_scale)
 
+    def _throttle(self) -> Callable[[], None] | None:
+        """What keeps the document's client request rates; only a live target that waits real time
+        needs it (a simulator in process has no rate to keep, replay sends nothing)."""
+        return None
+
     def _timeout(self) -> httpx.Timeout:
         # Per read and connect; the whole request is bounded by the session's deadline.
         whole = self.settings.limits.request_seconds
@@ -146,7 +152,7 @@ class Target:
     def session(self, case_id: str) -> Iterator[Session]:
         client = self._client()
         session = Session(client, base_url=self.base_url(), sleep=self._sleep(), secrets=self.secrets(),
-                          limits=self.settings.limits)
+                          limits=self.settings.limits, throttle=self._throttle())
         try:
             if self.settings.record or self.capabilities.replays:
                 folder = Path(self.settings.cassette_dir) / self.service
@@ -220,11 +226,27 @@ class HttpTarget(Target):
         # A served simulator whose clock the caller steps (tests): waits advance that clock, so
         # verdicts do not depend on how fast requests travel, and nothing waits real time.
         self._wait = wait
+        self._limiter: Any = None
         if wait is not None:
             self.capabilities = Capabilities(waits_real_time=False, live=True)
 
     def _sleep(self) -> Callable[[float], None]:
         return self._wait if self._wait is not None else super()._sleep()
+
+    def _throttle(self) -> Callable[[], None] | None:
+        rates = self.contract.openapi.get("x-client-rate-limits") or []
+        if not rates or not self.capabilities.waits_real_time:
+            return None
+        if self._limiter is None:
+            from pyrate_limiter import Duration, InMemoryBucket, Limiter, Rate
+
+            # One limiter per target (all rules share the rate), from the well-kept library.
+            scale = self.settings.time_scale
+            self._limiter = Limiter(InMemoryBucket(sorted(
+                (Rate(r["requests"], max(1, int(r["per_seconds"] * Duration.SECOND / scale))) for r in rates),
+                key=lambda rate: rate.interval)))
+        limiter = self._limiter
+        return lambda: limiter.try_acquire(self.service) and None
 
     def base_url(self) -> str:
         url = os.environ.get(env_name(self.service, "BASE_URL"))

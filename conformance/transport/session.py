@@ -98,6 +98,7 @@ class Session:
         on_exchange: Callable[[Exchange], None] | None = None,
         secrets: list[str] | None = None,
         limits: Limits | None = None,
+        throttle: Callable[[], None] | None = None,
     ) -> None:
         self._client = client
         # Every credential value of this session, including ones obtained during it (tokens):
@@ -109,6 +110,9 @@ class Session:
         self.exchanges: list[Exchange] = []
         self._on_exchange = on_exchange
         self._started = time.monotonic()
+        # Keeps the request rates the document gives clients (live targets only): blocks until
+        # the next request may go.
+        self._throttle = throttle
 
     def _check_budget(self) -> None:
         used = time.monotonic() - self._started
@@ -141,6 +145,8 @@ class Session:
             built = to_httpx(self._client, request)
         except (httpx.InvalidURL, UnicodeEncodeError, ValueError, TypeError) as exc:
             raise HarnessError(f"cannot build {request.method} {request.path!r}: {type(exc).__name__}: {exc}") from None
+        if self._throttle is not None:
+            self._throttle()
         deadline = time.monotonic() + self.limits.request_seconds
         try:
             raw = self._client.send(built, stream=True)
