@@ -114,10 +114,16 @@ class CheckContext:
 
     def observe(self, conflict_id: str, *shown: int | str) -> None:
         """Which alternative(s) of a documented conflict the target showed: by index into the
-        conflict's alternatives, or by their text; anything else is reported as neither."""
+        conflict's alternatives, or by their text; anything else is reported as neither. For a
+        gap id: what the target shows there, as text."""
+        if any(g.id == conflict_id for g in self.contract.gaps):
+            # A gap: what the target shows where the document is silent (reported, never judged).
+            self.observations[conflict_id] = " and ".join(str(item) for item in shown)
+            return
         conflict = next((c for c in self.contract.conflicts if c.id == conflict_id), None)
         if conflict is None:
-            raise ContractFileError(f"{self.rule.id}: observes '{conflict_id}', not a conflict of the contract")
+            raise ContractFileError(f"{self.rule.id}: observes '{conflict_id}', not a conflict or gap of the "
+                                    "contract")
         texts = []
         for item in shown:
             if isinstance(item, int):
@@ -156,9 +162,15 @@ class CheckContext:
     def guard(self, operation: str | None) -> None:
         """On a live target, an operation that spends credits or writes vendor data is sent only
         when the run allows it (``--allow spend``/``--allow write``) and within the spend budget."""
-        if not operation or not self.can.live:
+        if operation:
+            self.guard_effects(operation, self.contract.effects(operation))
+
+    def guard_effects(self, label: str, effects: list[str]) -> None:
+        """The live-target guard for a request whose effects are known otherwise (an operation
+        whose path only a target setting gives)."""
+        if not effects or not self.can.live:
             return
-        effects = self.contract.effects(operation)
+        operation = label
         missing = [e for e in effects if e not in self.target.settings.allow]
         if missing:
             raise RuleSkipped(f"{operation} would {' and '.join(missing)} on a live target; run with "

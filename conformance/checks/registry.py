@@ -68,6 +68,7 @@ _GENERIC = (
     "conformance.checks.routes",
     "conformance.checks.wellformed",
     "conformance.checks.observatory",
+    "conformance.checks.bodies",
 )
 _loaded = False
 

@@ -17,17 +17,21 @@ the rule is skipped as not exercised, with what to configure. A candidate for
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 from urllib.parse import quote
 
-from conformance.auth.variants import DEFAULT, AuthAs
+from conformance.auth.variants import AUTH_AS_SCHEMA, DEFAULT, AuthAs, auth_as, render
 from conformance.checks.context import CheckContext
+from conformance.checks.expect import expect
+from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import named
 from conformance.errors import ContractFailure, ContractFileError
 from conformance.settings import env_name
-from conformance.transport.model import Exchange
+from conformance.transport.model import Exchange, Request
 
-__all__ = ["MISSING_PARAM", "PathValues", "call_listed", "missing", "path_values", "route_served", "with_credential"]
+__all__ = ["MISSING_PARAM", "PathValues", "call_listed", "missing", "path_values", "route_served", "setting_path",
+           "with_credential"]
 
 MISSING_PARAM: dict[str, Any] = {"type": "array", "items": {"type": "integer"}, "minItems": 1}
 
@@ -123,3 +127,38 @@ def route_served(ctx: CheckContext) -> None:
         raise ContractFileError(f"{ctx.rule.id}: route-served needs an operation")
     values = path_values(ctx, operation)
     missing(ctx, operation, call_listed(ctx, operation, values), values, list(ctx.rule.params["missing_statuses"]))
+
+
+# -- setting-path (an operation whose path only a target setting knows) --------------------
+def _send_at(ctx: CheckContext, method: str, path: str, how: AuthAs) -> Exchange:
+    # The payload is not shown: an empty JSON object is the smallest body the method can carry,
+    # and it asks for nothing (no deployment, no change) should the target accept it.
+    body: dict[str, Any] | None = {} if method in ("POST", "PUT", "PATCH") else None
+    request = Request.build(method, path, json_body=body) if body is not None else Request.build(method, path)
+    return ctx.send(ctx.auth(request, None, how), backoff=True)
+
+
+@named("setting-path", params={"method": {"enum": ["GET", "POST", "PUT", "PATCH", "DELETE"]},
+                               "setting": {"type": "string", "pattern": "^[A-Z][A-Z0-9_]*$"},
+                               "as": AUTH_AS_SCHEMA,
+                               # What the operation does beyond reading, as x-effects would say.
+                               "effects": {"type": "array", "items": {"enum": ["spend", "write"]}}},
+       required=("method", "setting"))
+def setting_path(ctx: CheckContext) -> None:
+    params = ctx.rule.params
+    method = params["method"]
+    ctx.guard_effects(f"{method} <{params['setting']}>", list(params.get("effects") or []))
+    path = render(ctx.credential(params["setting"]), ctx.credential)
+    if not path.startswith("/"):
+        raise ContractFileError(f"{ctx.rule.id}: setting {params['setting']} must be a path starting with /")
+    if "as" in params:
+        how = auth_as(params["as"])
+        expect_refused(ctx, f"{method} {path} {how.describe()} must be refused",
+                       partial(_send_at, ctx, method, path, how),
+                       control=partial(_send_at, ctx, method, path, DEFAULT), credential_variant=True)
+        return
+    exchange = _send_at(ctx, method, path, DEFAULT)
+    status = exchange.response.status
+    expect(status not in (404, 405) and status < 500, ctx.rule.id,
+           f"{method} {path} (setting {params['setting']}) answered {status}: the operation is not served there",
+           exchange=exchange, expected="any answer but 404, 405 or 5xx")

@@ -55,6 +55,10 @@ class RunSummary:
                 if outcome.status != PASSED:
                     note = "  -- " + (outcome.message.strip().splitlines() or [""])[0][:160]
                 out.append(f"  {_MARK[outcome.status]:5} {rule.id}{note}")
+            for gap in contract.gaps:
+                shown = sorted({o.observations[gap.id] for o in got if gap.id in o.observations})
+                if shown:
+                    out.append(f"  GAP {gap.id}: target shows {'; '.join(shown)[:300]} (not judged)")
             for conflict in contract.conflicts:
                 seen = sorted({o.observations[conflict.id] for o in got if conflict.id in o.observations})
                 shown = ", ".join(seen) if seen else "not observed"
@@ -76,7 +80,9 @@ class RunSummary:
                     }
                     for r in contract.rules
                 ],
-                "gaps": [{"id": g.id, "statement": g.statement} for g in contract.gaps],
+                "gaps": [{"id": g.id, "statement": g.statement, "observed": sorted({
+                    o.observations[g.id] for o in self.outcomes.values() if g.id in o.observations})}
+                    for g in contract.gaps],
                 "conflicts": [
                     {"id": c.id, "statement": c.statement, "observed": sorted({
                         o.observations[c.id] for o in self.outcomes.values() if c.id in o.observations})}

@@ -1,0 +1,238 @@
+"""Faults of the smart-contract platform simulator: each makes it break one documented rule."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from conformance.faults.base import Fault, fault, json_edit, on_request, on_response
+from conformance.services.contracts.simulator import CONTRACT_ID, KEY
+from conformance.simulators import Simulator
+from conformance.transport.model import Request, Response
+
+__all__ = ["FAULTS"]
+
+# The fault module may know the simulator's seeded key and paths: they are its surface.
+PREFIX, KEY_ID, SECRET = KEY
+BYTECODE = "/v1/w3s/contracts/deploy/estimateFee"
+TEMPLATE = "/v1/w3s/templates/"
+CONTRACTS = "/v1/w3s/contracts/"
+
+
+def _key_edit(edit: Callable[[list[str]], list[str]]) -> Callable[[Simulator], Simulator]:
+    """Rewrite the key's colon-separated parts before the simulator reads them."""
+    def before(request: Request) -> Request:
+        scheme, _, token = (request.header("authorization") or "").partition(" ")
+        if scheme.lower() == "bearer":
+            request.headers["authorization"] = "Bearer " + ":".join(edit(token.split(":")))
+        return request
+    return on_request(before)
+
+
+def _body_edit(prefix: str, edit: Callable[[dict[str, Any]], dict[str, Any]],
+               method: str = "POST") -> Callable[[Simulator], Simulator]:
+    def before(request: Request) -> Request:
+        if request.method == method and request.path.startswith(prefix) and request.path.endswith("estimateFee"):
+            try:
+                body = json.loads(request.body)
+            except ValueError:
+                return request
+            if isinstance(body, dict):
+                request.body = json.dumps(edit(body)).encode()
+        return request
+    return on_request(before)
+
+
+def _record_edit(edit: Callable[[dict[str, Any]], None]) -> Callable[[Simulator], Simulator]:
+    def after(request: Request, response: Response) -> Response:
+        if request.method == "GET" and request.path.startswith(CONTRACTS) and response.status == 200:
+            def change(body: Any) -> Any:
+                edit(body["data"]["contract"])
+                return body
+            response.body = json_edit(response.body, change)
+        return response
+    return on_response(after)
+
+
+def _set(name: str, value: Any) -> Callable[[dict[str, Any]], None]:
+    return lambda record: record.__setitem__(name, value)
+
+
+def _anonymous_as_string(record: dict[str, Any]) -> None:
+    for entry in record["events"]:
+        entry["anonymous"] = "false"
+
+
+def _fees_edit(request: Request, response: Response) -> Response:
+    if request.path.endswith("estimateFee") and response.status == 200:
+        def numeric(body: Any) -> Any:
+            body["data"]["medium"]["gasLimit"] = int(body["data"]["medium"]["gasLimit"])
+            return body
+        response.body = json_edit(response.body, numeric)
+    return response
+
+
+def _ping_needs_key(request: Request, response: Response) -> Response:
+    if request.path == "/ping" and not request.header("authorization"):
+        return Response.json_response(401, {"message": "missing API key"})
+    return response
+
+
+def _no_key_default(request: Request) -> Request:
+    request.headers.setdefault("authorization", f"Bearer {PREFIX}:{KEY_ID}:{SECRET}")
+    return request
+
+
+def _patch_without_key(request: Request) -> Request:
+    return _no_key_default(request) if request.method == "PATCH" else request
+
+
+def _one_form(body: dict[str, Any]) -> dict[str, Any]:
+    if "walletId" in body and ("blockchain" in body or "sourceAddress" in body):
+        body.pop("walletId")
+        body.setdefault("blockchain", "ETH-SEPOLIA")
+        body.setdefault("sourceAddress", "0x4b2a7c3f5e1d0a9b8c7d6e5f4a3b2c1d0e9f8a7b")
+    return body
+
+
+def _no_form(body: dict[str, Any]) -> dict[str, Any]:
+    if not {"walletId", "blockchain", "sourceAddress"} & set(body):
+        body["walletId"] = "default-wallet"
+    return body
+
+
+def _any_chain(body: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(body.get("blockchain"), str) and body["blockchain"].startswith("zz"):
+        body["blockchain"] = "ETH"
+    return body
+
+
+def _clip_signature(body: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(body.get("constructorSignature"), str):
+        body["constructorSignature"] = body["constructorSignature"][:1000]
+    return body
+
+
+def _other_default(body: dict[str, Any]) -> dict[str, Any]:
+    body.setdefault("constructorSignature", "constructor(uint256 supply)")
+    return body
+
+
+def _coerce(name: str, kind: type, empty: Any) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    def edit(body: dict[str, Any]) -> dict[str, Any]:
+        if name in body and not isinstance(body[name], kind):
+            body[name] = empty
+        return body
+    return edit
+
+
+def _malformed_served(request: Request) -> Request:
+    if request.method == "GET" and request.path.startswith(CONTRACTS) and request.path.count("/") == 4:
+        tail = request.path.rsplit("/", 1)[1]
+        if "-" not in tail or len(tail) != 36:
+            request.path = CONTRACTS + CONTRACT_ID
+    return request
+
+
+def _trace_refused(request: Request, response: Response) -> Response:
+    if request.header("x-request-id") is not None:
+        return Response.json_response(400, {"message": "unexpected header X-Request-Id"})
+    return response
+
+
+def _list_missing(request: Request, response: Response) -> Response:
+    if request.method == "GET" and request.path == "/v1/w3s/contracts":
+        return Response.json_response(404, {"message": "not found"})
+    return response
+
+
+def _crash_on_bad_abi(request: Request, response: Response) -> Response:
+    if request.path == BYTECODE and response.status == 200:
+        try:
+            json.loads(json.loads(request.body).get("abiJson", "[]"))
+        except (ValueError, TypeError, AttributeError):
+            return Response.json_response(500, {"message": "internal error"})
+    return response
+
+
+def _wallet_refused(request: Request, response: Response) -> Response:
+    if request.path.endswith("estimateFee") and b"walletId" in request.body and response.status == 200:
+        return Response.json_response(400, {"message": "walletId is not supported"})
+    return response
+
+
+FAULTS: list[Fault] = [
+    fault("accepts-two-part-key", "contracts.auth.key-two-parts",
+          "PREFIX:ID without the secret is completed with the secret and accepted")(
+        _key_edit(lambda p: p + [SECRET] if len(p) == 2 else p)),
+    fault("accepts-empty-id", "contracts.auth.key-empty-id", "an empty ID part is filled in and accepted")(
+        _key_edit(lambda p: [p[0], KEY_ID, *p[2:]] if len(p) == 3 and not p[1] else p)),
+    fault("accepts-empty-secret", "contracts.auth.key-empty-secret", "an empty SECRET part is accepted")(
+        _key_edit(lambda p: p[:2] + [SECRET] if len(p) == 3 and not p[2] else p)),
+    fault("ignores-prefix", "contracts.auth.key-wrong-prefix", "any PREFIX is accepted with the right ID and SECRET")(
+        _key_edit(lambda p: [PREFIX, *p[1:]] if len(p) == 3 else p)),
+    fault("accepts-extra-part", "contracts.auth.key-extra-part", "parts after the third are ignored")(
+        _key_edit(lambda p: p[:3])),
+    fault("secret-not-checked", "contracts.auth.key-wrong-secret", "the SECRET part is not checked")(
+        _key_edit(lambda p: p[:2] + [SECRET] if len(p) == 3 and all(p) else p)),
+    fault("accepts-missing-key", "contracts.auth.key-required",
+          "a call without Authorization is served as the default account")(on_request(_no_key_default)),
+    fault("ping-requires-auth", "contracts.ping.no-auth", "ping without authorization answers 401")(
+        on_response(_ping_needs_key)),
+    fault("accepts-1001-char-signature", "contracts.estimate-bytecode.constructor-signature-length",
+          "a constructorSignature of 1001 characters is cut to 1000 and accepted")(
+        _body_edit(BYTECODE, _clip_signature)),
+    fault("accepts-wallet-with-blockchain", "contracts.estimate.source-exclusive",
+          "walletId together with blockchain/sourceAddress is accepted (walletId ignored)")(
+        _body_edit("/v1/w3s/", _one_form)),
+    fault("accepts-neither-form", "contracts.estimate.source-required",
+          "a body with neither walletId nor blockchain + sourceAddress gets a default wallet")(
+        _body_edit("/v1/w3s/", _no_form)),
+    fault("fee-as-number", "contracts.fees.shape", "medium.gasLimit is returned as a number")(on_response(_fees_edit)),
+    fault("refuses-wallet-form", "contracts.fees.shape", "the walletId form is refused with 400")(
+        on_response(_wallet_refused)),
+    fault("create-date-without-zone", "contracts.contract.timestamps-utc", "createDate carries no UTC designator")(
+        _record_edit(_set("createDate", "2027-01-15T08:00:00"))),
+    fault("blockchain-outside-enum", "contracts.contract.blockchain-enum", "the record says blockchain SOL")(
+        _record_edit(_set("blockchain", "SOL"))),
+    fault("wallet-id-not-uuid", "contracts.contract.ids-uuid", "deployerWalletID is not a UUID")(
+        _record_edit(_set("deployerWalletID", "wallet-1"))),
+    fault("tx-hash-not-hex", "contracts.contract.hex-strings", "txHash is 'pending'")(
+        _record_edit(_set("txHash", "pending"))),
+    fault("abi-json-not-json", "contracts.contract.abi-json", "abiJson is not JSON")(
+        _record_edit(_set("abiJson", "ERC20 standard ABI"))),
+    fault("event-anonymous-string", "contracts.contract.abi-entries", "event entries carry anonymous as a string")(
+        _record_edit(_anonymous_as_string)),
+    fault("drops-implementation-contract", "contracts.contract.shape", "the record lacks implementationContract")(
+        _record_edit(lambda r: r.pop("implementationContract", None) and None)),
+    fault("serves-malformed-id", "contracts.contract.malformed-id",
+          "an id that is no UUID is read as the seeded contract")(
+        on_request(_malformed_served)),
+    fault("accepts-empty-bytecode", "contracts.estimate-bytecode.bytecode-length", "an empty bytecode is read as 00")(
+        _body_edit(BYTECODE, lambda b: {**b, "bytecode": "00"} if b.get("bytecode") == "" else b)),
+    fault("accepts-missing-bytecode", "contracts.estimate-bytecode.bytecode-required",
+          "a body without bytecode gets a default one")(
+        _body_edit(BYTECODE, lambda b: {"bytecode": "0x00", **b})),
+    fault("other-constructor-default", "contracts.estimate-bytecode.defaults",
+          "an omitted constructorSignature defaults to constructor(uint256 supply)")(
+        _body_edit(BYTECODE, _other_default)),
+    fault("template-accepts-any-chain", "contracts.estimate-template.blockchain-enum",
+          "the template estimate reads an unlisted blockchain as ETH")(_body_edit(TEMPLATE, _any_chain)),
+    fault("bytecode-accepts-any-chain", "contracts.estimate-bytecode.blockchain-enum",
+          "the bytecode estimate reads an unlisted blockchain as ETH")(_body_edit(BYTECODE, _any_chain)),
+    fault("coerces-constructor-parameters", "contracts.estimate-bytecode.invalid-rejected",
+          "constructorParameters of another type is read as []")(
+        _body_edit(BYTECODE, _coerce("constructorParameters", list, []))),
+    fault("coerces-template-parameters", "contracts.estimate-template.template-parameters-type",
+          "templateParameters of another type is read as {}")(
+        _body_edit(TEMPLATE, _coerce("templateParameters", dict, {}))),
+    fault("refuses-request-id", "contracts.request-id.accepted", "a call carrying X-Request-Id is refused with 400")(
+        on_response(_trace_refused)),
+    fault("list-not-served", "contracts.unshown.list-served", "GET list contracts answers 404")(
+        on_response(_list_missing)),
+    fault("update-without-key", "contracts.unshown.update-key", "PATCH update serves calls without the key")(
+        on_request(_patch_without_key)),
+    fault("crashes-on-bad-abi-json", "contracts.generic.responses-documented",
+          "an abiJson that does not parse crashes the bytecode estimate with 500")(on_response(_crash_on_bad_abi)),
+]

@@ -1,0 +1,95 @@
+"""The smart-contract platform simulator on its own: the three-part key, the estimate forms,
+the contract record, and hostile input."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from conformance.services.contracts.simulator import BLOCKCHAINS, ContractsSimulator
+from conformance.transport.model import Request, Response
+
+CREDS = ContractsSimulator.credentials
+KEY = f"{CREDS['KEY_PREFIX']}:{CREDS['KEY_ID']}:{CREDS['KEY_SECRET']}"
+BYTECODE = "/v1/w3s/contracts/deploy/estimateFee"
+SOURCE = {"blockchain": "BASE-SEPOLIA", "sourceAddress": "0xabc"}
+
+
+def call(sim: ContractsSimulator, method: str, path: str, *, key: str | None = KEY, **kwargs: Any) -> Response:
+    headers = {"Authorization": f"Bearer {key}"} if key is not None else {}
+    headers.update(kwargs.pop("headers", {}))
+    return sim.handle(Request.build(method, path, headers=headers, **kwargs))
+
+
+@pytest.mark.parametrize("key", [
+    f"{CREDS['KEY_PREFIX']}:{CREDS['KEY_ID']}",
+    f"{CREDS['KEY_PREFIX']}::{CREDS['KEY_SECRET']}",
+    f":{CREDS['KEY_ID']}:{CREDS['KEY_SECRET']}",
+    f"OTHER:{CREDS['KEY_ID']}:{CREDS['KEY_SECRET']}",
+    KEY + ":extra",
+])
+def test_malformed_keys_are_refused_and_ping_needs_none(key: str) -> None:
+    sim = ContractsSimulator()
+    assert call(sim, "POST", BYTECODE, key=key, json_body={"bytecode": "0x00", **SOURCE}).status == 401
+    assert call(sim, "POST", BYTECODE, json_body={"bytecode": "0x00", **SOURCE}).status == 200
+    ping = call(sim, "GET", "/ping", key=None)
+    assert ping.status == 200 and isinstance(ping.json()["message"], str)
+
+
+def test_estimate_forms_are_exclusive_and_one_is_required() -> None:
+    sim = ContractsSimulator()
+    template = f"/v1/w3s/templates/{CREDS['TEMPLATE_ID']}/deploy/estimateFee"
+    wallet = {"walletId": CREDS["WALLET_ID"]}
+    for path, base in ((BYTECODE, {"bytecode": "0x6080"}), (template, {"templateParameters": {}})):
+        assert call(sim, "POST", path, json_body={**base, **SOURCE}).status == 200
+        assert call(sim, "POST", path, json_body={**base, **wallet}).status == 200
+        for bad in ({**base, **SOURCE, **wallet}, {**base, "blockchain": "ETH", **wallet}, base,
+                    {**base, "blockchain": "ETH"}, {**base, **SOURCE, "blockchain": "SOL"}):
+            assert call(sim, "POST", path, json_body=bad).status == 400, bad
+
+
+def test_fee_estimate_shape_and_constructor_defaults() -> None:
+    sim = ContractsSimulator()
+    omitted = call(sim, "POST", BYTECODE, json_body={"bytecode": "0x6080", **SOURCE}).json()["data"]
+    explicit = call(sim, "POST", BYTECODE, json_body={"bytecode": "0x6080", "constructorSignature": "constructor()",
+                                                      "constructorParameters": [], **SOURCE}).json()["data"]
+    assert omitted == explicit
+    assert set(omitted) == {"high", "low", "medium"}
+    for fee in omitted.values():
+        assert len(fee) == 8 and all(isinstance(v, str) for v in fee.values())
+    assert float(omitted["high"]["maxFee"]) > float(omitted["low"]["maxFee"])
+    for signature, status in (("", 400), ("c" * 1000, 200), ("c" * 1001, 400)):
+        body = {"bytecode": "0x6080", "constructorSignature": signature, **SOURCE}
+        assert call(sim, "POST", BYTECODE, json_body=body).status == status
+
+
+def test_contract_record_fields() -> None:
+    sim = ContractsSimulator()
+    record = call(sim, "GET", f"/v1/w3s/contracts/{CREDS['CONTRACT_ID']}").json()["data"]["contract"]
+    assert record["blockchain"] in BLOCKCHAINS
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", record["createDate"])
+    assert all(re.fullmatch(r"0x[0-9a-f]+", record[n]) for n in ("txHash", "contractAddress", "deployerAddress"))
+    assert call(sim, "GET", "/v1/w3s/contracts/not-a-uuid").status == 400
+    assert call(sim, "GET", "/v1/w3s/contracts/00000000-0000-4000-8000-000000000000").status == 404
+
+
+def test_unshown_operations_at_the_seeded_paths() -> None:
+    sim = ContractsSimulator()
+    listed = call(sim, "GET", CREDS["LIST_PATH"])
+    assert listed.status == 200 and listed.json()["data"]["contracts"]
+    update = CREDS["UPDATE_PATH"].replace("{CONTRACT_ID}", CREDS["CONTRACT_ID"])
+    assert call(sim, "PATCH", update, json_body={"name": "Renamed"}).json()["data"]["contract"]["name"] == "Renamed"
+    assert call(sim, "PATCH", update, key=None, json_body={}).status == 401
+    assert call(sim, "POST", CREDS["DEPLOY_PATH"], json_body={}).status == 400
+
+
+@pytest.mark.parametrize("body", [b"{oops", b"[1]", b"\xff\xfe", b"[" * 5000 + b"]" * 5000,
+                                  b'{"bytecode": "0x00", "blockchain": "ETH", "sourceAddress": 5}',
+                                  b'{"bytecode": "0x00", "walletId": "w", "constructorParameters": "x"}'])
+def test_hostile_bodies_get_4xx(body: bytes) -> None:
+    sim = ContractsSimulator()
+    headers = {"content-type": "application/json", "authorization": f"Bearer {KEY}"}
+    request = Request("POST", BYTECODE, [], headers, body)
+    assert 400 <= sim.handle(request).status < 500
