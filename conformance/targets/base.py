@@ -14,13 +14,14 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 from conformance.contract import Contract
-from conformance.errors import HarnessError, UsageError
+from conformance.errors import CassetteMissing, HarnessError, UsageError
 from conformance.recording.cassettes import cassette_context
 from conformance.recording.scrub import REDACTED
 from conformance.settings import RunSettings, env_name
@@ -60,6 +61,11 @@ def _mock_transport(sim: Simulator) -> httpx.MockTransport:
         return httpx.Response(response.status, headers=response.headers, content=response.body)
 
     return httpx.MockTransport(handler)
+
+
+def _no_cassette(path: Path, request: httpx.Request) -> httpx.Response:
+    raise CassetteMissing(f"no cassette {path}: record it first with `conformance run --record` "
+                          "(against the simulator or a live target)")
 
 
 def _refuse(request: httpx.Request) -> httpx.Response:
@@ -154,7 +160,14 @@ class Target:
         session = Session(client, base_url=self.base_url(), sleep=self._sleep(), secrets=self.secrets(),
                           limits=self.settings.limits, throttle=self._throttle())
         try:
-            if self.settings.record or self.capabilities.replays:
+            cassette = Path(self.settings.cassette_dir) / self.service / f"{case_id}.yaml"
+            if self.capabilities.replays and not cassette.is_file():
+                # No recording: a check that skips before sending still gives its own reason;
+                # the first request it sends makes the rule cassette-missing.
+                session._client = httpx.Client(base_url=self.base_url(), transport=httpx.MockTransport(
+                    partial(_no_cassette, cassette)))
+                yield session
+            elif self.settings.record or self.capabilities.replays:
                 folder = Path(self.settings.cassette_dir) / self.service
                 if self.settings.record:
                     _remember_configured(folder, self.configured(), self.recorded_settings())
