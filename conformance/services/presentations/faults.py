@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from conformance.faults.base import Fault, FaultySimulator, fault, json_edit, on_request, on_response
@@ -217,7 +218,18 @@ def _created_garbage(request: Request, response: Response) -> Response:
     return response
 
 
+def _odd_id_crashes(request: Request, response: Response) -> Response:
+    # Only ids holding characters no id the simulator issues has: what a fuzzer sends.
+    tail = request.path.rsplit("/", 1)[-1]
+    if request.path.startswith("/v1.0/generations/") and tail and re.search(r"[^A-Za-z0-9_-]", tail):
+        return Response.json_response(500, {"message": "internal error"})
+    return response
+
+
+
 FAULTS: list[Fault] = [
+    fault("odd-generation-id-500", "presentations.generic.responses-documented",
+          "a status lookup with an id of odd characters crashes with 500")(on_response(_odd_id_crashes)),
     fault("accepts-400001-chars", "presentations.generate.input-text-length",
           "inputText over 400000 characters is cut to fit and accepted")(
         _body_edit("/v1.0/generations", _truncate_text)),

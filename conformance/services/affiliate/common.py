@@ -1,0 +1,55 @@
+"""What the affiliate checks share: operation names, dated windows and a report reader."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+from conformance.checks.context import CheckContext
+from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
+from conformance.services.affiliate.dated import date_text, dated_body, today
+from conformance.transport.model import Exchange
+
+__all__ = ["CLICKS", "DAYS", "EMAIL", "EXPORT", "ONE", "PAGED", "REPORT", "ok", "read_report", "window"]
+
+REPORT = "POST /v1/networks/reporting/conversions"
+EXPORT = "POST /v1/networks/reporting/conversions/export"
+ONE = "GET /v1/networks/reporting/conversions/{conversionId}"
+EMAIL = "POST /v1/networks/reporting/conversions/email"
+CLICKS = "POST /v1/affiliates/reporting/clicks/stream"
+
+# Declared params of report readers.
+DAYS = {"days_back": {"type": "integer", "minimum": 0}}
+PAGED = {**DAYS, "page_size": {"type": "integer", "minimum": 1}, "max_pages": {"type": "integer", "minimum": 1}}
+
+
+def window(ctx: CheckContext, days_back: int, operation: str = REPORT, end: date | None = None,
+           **members: Any) -> dict[str, Any]:
+    """The operation's dated example over ``days_back`` days ending today (or ``end``)."""
+    last = end or today(ctx)
+    dates = {"from": date_text(last - timedelta(days=days_back)), "to": date_text(last)}
+    return dated_body(ctx, operation, **{**dates, **members})
+
+
+def ok(ctx: CheckContext, exchange: Exchange, operation: str, why: str) -> Any:
+    """A success with a body valid under the operation's schema for that status."""
+    expect_status(ctx.rule.id, exchange, success_statuses(ctx.contract, operation), why)
+    schema = ctx.contract.response_schema(operation, exchange.response.status)
+    if schema is not None and schema != {}:
+        return expect_json_schema(ctx.rule.id, ctx.contract, exchange, schema, why)
+    return exchange.response.json()
+
+
+def read_report(ctx: CheckContext, body: dict[str, Any], page_size: int, max_pages: int) -> list[dict[str, Any]]:
+    """Every row of the report for ``body``, page by page (the walk itself is its own rule)."""
+    rows: list[dict[str, Any]] = []
+    for page in range(1, max_pages + 1):
+        exchange = ctx.call(REPORT, json_body={**body, "paging": {"page": page, "page_size": page_size}})
+        data = ok(ctx, exchange, REPORT, f"page {page} of the report")
+        rows += data["conversions"]
+        total = data["paging"]["total_count"]
+        if len(rows) >= total or not data["conversions"]:
+            expect(len(rows) == total, ctx.rule.id, f"read {len(rows)} rows of a stated {total}",
+                   exchange=exchange, expected="total_count rows")
+            return rows
+    ctx.skip(f"the report needs more than {max_pages} pages of {page_size}: not read to the end")

@@ -1,0 +1,322 @@
+"""Faults of the affiliate simulator: each makes it break one documented rule.
+
+Most patch one of the simulator's own numbers or switches (``sim.rules``, ``single_use``,
+``put_merges``); the rest rewrite a request before the simulator sees it or a response after.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from conformance.faults.base import Fault, fault, json_edit, on_request, on_response
+from conformance.simulators import Simulator
+from conformance.transport.model import Request, Response
+
+__all__ = ["FAULTS"]
+
+_REPORT = "/v1/networks/reporting/conversions"
+_CLICKS = "/v1/affiliates/reporting/clicks/stream"
+_CAMPAIGNS = "/v1/networks/campaigns"
+_KEY = "sim-affiliate-key"
+
+
+def _rules(**values: Any) -> Callable[[Simulator], Simulator]:
+    def apply(sim: Simulator) -> Simulator:
+        for name, value in values.items():
+            setattr(sim.rules, name, value)  # type: ignore[attr-defined]
+        return sim
+    return apply
+
+
+def _attr(**values: Any) -> Callable[[Simulator], Simulator]:
+    def apply(sim: Simulator) -> Simulator:
+        for name, value in values.items():
+            setattr(sim, name, value)
+        return sim
+    return apply
+
+
+def _body(method: str, path: str, edit: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[Simulator], Simulator]:
+    """Rewrite the JSON body of matching requests before the simulator sees them."""
+    def before(request: Request) -> Request:
+        if request.method == method and request.path == path:
+            try:
+                body = json.loads(request.body)
+            except ValueError:
+                return request
+            if isinstance(body, dict):
+                request.body = json.dumps(edit(body)).encode()
+        return request
+    return on_request(before)
+
+
+def _answer(method: str, path: str, edit: Callable[[Any], Any]) -> Callable[[Simulator], Simulator]:
+    """Rewrite the JSON body of successful answers to matching requests."""
+    def after(request: Request, response: Response) -> Response:
+        if request.method == method and request.path == path and response.status == 200:
+            response.body = json_edit(response.body, edit)
+        return response
+    return on_response(after)
+
+
+def _set_default(name: str, value: Any) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    def edit(body: dict[str, Any]) -> dict[str, Any]:
+        body.setdefault(name, value)
+        return body
+    return edit
+
+
+def _map_member(name: str, mapping: dict[Any, Any]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    def edit(body: dict[str, Any]) -> dict[str, Any]:
+        try:
+            if body.get(name) in mapping:
+                body[name] = mapping[body[name]]
+        except TypeError:  # an unhashable value: leave it for the simulator to refuse
+            pass
+        return body
+    return edit
+
+
+def _stamp_to_date(body: dict[str, Any]) -> dict[str, Any]:
+    # A server that cannot read "YYYY-mm-DD hh:mm:ss": such a value becomes unreadable.
+    for name in ("from", "to"):
+        if isinstance(body.get(name), str) and " " in body[name]:
+            body[name] = body[name].replace(" ", "T")
+    return body
+
+
+def _kpi_metric(body: dict[str, Any]) -> dict[str, Any]:
+    if body.get("redirect_routing_type") == "kpi":
+        body.setdefault("metric", "cvr")
+    return body
+
+
+def _routing_value(body: dict[str, Any]) -> dict[str, Any]:
+    for redirect in body.get("redirects") or []:
+        if isinstance(redirect, dict):
+            redirect.setdefault("routing_value", 1)
+    return body
+
+
+def _unzip_any(request: Request) -> Request:
+    if request.path == "/v1/networks/uploads/temp" and ("unzip", "true") in request.query:
+        try:
+            body = json.loads(request.body)
+            if isinstance(body, dict):
+                body["mime_type"] = "application/zip"
+                request.body = json.dumps(body).encode()
+        except ValueError:
+            pass
+    return request
+
+
+def _prefix_id(sim: Simulator) -> Simulator:
+    """A 31-character id is looked up as the prefix of a 32-character one."""
+    def before(request: Request) -> Request:
+        tail = request.path.rsplit("/", 1)[-1]
+        if request.path.startswith(_REPORT + "/") and len(tail) == 31:
+            for row in sim.data.conversions:  # type: ignore[attr-defined]
+                if row["conversion_id"].startswith(tail):
+                    request.path = f"{_REPORT}/{row['conversion_id']}"
+        return request
+    return on_request(before)(sim)
+
+
+def _other_conversion(sim: Simulator) -> Simulator:
+    def before(request: Request) -> Request:
+        tail = request.path.rsplit("/", 1)[-1]
+        if request.method == "GET" and request.path.startswith(_REPORT + "/") and len(tail) == 32:
+            ids = [r["conversion_id"] for r in sim.data.conversions]  # type: ignore[attr-defined]
+            if tail in ids:
+                request.path = f"{_REPORT}/{ids[(ids.index(tail) + 1) % len(ids)]}"
+        return request
+    return on_request(before)(sim)
+
+
+def _no_key_needed(request: Request) -> Request:
+    request.headers.setdefault("x-tracker-api-key", _KEY)
+    return request
+
+
+def _any_key(request: Request) -> Request:
+    if "x-tracker-api-key" in request.headers:
+        request.headers["x-tracker-api-key"] = _KEY
+    return request
+
+
+def _paging(edit: Callable[[dict[str, Any]], None]) -> Callable[[Any], Any]:
+    def apply(body: Any) -> Any:
+        if isinstance(body, dict) and isinstance(body.get("paging"), dict):
+            edit(body)
+        return body
+    return apply
+
+
+def _total_of_page(body: dict[str, Any]) -> None:
+    body["paging"]["total_count"] = len(body["conversions"])
+
+
+def _repeat_row(sim: Simulator) -> Simulator:
+    last: list[Any] = []
+
+    def after(request: Request, response: Response) -> Response:
+        if request.method == "POST" and request.path == _REPORT and response.status == 200:
+            body = json.loads(response.body)
+            rows = body["conversions"]
+            if last and rows and body["paging"]["page"] > 1:
+                rows[0] = last[-1]
+            if rows:
+                last[:] = [rows[-1]]
+            response.body = json.dumps(body).encode()
+        return response
+    return on_response(after)(sim)
+
+
+def _reverse(key: str) -> Callable[[Any], Any]:
+    def edit(body: Any) -> Any:
+        body[key] = list(reversed(body[key]))
+        return body
+    return edit
+
+
+def _oldest_email(sim: Simulator) -> Simulator:
+    original = sim.data.conversions  # type: ignore[attr-defined]
+
+    def after(request: Request, response: Response) -> Response:
+        if request.path == _REPORT + "/email" and response.status == 200:
+            email = json.loads(request.body).get("email")
+            rows = sorted((r for r in original if r["email"] == email), key=lambda r: r["conversion_unix_timestamp"])
+            recent = [r for r in rows if r["conversion_unix_timestamp"] >= sim.clock.now() - 365 * 86_400][:100]
+            response.body = json.dumps({"conversions": recent[::-1]}).encode()
+        return response
+    return on_response(after)(sim)
+
+
+def _drop_export_row(request: Request, response: Response) -> Response:
+    if request.path == _REPORT + "/export" and response.status == 200:
+        lines = response.body.decode().splitlines(keepends=True)
+        response.body = "".join(lines[:-1]).encode()
+    return response
+
+
+def _trending_on_cvr(body: Any) -> Any:
+    body["cvr"]["trending_percentage"] = 0.0
+    return body
+
+
+def _status_void(body: Any) -> Any:
+    for row in body.get("conversions", [])[:1]:
+        row["status"] = "void"
+    return body
+
+
+def _bare_urls(body: Any) -> Any:
+    body["urls"] = [u["url"] for u in body["urls"]]
+    return body
+
+
+def _lose_name(body: Any) -> Any:
+    body["campaign_name"] = "Untitled"
+    return body
+
+
+def _string_ids(body: Any) -> Any:
+    for link in body.get("campaigns", []):
+        link["network_campaign_id"] = str(link["network_campaign_id"])
+    return body
+
+
+def _refuse_relationship(request: Request) -> Request:
+    if request.path.startswith(_CAMPAIGNS) and ("relationship", "redirects") in request.query:
+        request.query = [(k, "zz-refused" if v == "redirects" else v) for k, v in request.query]
+    return request
+
+
+_T = "affiliate.conversions"
+def _odd_id_crashes(request: Request, response: Response) -> Response:
+    # Only ids holding characters no id the simulator issues has: what a fuzzer sends.
+    tail = request.path.rsplit("/", 1)[-1]
+    if request.path.startswith("/v1/networks/reporting/conversions/") and tail and re.search(r"[^A-Za-z0-9_-]", tail):
+        return Response.json_response(500, {"message": "internal error"})
+    return response
+
+
+
+FAULTS: list[Fault] = [
+    fault("odd-conversion-id-500", "affiliate.generic.responses-documented",
+          "a conversion lookup with an id of odd characters crashes with 500")(on_response(_odd_id_crashes)),
+    fault("window-366-days", f"{_T}.window-start", "a from 366 days back is accepted")(_rules(window_days=366)),
+    fault("span-366-days", f"{_T}.span-limit", "a 366-day span is accepted")(_rules(span_days=366)),
+    fault("filters-one-type-anded", f"{_T}.filters-combine", "filters of one type combine with AND")(
+        _rules(same_type=all)),
+    fault("filters-two-types-ored", f"{_T}.filters-combine", "filters of different types combine with OR")(
+        _rules(across_types=any)),
+    fault("scrub-default-true", f"{_T}.show-only-defaults", "show_only_scrub defaults to true")(
+        _attr(show_only_defaults={"show_only_scrub": True})),
+    fault("total-count-of-page", f"{_T}.paging-walk", "paging.total_count is the page's row count")(
+        _answer("POST", _REPORT, _paging(_total_of_page))),
+    fault("page-repeats-row", f"{_T}.paging-walk", "each page starts with the previous page's last row")(_repeat_row),
+    fault("datetime-refused", f"{_T}.date-formats", "from/to as YYYY-mm-DD hh:mm:ss are refused")(
+        _body("POST", _REPORT, _stamp_to_date)),
+    fault("from-optional", f"{_T}.from-required", "a report without from covers the last days")(
+        _body("POST", _REPORT, _set_default("from", "2027-01-10"))),
+    fault("timezone-string-accepted", f"{_T}.timezone-type", "a string timezone_id is read as 90")(
+        _body("POST", _REPORT, _map_member("timezone_id", {"ninety": 90}))),
+    fault("status-outside-enum", f"{_T}.report-shape", "a row has status void")(_answer("POST", _REPORT, _status_void)),
+    fault("export-format-optional", "affiliate.export.format-required", "an export without format is json")(
+        _body("POST", _REPORT + "/export", _set_default("format", "json"))),
+    fault("export-format-xml", "affiliate.export.format-enum", "format xml is accepted (as json)")(
+        _body("POST", _REPORT + "/export", _map_member("format", {"zz-not-listed": "json"}))),
+    fault("export-drops-row", "affiliate.export.rows-match", "the export loses its last row")(
+        on_response(_drop_export_row)),
+    fault("conversion-id-31-chars", "affiliate.conversion.id-length", "a 31-character id finds the conversion")(
+        _prefix_id),
+    fault("conversion-other-row", "affiliate.conversion.get-by-id", "an id fetches the next conversion")(
+        _other_conversion),
+    fault("email-oldest-first", "affiliate.email.newest-first", "conversions of an email come oldest first")(
+        _answer("POST", _REPORT + "/email", _reverse("conversions"))),
+    fault("email-oldest-100", "affiliate.email.latest-100", "the email endpoint gives the oldest 100 of the year")(
+        _oldest_email),
+    fault("click-span-15-days", "affiliate.clicks.span-limit", "a 15-day click span is accepted")(
+        _rules(click_span_days=15)),
+    fault("clicks-5001", "affiliate.clicks.cap", "5001 clicks are returned")(_rules(click_cap=5001)),
+    fault("converted-clicks-purged", "affiliate.clicks.retention", "clicks with conversions go after 3 months")(
+        lambda sim: _purge_converted(sim)),
+    fault("raw-clicks-kept", "affiliate.clicks.retention", "raw clicks are kept forever")(
+        _rules(click_keep_days=100_000)),
+    fault("click-from-optional", "affiliate.clicks.from-required", "a click stream without from covers a day")(
+        _body("POST", _CLICKS, _set_default("from", "2027-01-14 00:00:00"))),
+    fault("trending-on-cvr", "affiliate.dashboard.cards-shape", "cvr carries trending_percentage")(
+        _answer("POST", "/v1/affiliates/dashboard/summary", _trending_on_cvr)),
+    fault("temp-file-twice", "affiliate.upload.single-use", "a temporary file can be read twice")(
+        _attr(single_use=False)),
+    fault("unzip-any-mime", "affiliate.upload.unzip-mime", "unzip accepts any mime_type")(on_request(_unzip_any)),
+    fault("upload-urls-bare", "affiliate.upload.shape", "urls are bare strings")(
+        _answer("POST", "/v1/networks/uploads/temp", _bare_urls)),
+    fault("put-keeps-omitted", "affiliate.campaigns.put-replaces", "a PUT keeps an optional field it omits")(
+        _attr(put_merges=True)),
+    fault("kpi-without-metric", "affiliate.campaigns.kpi-metric", "kpi routing without metric is accepted")(
+        _body("POST", _CAMPAIGNS, _kpi_metric)),
+    fault("priority-without-routing-value", "affiliate.campaigns.routing-value-required",
+          "priority routing without routing_value is accepted")(_body("POST", _CAMPAIGNS, _routing_value)),
+    fault("status-any", "affiliate.campaigns.status-enum", "any campaign_status is accepted (as paused)")(
+        _body("POST", _CAMPAIGNS, _map_member("campaign_status", {"zz-not-listed": "paused"}))),
+    fault("created-name-lost", "affiliate.campaigns.create-roundtrip", "the create answer renames the smart link")(
+        _answer("POST", _CAMPAIGNS, _lose_name)),
+    fault("list-ids-as-strings", "affiliate.campaigns.list-shape", "the list gives network_campaign_id as strings")(
+        _answer("GET", _CAMPAIGNS, _string_ids)),
+    fault("relationship-redirects-refused", "affiliate.campaigns.relationship-values",
+          "relationship=redirects is refused")(on_request(_refuse_relationship)),
+    fault("key-optional", "affiliate.auth.key-required", "a request without a key is served")(
+        on_request(_no_key_needed)),
+    fault("any-key", "affiliate.auth.invalid-key", "any key is accepted")(on_request(_any_key)),
+]
+
+
+def _purge_converted(sim: Simulator) -> Simulator:
+    for click in sim.data.clicks:  # type: ignore[attr-defined]
+        click["converted"] = False
+    return sim

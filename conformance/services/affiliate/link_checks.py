@@ -1,0 +1,91 @@
+"""Scenario checks of smart links: relationship expansions, the routing_value condition,
+create round trips and PUT replace semantics."""
+
+from __future__ import annotations
+
+import copy
+from functools import partial
+from typing import Any
+
+from conformance.checks.context import CheckContext
+from conformance.checks.expect import expect
+from conformance.checks.refusal import expect_refused
+from conformance.checks.registry import for_rule
+from conformance.services.affiliate.common import ok
+from conformance.transport.model import Exchange
+
+__all__: list[str] = []
+
+LIST = "GET /v1/networks/campaigns"
+CREATE = "POST /v1/networks/campaigns"
+GET = "GET /v1/networks/campaigns/{campaignId}"
+PUT = "PUT /v1/networks/campaigns/{campaignId}"
+
+
+@for_rule("affiliate.campaigns.relationship-values")
+def relationship_values(ctx: CheckContext) -> None:
+    values = ctx.contract.where_schema(LIST, "query.relationship")["items"]["enum"]
+    campaign = {"campaignId": ctx.credential("CAMPAIGN_ID")}
+    for query in [[("relationship", v)] for v in values] + [[("relationship", v) for v in values]]:
+        shown = ", ".join(v for _, v in query)
+        ok(ctx, ctx.call(LIST, params=query), LIST, f"the list with relationship {shown}")
+        ok(ctx, ctx.call(GET, params=query, path_values=campaign), GET, f"a smart link with relationship {shown}")
+
+
+def _create(ctx: CheckContext, body: dict[str, Any], why: str) -> dict[str, Any]:
+    created: dict[str, Any] = ok(ctx, ctx.call(CREATE, json_body=body), CREATE, why)
+    return created
+
+
+def _post(ctx: CheckContext, body: dict[str, Any]) -> Exchange:
+    return ctx.call(CREATE, json_body=body)
+
+
+@for_rule("affiliate.campaigns.routing-value-required",
+          params={"types": {"type": "array", "items": {"type": "string"}, "minItems": 1}}, required=("types",))
+def routing_value_required(ctx: CheckContext) -> None:
+    example = ctx.contract.request_example(CREATE)
+    for routing in ctx.rule.params["types"]:
+        valid = {**example, "redirect_routing_type": routing}
+        bare = copy.deepcopy(valid)
+        for redirect in bare["redirects"]:
+            redirect.pop("routing_value", None)
+        expect_refused(ctx, f"{routing} routing with a redirect without routing_value", partial(_post, ctx, bare),
+                       control=partial(_post, ctx, valid))
+
+
+def _campaign_id(ctx: CheckContext, link: dict[str, Any]) -> dict[str, str]:
+    return {"campaignId": str(link["network_campaign_id"])}
+
+
+@for_rule("affiliate.campaigns.create-roundtrip",
+          params={"fields": {"type": "array", "items": {"type": "string"}, "minItems": 1}}, required=("fields",))
+def create_roundtrip(ctx: CheckContext) -> None:
+    body = ctx.contract.request_example(CREATE)
+    created = _create(ctx, body, "creating the example smart link")
+    exchange = ctx.call(GET, path_values=_campaign_id(ctx, created))
+    fetched = ok(ctx, exchange, GET, "the created smart link")
+    for field in ctx.rule.params["fields"]:
+        for label, link in (("the create answer", created), ("the smart link got back", fetched)):
+            expect(link.get(field) == body[field], ctx.rule.id, f"{label} has {field}={link.get(field)!r}",
+                   exchange=exchange, expected=f"{field}={body[field]!r}, as created")
+
+
+@for_rule("affiliate.campaigns.put-replaces", params={"field": {"type": "string"}, "value": {}},
+          required=("field", "value"))
+def put_replaces(ctx: CheckContext) -> None:
+    field, value = ctx.rule.params["field"], ctx.rule.params["value"]
+    example = ctx.contract.request_example(CREATE)
+    example.pop(field, None)
+    default = _create(ctx, example, f"a smart link without {field}").get(field)
+    if default == value:
+        ctx.skip(f"the target's default {field} is the probe value: the PUT would show nothing")
+    link = _create(ctx, {**example, field: value}, f"a smart link with {field}")
+    if link.get(field) != value:
+        ctx.skip(f"the created smart link does not show {field} as sent (create-roundtrip's concern)")
+    ids = _campaign_id(ctx, link)
+    ok(ctx, ctx.call(PUT, json_body=example, path_values=ids), PUT, f"a PUT omitting {field}")
+    exchange = ctx.call(GET, path_values=ids)
+    after = ok(ctx, exchange, GET, "the smart link after the PUT").get(field)
+    expect(after == default, ctx.rule.id, f"after a PUT without {field}, {field} is {after!r}",
+           exchange=exchange, expected=f"the default {default!r} (what a create without it gives)")

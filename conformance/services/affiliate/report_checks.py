@@ -1,0 +1,183 @@
+"""Scenario checks of the conversion report (volume 3, part C): formats, filters, defaults,
+paging, and the 365-day / one-year window with its documented conflict.
+
+Dates come from the target's today (``dated.today``), never from the harness's clock.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import date, timedelta
+from typing import Any
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from conformance.checks.context import CheckContext
+from conformance.checks.expect import expect, expect_status, success_statuses
+from conformance.checks.paging import PAGING_PARAMS, paging_walk
+from conformance.checks.registry import for_rule
+from conformance.services.affiliate.common import DAYS, PAGED, REPORT, ok, read_report, window
+from conformance.services.affiliate.dated import date_text, dated_body, today
+from conformance.transport.model import Exchange
+
+__all__: list[str] = []
+
+CONFLICT = "affiliate.conflict.conversion-range"
+ABSENT = "conformance-absent-value"
+
+
+def _ids(rows: list[dict[str, Any]]) -> set[str]:
+    return {r["conversion_id"] for r in rows}
+
+
+@for_rule("affiliate.conversions.date-formats", params=DAYS, required=("days_back",))
+def date_formats(ctx: CheckContext) -> None:
+    end = today(ctx)
+    start = end - timedelta(days=ctx.rule.params["days_back"])
+    for label, first, last in (("YYYY-mm-DD", date_text(start), date_text(end)),
+                               ("YYYY-mm-DD hh:mm:ss", f"{start} 00:00:00", f"{end} 00:00:00"),
+                               ("both forms mixed", date_text(start), f"{end} 12:30:00")):
+        body = dated_body(ctx, REPORT, **{"from": first, "to": last})
+        ok(ctx, ctx.call(REPORT, json_body=body), REPORT, f"from/to as {label}")
+
+
+def _row_value(row: dict[str, Any], resource_type: str) -> str:
+    value = row.get(resource_type)
+    return "" if value is None else str(value)
+
+
+@for_rule("affiliate.conversions.filters-combine",
+          params={**PAGED, "resource_types": {"type": "array", "items": {"type": "string"}, "minItems": 2}},
+          required=("days_back", "page_size", "max_pages", "resource_types"))
+def filters_combine(ctx: CheckContext) -> None:
+    """Each generated filter set is evaluated independently over the unfiltered rows: a row
+    stays when, for every resource type filtered, its member of that name is one of the values."""
+    params = ctx.rule.params
+    body = window(ctx, params["days_back"])
+    universe = read_report(ctx, body, params["page_size"], params["max_pages"])
+    values = {t: sorted({_row_value(r, t) for r in universe} - {""}) for t in params["resource_types"]}
+    values = {t: v for t, v in values.items() if v}
+    if len(values) < 2 or not any(len(v) >= 2 for v in values.values()):
+        ctx.skip("the window's rows do not vary over two filterable types: filters not exercised")
+    types = sorted(values)
+    wide = next(t for t in types if len(values[t]) >= 2)
+    other = next(t for t in types if t != wide)
+    pair = st.sampled_from(types).flatmap(lambda t: st.tuples(st.just(t), st.sampled_from([*values[t], ABSENT])))
+
+    @ctx.property_test(REPORT)
+    @given(st.lists(pair, min_size=1, max_size=4, unique=True))
+    @example([(wide, values[wide][0]), (wide, values[wide][1])])  # OR within one type
+    @example([(wide, values[wide][0]), (other, values[other][0])])  # AND across types
+    def matches(filters: list[tuple[str, str]]) -> None:
+        grouped: dict[str, set[str]] = {}
+        for kind, value in filters:
+            grouped.setdefault(kind, set()).add(value)
+        expected = {r["conversion_id"] for r in universe
+                    if all(_row_value(r, kind) in chosen for kind, chosen in grouped.items())}
+        query = {"filters": [{"filter_id_value": v, "resource_type": t} for t, v in filters]}
+        got = read_report(ctx, {**body, "query": query}, params["page_size"], params["max_pages"])
+        expect(_ids(got) == expected, ctx.rule.id,
+               f"filters {filters}: {len(got)} rows, {len(expected)} expected "
+               f"({len(_ids(got) - expected)} extra, {len(expected - _ids(got))} missing)",
+               exchange=ctx.session.exchanges[-1],
+               expected="OR within one resource type, AND across types")
+
+    matches()
+
+
+@for_rule("affiliate.conversions.show-only-defaults",
+          params={**PAGED, "members": {"type": "array", "items": {"type": "string"}, "minItems": 1}},
+          required=("days_back", "page_size", "max_pages", "members"))
+def show_only_defaults(ctx: CheckContext) -> None:
+    params = ctx.rule.params
+    body = window(ctx, params["days_back"])
+    omitted = _ids(read_report(ctx, body, params["page_size"], params["max_pages"]))
+    for member in params["members"]:
+        sent = _ids(read_report(ctx, {**body, member: False}, params["page_size"], params["max_pages"]))
+        expect(sent == omitted, ctx.rule.id,
+               f"omitting {member} gives {len(omitted)} rows, {member}=false gives {len(sent)}",
+               exchange=ctx.session.exchanges[-1], expected=f"{member} defaults to false")
+
+
+@dataclasses.dataclass
+class _BodyPaged(CheckContext):
+    """A context whose calls carry the report body, with the walk's page parameters moved into
+    the body's paging member (the generic walker puts them in the query)."""
+
+    report_body: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def call(self, operation: str, *, params: dict[str, Any] | None = None, **kwargs: Any) -> Exchange:
+        return super().call(operation, json_body={**self.report_body, "paging": dict(params or {})}, **kwargs)
+
+
+@for_rule("affiliate.conversions.paging-walk", params={**PAGING_PARAMS, **DAYS},
+          required=("style", "max_pages", "days_back"))
+def conversions_paging(ctx: CheckContext) -> None:
+    fields = {f.name: getattr(ctx, f.name) for f in dataclasses.fields(CheckContext)}
+    paging_walk(_BodyPaged(**fields, report_body=window(ctx, ctx.rule.params["days_back"])))
+
+
+def _year_back(day: date) -> date:
+    try:
+        return day.replace(year=day.year - 1)
+    except ValueError:
+        return day.replace(year=day.year - 1, day=28)
+
+
+def _send(ctx: CheckContext, first: date, last: date) -> Exchange:
+    return ctx.call(REPORT, json_body=dated_body(ctx, REPORT, **{"from": date_text(first), "to": date_text(last)}))
+
+
+def _contested(ctx: CheckContext, exchange: Exchange, why: str) -> None:
+    """At 366 days in a year holding 29 February: 400 is the 365-day reading, 2xx one year."""
+    status = exchange.response.status
+    if status == 400:
+        ctx.observe(CONFLICT, 0)
+    elif status in success_statuses(ctx.contract, REPORT):
+        ctx.observe(CONFLICT, 1)
+    else:
+        expect_status(ctx.rule.id, exchange, {400, *success_statuses(ctx.contract, REPORT)}, why)
+
+
+_RANGE = {"days": {"type": "integer", "minimum": 1}}
+
+
+@for_rule("affiliate.conversions.window-start", params={**_RANGE, "span_days": {"type": "integer", "minimum": 0}},
+          required=("days", "span_days"))
+def window_start(ctx: CheckContext) -> None:
+    days, span = ctx.rule.params["days"], ctx.rule.params["span_days"]
+    end = today(ctx)
+    edge = end - timedelta(days=days)
+    ok(ctx, _send(ctx, edge, edge + timedelta(days=span)), REPORT, f"from {days} days back (the edge)")
+    past = edge - timedelta(days=1)
+    probe = _send(ctx, past, past + timedelta(days=span))
+    if _year_back(end) == past:  # one year back is a day further: the readings differ here
+        _contested(ctx, probe, f"from {days + 1} days back, exactly one year")
+        beyond = past - timedelta(days=1)
+        expect_status(ctx.rule.id, _send(ctx, beyond, beyond + timedelta(days=span)), 400,
+                      "from more than one year back")
+    else:
+        expect_status(ctx.rule.id, probe, 400, f"from {days + 1} days back (before the previous {days} days)")
+        ctx.observe(CONFLICT, 0, 1)  # the two readings coincide at this date
+
+
+@for_rule("affiliate.conversions.span-limit",
+          params={**_RANGE, "start_days_back": {"type": "integer", "minimum": 0}}, required=("days", "start_days_back"))
+def span_limit(ctx: CheckContext) -> None:
+    days = ctx.rule.params["days"]
+    start = today(ctx) - timedelta(days=ctx.rule.params["start_days_back"])
+    control = _send(ctx, start, start + timedelta(days=days))
+    if control.response.status not in success_statuses(ctx.contract, REPORT):
+        ctx.skip(f"a {days}-day span starting inside the window (so ending in the future) was refused "
+                 f"({control.response.status}); the span edge cannot be separated from the window start")
+    ok(ctx, control, REPORT, f"a span of {days} days")
+    longer = start + timedelta(days=days + 1)
+    probe = ctx.call(REPORT, json_body=dated_body(ctx, REPORT, **{"from": date_text(start), "to": date_text(longer)}))
+    after = _year_back(longer)  # the span is one calendar year when this is start
+    if after == start:
+        _contested(ctx, probe, f"a span of {days + 1} days, exactly one year")
+        expect_status(ctx.rule.id, _send(ctx, start, longer + timedelta(days=1)), 400, "a span above one year")
+    else:
+        expect_status(ctx.rule.id, probe, 400, f"a span of {days + 1} days")
+        ctx.observe(CONFLICT, 0, 1)

@@ -1,0 +1,192 @@
+"""Report logic of the affiliate simulator: dates, windows, filters, paging, export.
+
+Written from the document (volume 3, part C), independently of the contract: the simulator's
+own reading of "previous 365 days", "span at most one year", "14 days", "5000 clicks".
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from conformance.services.affiliate.data import resource_value
+from conformance.simulators.base import SimError
+
+__all__ = ["ReportRules", "check_bool", "check_number", "filter_rows", "parse_stamp", "render_export",
+           "select_conversions"]
+
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_STAMP = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$")
+SHOW_ONLY = ("show_only_scrub", "show_only_vt", "show_only_ct", "show_only_fail_traffic")
+DEFAULT_COLUMNS = ("conversion_id", "conversion_unix_timestamp", "status", "payout", "revenue")
+
+
+class ReportRules:
+    """The simulator's numbers; faults and variants patch these attributes."""
+
+    window_days = 365      # "only the previous 365 days"
+    span_days = 365        # "span at most one year" (read as 365 days)
+    calendar_year = False  # a variant reads "one year" as a calendar year
+    click_span_days = 14
+    click_cap = 5000
+    click_keep_days = 90   # "3 months"
+    email_limit = 100
+    default_page_size = 50
+    max_page_size = 1000
+    # How filters combine: any within one resource type (OR), all across types (AND).
+    same_type: Any = any
+    across_types: Any = all
+    newest_first = True    # the report's row order (not documented; a variant reverses it)
+
+
+def check_bool(body: dict[str, Any], name: str, required: bool = False) -> bool:
+    value = body.get(name)
+    if value is None:
+        if required:
+            raise SimError(400, f"{name} is required")
+        return False
+    if not isinstance(value, bool):
+        raise SimError(400, f"{name} must be a boolean")
+    return value
+
+
+def check_number(body: dict[str, Any], name: str, required: bool = False) -> float | None:
+    value = body.get(name)
+    if value is None:
+        if required:
+            raise SimError(400, f"{name} is required")
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SimError(400, f"{name} must be a number")
+    return float(value)
+
+
+def parse_stamp(body: dict[str, Any], name: str, *, time_required: bool, end: bool) -> datetime:
+    """A from/to value as a UTC datetime; a bare date ending a range means the whole day."""
+    value = body.get(name)
+    if value is None:
+        raise SimError(400, f"{name} is required")
+    if not isinstance(value, str):
+        raise SimError(400, f"{name} must be a string")
+    try:
+        if _STAMP.match(value):
+            return datetime.strptime(value, "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC)
+        if _DATE.match(value) and not time_required:
+            day = datetime.strptime(value, "%Y-%m-%d").replace(tzinfo=UTC)
+            return day + timedelta(days=1, seconds=-1) if end else day
+    except ValueError:
+        pass
+    raise SimError(400, f"{name} is not in a documented date format")
+
+
+def _year_back(today: date) -> date:
+    try:
+        return today.replace(year=today.year - 1)
+    except ValueError:  # 29 February
+        return today.replace(year=today.year - 1, day=28)
+
+
+def conversion_window(body: dict[str, Any], today: date, rules: ReportRules) -> tuple[datetime, datetime]:
+    start = parse_stamp(body, "from", time_required=False, end=False)
+    stop = parse_stamp(body, "to", time_required=False, end=True)
+    if stop < start:
+        raise SimError(400, "to is before from")
+    earliest = _year_back(today) if rules.calendar_year else today - timedelta(days=rules.window_days)
+    if start.date() < earliest:
+        raise SimError(400, "from is outside the previous 365 days")
+    span = (stop.date() - start.date()).days
+    limit = (today - _year_back(today)).days if rules.calendar_year else rules.span_days
+    if span > limit:
+        raise SimError(400, "the span is above the 365-day conversion range")
+    return start, stop
+
+
+def _filters(body: dict[str, Any]) -> dict[str, set[str]]:
+    query = body.get("query")
+    if query is None:
+        return {}
+    if not isinstance(query, dict):
+        raise SimError(400, "query must be an object")
+    filters = query.get("filters", [])
+    if not isinstance(filters, list):
+        raise SimError(400, "query.filters must be an array")
+    grouped: dict[str, set[str]] = {}
+    for item in filters:
+        if not isinstance(item, dict):
+            raise SimError(400, "a filter must be an object")
+        value, kind = item.get("filter_id_value"), item.get("resource_type")
+        if not isinstance(value, str) or not isinstance(kind, str):
+            raise SimError(400, "a filter needs filter_id_value and resource_type strings")
+        grouped.setdefault(kind, set()).add(value)
+    return grouped
+
+
+def filter_rows(rows: list[dict[str, Any]], body: dict[str, Any], value_of: Any = resource_value,
+                rules: ReportRules | None = None) -> list[dict[str, Any]]:
+    """OR within one resource type, AND across types (as ``rules`` say)."""
+    rules = rules or ReportRules()
+    grouped = _filters(body)
+    if not grouped:
+        return list(rows)
+    return [r for r in rows if rules.across_types(
+        rules.same_type(value_of(r, kind) == v for v in values) for kind, values in grouped.items())]
+
+
+def _show_only(row: dict[str, Any], flags: dict[str, bool]) -> bool:
+    if flags["show_only_scrub"] and not row["is_scrub"]:
+        return False
+    if flags["show_only_vt"] and not row["is_view_through"]:
+        return False
+    if flags["show_only_ct"] and row["is_view_through"]:
+        return False
+    return not (flags["show_only_fail_traffic"] and not row["error_code"])
+
+
+def select_conversions(rows: list[dict[str, Any]], body: dict[str, Any], today: date,
+                       rules: ReportRules, defaults: dict[str, bool] | None = None) -> list[dict[str, Any]]:
+    start, stop = conversion_window(body, today, rules)
+    check_number(body, "timezone_id", required=True)
+    conversions = check_bool(body, "show_conversions", required=True)
+    events = check_bool(body, "show_events", required=True)
+    flags = {name: check_bool(body, name) if name in body else (defaults or {}).get(name, False)
+             for name in SHOW_ONLY}
+    lo, hi = start.timestamp(), stop.timestamp()
+    chosen = [r for r in rows if lo <= r["conversion_unix_timestamp"] <= hi
+              and (events if r["is_event"] else conversions) and _show_only(r, flags)]
+    chosen = filter_rows(chosen, body, rules=rules)
+    order = -1 if rules.newest_first else 1
+    return sorted(chosen, key=lambda r: (order * r["conversion_unix_timestamp"], r["conversion_id"]))
+
+
+def page_of(rows: list[dict[str, Any]], body: dict[str, Any], rules: ReportRules) -> dict[str, Any]:
+    paging = body.get("paging") or {}
+    if not isinstance(paging, dict):
+        raise SimError(400, "paging must be an object")
+    page, size = paging.get("page", 1), paging.get("page_size", rules.default_page_size)
+    for name, value in (("page", page), ("page_size", size)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise SimError(400, f"paging.{name} must be a positive integer")
+    size = min(size, rules.max_page_size)
+    chunk = rows[(page - 1) * size: page * size]
+    return {"conversions": chunk, "paging": {"page": page, "page_size": size, "total_count": len(rows)}}
+
+
+def render_export(rows: list[dict[str, Any]], body: dict[str, Any]) -> tuple[str, bytes]:
+    fmt = body.get("format")
+    if fmt not in ("csv", "json"):
+        raise SimError(400, "format must be csv or json")
+    columns = body.get("columns", list(DEFAULT_COLUMNS))
+    if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
+        raise SimError(400, "columns must be an array of names")
+    picked = [{c: r.get(c, "") for c in columns} for r in rows]
+    if fmt == "json":
+        return "application/x-ndjson", "".join(json.dumps(p) + "\n" for p in picked).encode()
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(picked)
+    return "text/csv", out.getvalue().encode()

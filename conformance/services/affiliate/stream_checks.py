@@ -1,0 +1,136 @@
+"""Scenario checks of the click stream, the documented response shapes of POST operations,
+and temporary uploads (volume 3, part C)."""
+
+from __future__ import annotations
+
+import base64
+import io
+import zipfile
+from datetime import UTC, datetime, time, timedelta
+from functools import partial
+from typing import Any
+
+from conformance.checks.context import CheckContext
+from conformance.checks.expect import expect, expect_status, success_statuses
+from conformance.checks.refusal import expect_refused
+from conformance.checks.registry import for_rule
+from conformance.errors import ContractFileError
+from conformance.services.affiliate.common import CLICKS, PAGED, ok, read_report, window
+from conformance.services.affiliate.dated import dated_body, stamp_text, today
+from conformance.transport.model import Exchange, Request
+
+__all__: list[str] = []
+
+UPLOAD = "POST /v1/networks/uploads/temp"
+
+
+def example_response(ctx: CheckContext) -> None:
+    """The operation's (dated) example is answered with its documented success body."""
+    operation = ctx.rule.operation
+    assert operation
+    ok(ctx, ctx.call(operation, json_body=dated_body(ctx, operation)), operation, f"{operation} with its example")
+
+
+for_rule("affiliate.conversions.report-shape", "affiliate.clicks.shape", "affiliate.dashboard.cards-shape",
+         "affiliate.upload.shape")(example_response)
+
+
+def _clicks(ctx: CheckContext, first: str, last: str) -> Exchange:
+    return ctx.call(CLICKS, json_body=dated_body(ctx, CLICKS, **{"from": first, "to": last}))
+
+
+_DAYS = {"days": {"type": "integer", "minimum": 1}}
+
+
+@for_rule("affiliate.clicks.span-limit", params={**_DAYS, "end_days_back": {"type": "integer", "minimum": 0}},
+          required=("days", "end_days_back"))
+def clicks_span(ctx: CheckContext) -> None:
+    # An older window: the edge is the same, the answer (and the cassette) smaller.
+    days = ctx.rule.params["days"]
+    end = today(ctx) - timedelta(days=ctx.rule.params["end_days_back"])
+    ok(ctx, _clicks(ctx, stamp_text(end - timedelta(days=days)), stamp_text(end)), CLICKS, f"a {days}-day span")
+    expect_status(ctx.rule.id, _clicks(ctx, stamp_text(end - timedelta(days=days + 1)), stamp_text(end)), 400,
+                  f"a {days + 1}-day click span")
+
+
+@for_rule("affiliate.clicks.cap", params={"cap": {"type": "integer", "minimum": 1},
+                                         "days_back": {"type": "integer", "minimum": 1}},
+          required=("cap", "days_back"))
+def clicks_cap(ctx: CheckContext) -> None:
+    cap, end = ctx.rule.params["cap"], today(ctx)
+    exchange = _clicks(ctx, stamp_text(end - timedelta(days=ctx.rule.params["days_back"])), stamp_text(end))
+    clicks = ok(ctx, exchange, CLICKS, "the widest click window")["clicks"]
+    expect(len(clicks) <= cap, ctx.rule.id, f"{len(clicks)} clicks returned", exchange=exchange,
+           expected=f"at most {cap}")
+    if len(clicks) < cap:
+        ctx.skip(f"the window holds {len(clicks)} clicks, fewer than {cap}: the cap is not exercised")
+
+
+@for_rule("affiliate.clicks.retention",
+          params={**PAGED, "months": {"type": "integer", "minimum": 1},
+                  "window_days": {"type": "integer", "minimum": 1},
+                  "window_end_days_back": {"type": "integer", "minimum": 1}},
+          required=("months", "window_days", "window_end_days_back", "page_size", "max_pages"))
+def clicks_retention(ctx: CheckContext) -> None:
+    params = ctx.rule.params
+    if params["window_end_days_back"] <= params["months"] * 31:
+        raise ContractFileError(f"{ctx.rule.id}: the window must end more than {params['months']} months back")
+    end = today(ctx) - timedelta(days=params["window_end_days_back"])
+    start = end - timedelta(days=params["window_days"])
+    exchange = _clicks(ctx, stamp_text(start), stamp_text(end))
+    got = {c.get("transaction_id") for c in ok(ctx, exchange, CLICKS, "an old click window")["clicks"]}
+    # The conversions whose click falls in the window (a conversion follows its click).
+    body = window(ctx, params["window_days"] + 2, end=end + timedelta(days=2))
+    lo = datetime.combine(start, time(), UTC).timestamp()
+    hi = datetime.combine(end, time(), UTC).timestamp()
+    wanted = {r.get("transaction_id") for r in read_report(ctx, body, params["page_size"], params["max_pages"])
+              if lo <= r.get("click_unix_timestamp", -1) <= hi}
+    if not wanted and not got:
+        ctx.skip("no clicks and no conversions in the old window: retention not exercised")
+    expect(not (wanted - got), ctx.rule.id, f"{len(wanted - got)} clicks with conversions are gone",
+           exchange=exchange, expected="clicks with conversions kept forever")
+    expect(not (got - wanted), ctx.rule.id, f"{len(got - wanted)} clicks without conversions older than "
+           f"{params['months']} months are still served", exchange=exchange,
+           expected=f"raw clicks kept {params['months']} months")
+
+
+def _upload(ctx: CheckContext, body: dict[str, Any], unzip: bool | None = None) -> Exchange:
+    return ctx.call(UPLOAD, json_body=body, params={"unzip": unzip} if unzip is not None else None)
+
+
+def _read(ctx: CheckContext, url: str) -> Exchange:
+    # The url is used without the key: it is the file's own address, possibly on another host.
+    return ctx.send(Request.build("GET", url), backoff=False)
+
+
+@for_rule("affiliate.upload.single-use")
+def single_use(ctx: CheckContext) -> None:
+    answer = ok(ctx, _upload(ctx, ctx.contract.request_example(UPLOAD)), UPLOAD, "an upload")
+    if not answer["urls"]:
+        ctx.skip("the upload gave no url to use")
+    url = answer["urls"][0]["url"]
+    expect_refused(ctx, "the temporary file used a second time", partial(_read, ctx, url),
+                   control=partial(_read, ctx, url))
+
+
+def _zip() -> str:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        # A fixed timestamp: the same bytes every run, so cassettes match.
+        archive.writestr(zipfile.ZipInfo("conformance.txt", date_time=(2020, 1, 1, 0, 0, 0)), b"conformance")
+    return base64.b64encode(out.getvalue()).decode()
+
+
+@for_rule("affiliate.upload.unzip-mime",
+          params={"zip_types": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+                  "other_type": {"type": "string"}}, required=("zip_types", "other_type"))
+def unzip_mime(ctx: CheckContext) -> None:
+    content = _zip()
+    kinds = ctx.rule.params["zip_types"]
+    for kind in kinds:
+        expect_status(ctx.rule.id, _upload(ctx, {"mime_type": kind, "content_base64": content}, True),
+                      success_statuses(ctx.contract, UPLOAD), f"a zip uploaded as {kind} with unzip")
+    other = ctx.rule.params["other_type"]
+    expect_refused(ctx, f"unzip with mime_type {other}",
+                   partial(_upload, ctx, {"mime_type": other, "content_base64": content}, True),
+                   control=partial(_upload, ctx, {"mime_type": kinds[0], "content_base64": content}, True))
