@@ -74,8 +74,16 @@ def test_unreachable_http_target_is_a_harness_error_not_a_failure(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CONFORMANCE_PRESENTATIONS_BASE_URL", "http://127.0.0.1:9")
     monkeypatch.setenv("CONFORMANCE_PRESENTATIONS_API_KEY", "k")
-    result = _run(pytester, "--target", "http", "-k", "key-required")
+    result = _run(pytester, "--target", "http", "-k", "invalid-key")
     result.stdout.fnmatch_lines(["*HARNESS ERROR*TargetUnreachable*"])
+
+
+def test_live_target_rule_that_would_spend_needs_an_allowance(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CONFORMANCE_PRESENTATIONS_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("CONFORMANCE_PRESENTATIONS_API_KEY", "k")
+    result = _run(pytester, "--target", "http", "-k", "key-required")
+    result.stdout.fnmatch_lines(["*SKIP*key-required*POST /generations would spend*--allow spend*"])
 
 
 def test_unchecked_rule_is_skipped_not_passed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
