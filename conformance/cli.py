@@ -266,6 +266,27 @@ def _rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def _triage(args: argparse.Namespace) -> int:
+    """What changed between two runs; exit 1 when there are new failures."""
+    import json
+
+    from conformance.reporting.triage import compare, load_summary, previous_run
+
+    if args.base and args.current:
+        base_dir, current_dir = Path(args.base), Path(args.current)
+    elif args.base or args.current:
+        raise HarnessError("name both runs (BASE CURRENT) or neither (the last two under reports/runs)")
+    else:
+        base_dir, current_dir = previous_run(Path(args.reports))
+    result = compare(load_summary(base_dir), load_summary(current_dir))
+    if args.format == "json":
+        print(json.dumps(result.as_json(), indent=2))
+    else:
+        print(f"<!-- base: {base_dir}; current: {current_dir} -->")
+        print(result.markdown(os.environ.get("CONFORMANCE_DOCS_URL", "")), end="")
+    return 1 if result.new_failures else 0
+
+
 def _report(args: argparse.Namespace) -> int:
     from conformance.reporting.html import build_html
 
@@ -333,6 +354,13 @@ def _parser() -> argparse.ArgumentParser:
     rules = sub.add_parser("rules", help="the rule catalogue with each rule's check, gaps and conflicts")
     rules.add_argument("--service", action="append")
     rules.set_defaults(func=_rules)
+
+    triage = sub.add_parser("triage", help="what changed between two runs (new failures, fixed, skipped ...)")
+    triage.add_argument("base", nargs="?", help="run directory or summary.json (default: the run before the last)")
+    triage.add_argument("current", nargs="?", help="run directory or summary.json (default: the last run)")
+    triage.add_argument("--reports", default="reports", help="where runs/ lives when BASE and CURRENT are omitted")
+    triage.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    triage.set_defaults(func=_triage)
 
     report = sub.add_parser("report", help="build the single-file Allure HTML report (needs npx)")
     report.add_argument("--report-dir", default="reports/latest", help="a run directory (default: reports/latest)")

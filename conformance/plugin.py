@@ -108,6 +108,10 @@ def _label(contract: Contract, case: Case, settings: RunSettings) -> None:
     allure.dynamic.epic(contract.service)
     allure.dynamic.feature(rule.operation or rule.kind)
     allure.dynamic.story(rule.id)
+    # The suites tree too (not one "test_rules" node): service / operation / rule kind.
+    allure.dynamic.parent_suite(contract.service)
+    allure.dynamic.suite(rule.operation or "(whole service)")
+    allure.dynamic.sub_suite(rule.kind)
     allure.dynamic.tag(rule.kind)
     allure.dynamic.title(f"{rule.id}: {rule.statement}")
     allure.dynamic.description(

@@ -33,7 +33,7 @@ PASSED, FAILED, SKIPPED, ERROR = "passed", "failed", "skipped", "error"
 INTERRUPTED = "interrupted"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Case:
     service: str
     rule: Rule
@@ -42,6 +42,11 @@ class Case:
     @property
     def id(self) -> str:
         return self.rule.id
+
+    def __repr__(self) -> str:
+        # The rule id alone: reports (Allure's history id) derive identity from this text, which
+        # must not change between runs (a function's repr carries its memory address).
+        return f"Case({self.rule.id})"
 
 
 @dataclass

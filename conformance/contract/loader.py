@@ -7,6 +7,7 @@ A contract is two files under ``schemas/<id>/``: ``openapi.yaml`` (OpenAPI 3.1, 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from functools import lru_cache
@@ -192,6 +193,7 @@ def _load(service: str, root: str) -> Contract:
         gaps=[],
         conflicts=[],
         settings=dict(cat.get("settings") or {}),
+        digest=hashlib.sha256(openapi_path.read_bytes() + b"\0" + rules_path.read_bytes()).hexdigest(),
     )
     contract.settings["credentials"] = cat.get("credentials", [])
     credential_names = {c["name"] for c in contract.settings["credentials"]}

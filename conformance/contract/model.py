@@ -82,6 +82,8 @@ class Contract:
     gaps: list[Gap]
     conflicts: list[Conflict]
     settings: dict[str, Any]
+    # sha256 of the contract's files: a verdict that changes while this stays is the target's doing.
+    digest: str = ""
 
     def rule(self, rule_id: str) -> Rule:
         for rule in self.rules:

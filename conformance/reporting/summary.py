@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 from collections import Counter
@@ -56,9 +57,9 @@ class RunSummary:
                     note = "  -- " + (outcome.message.strip().splitlines() or [""])[0][:160]
                 out.append(f"  {_MARK[outcome.status]:5} {rule.id}{note}")
             for gap in contract.gaps:
-                shown = sorted({o.observations[gap.id] for o in got if gap.id in o.observations})
-                if shown:
-                    out.append(f"  GAP {gap.id}: target shows {'; '.join(shown)[:300]} (not judged)")
+                observed = sorted({o.observations[gap.id] for o in got if gap.id in o.observations})
+                if observed:
+                    out.append(f"  GAP {gap.id}: target shows {'; '.join(observed)[:300]} (not judged)")
             for conflict in contract.conflicts:
                 seen = sorted({o.observations[conflict.id] for o in got if conflict.id in o.observations})
                 shown = ", ".join(seen) if seen else "not observed"
@@ -90,7 +91,11 @@ class RunSummary:
                 ],
             }
         skips = Counter(_kind(o) for o in self.outcomes.values() if o.status == SKIPPED)
-        return {"target": self.target, "profile": self.profile, "counts": dict(self.counts()),
+        for service, contract in self.contracts.items():
+            services[service]["contract_digest"] = contract.digest
+        return {"generated_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                "harness_version": _version(), "commit": _commit(),
+                "target": self.target, "profile": self.profile, "counts": dict(self.counts()),
                 "skip_kinds": dict(skips), "missing_required": self.missing_required, "services": services}
 
     def write(self, report_dir: Path) -> None:
@@ -117,3 +122,24 @@ def _write_atomic(path: Path, text: str) -> None:
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("conformance")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _commit() -> str | None:
+    """The harness checkout's commit, when it is one (reports name what produced them)."""
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent,
+                             capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None

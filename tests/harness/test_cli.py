@@ -100,3 +100,31 @@ def test_nothing_checked_is_not_green(tmp_path: Path) -> None:
     allowed = conformance("run", "--service", "presentations", "--target", "replay", "--no-allure", "--allow-skips",
                           "--cassette-dir", str(tmp_path / "none"), "--report-dir", str(tmp_path / "r2"))
     assert allowed.returncode == 0, allowed.stderr
+
+
+def test_triage_shows_what_changed_between_two_runs(tmp_path: Path) -> None:
+    import json as _json
+
+    common = ["run", "--service", "presentations", "--no-allure", "-k", "num-cards or key-required"]
+    assert conformance(*common, "--report-dir", str(tmp_path / "a")).returncode == 0
+    assert conformance(*common, "--fault", "accepts-76-cards", "--report-dir", str(tmp_path / "b")).returncode == 1
+    proc = conformance("triage", str(tmp_path / "a"), str(tmp_path / "b"))
+    assert proc.returncode == 1, proc.stderr
+    assert "## New failures (1)" in proc.stdout and "presentations.generate.num-cards-range" in proc.stdout
+    data = _json.loads(conformance("triage", str(tmp_path / "b"), str(tmp_path / "a"), "--format", "json").stdout)
+    assert [c["rule"] for c in data["fixed"]] == ["presentations.generate.num-cards-range"]
+    bad = conformance("triage", str(tmp_path / "a"), str(tmp_path / "nowhere"))
+    assert bad.returncode == 2 and "cannot read" in bad.stderr
+
+
+def test_allure_history_ids_are_stable_across_runs(tmp_path: Path) -> None:
+    import json as _json
+
+    ids = []
+    for name in ("one", "two"):
+        proc = conformance("run", "--service", "presentations", "-k", "key-required or invalid-key",
+                           "--report-dir", str(tmp_path / name))
+        assert proc.returncode == 0, proc.stderr
+        results = [_json.loads(p.read_text()) for p in (tmp_path / name / "allure-results").glob("*-result.json")]
+        ids.append({r["name"].split(":")[0]: r["historyId"] for r in results})
+    assert ids[0] == ids[1] and len(ids[0]) == 2
