@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from conformance.faults.base import Fault, fault, json_edit, on_request, on_response
+from conformance.faults.base import Fault, fault, json_edit, on_request, on_response, request_json_edit
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
@@ -41,16 +41,7 @@ def _attr(**values: Any) -> Callable[[Simulator], Simulator]:
 
 def _body(method: str, path: str, edit: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[Simulator], Simulator]:
     """Rewrite the JSON body of matching requests before the simulator sees them."""
-    def before(request: Request) -> Request:
-        if request.method == method and request.path == path:
-            try:
-                body = json.loads(request.body)
-            except ValueError:
-                return request
-            if isinstance(body, dict):
-                request.body = json.dumps(edit(body)).encode()
-        return request
-    return on_request(before)
+    return request_json_edit(lambda r: r.method == method and r.path == path, edit)
 
 
 def _answer(method: str, path: str, edit: Callable[[Any], Any]) -> Callable[[Simulator], Simulator]:

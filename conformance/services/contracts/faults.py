@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from conformance.faults.base import Fault, fault, json_edit, on_request, on_response
+from conformance.faults.base import Fault, fault, json_edit, on_request, on_response, request_json_edit
 from conformance.services.contracts.simulator import CONTRACT_ID, KEY
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
@@ -32,16 +32,8 @@ def _key_edit(edit: Callable[[list[str]], list[str]]) -> Callable[[Simulator], S
 
 def _body_edit(prefix: str, edit: Callable[[dict[str, Any]], dict[str, Any]],
                method: str = "POST") -> Callable[[Simulator], Simulator]:
-    def before(request: Request) -> Request:
-        if request.method == method and request.path.startswith(prefix) and request.path.endswith("estimateFee"):
-            try:
-                body = json.loads(request.body)
-            except ValueError:
-                return request
-            if isinstance(body, dict):
-                request.body = json.dumps(edit(body)).encode()
-        return request
-    return on_request(before)
+    return request_json_edit(lambda r: r.method == method and r.path.startswith(prefix)
+                             and r.path.endswith("estimateFee"), edit)
 
 
 def _record_edit(edit: Callable[[dict[str, Any]], None]) -> Callable[[Simulator], Simulator]:

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from conformance.faults.base import Fault, fault, json_edit, on_request, on_response
+from conformance.faults.base import Fault, fault, json_edit, on_request, on_response, request_json_edit
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
@@ -22,19 +22,12 @@ def _is(request: Request, method: str, path: str) -> bool:
 
 
 def _rewrite_body(method: str, path: str, edit: Callable[[dict[str, Any]], dict[str, Any]]) -> Any:
-    """Rewrite the JSON body of matching requests before the simulator sees them."""
-    def before(request: Request) -> Request:
-        if request.method == method and (request.path == path or path.endswith("*") and
-                                         request.path.startswith(path[:-1])):
-            try:
-                body = json.loads(request.body or b"{}")
-            except ValueError:
-                return request
-            if isinstance(body, dict):
-                request.body = json.dumps(edit(body)).encode()
-        return request
+    """Rewrite the JSON body of matching requests (``path`` may end in ``*``) before the simulator sees them."""
+    def matches(request: Request) -> bool:
+        return request.method == method and (request.path == path or path.endswith("*") and
+                                             request.path.startswith(path[:-1]))
 
-    return on_request(before)
+    return request_json_edit(matches, edit, empty=b"{}")
 
 
 def _clamp_gap(body: dict[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from conformance.faults.base import Fault, FaultySimulator, fault, json_edit, on_request, on_response
+from conformance.faults.base import Fault, FaultySimulator, fault, json_edit, on_request, on_response, request_json_edit
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
@@ -17,18 +17,8 @@ _KEY = "sim-ultra-key"
 
 
 def _body_edit(path: str, edit: Any) -> Any:
-    """Rewrite the JSON body of requests to ``path`` before the simulator sees them."""
-    def before(request: Request) -> Request:
-        if request.method == "POST" and request.path == path:
-            try:
-                body = json.loads(request.body)
-            except ValueError:
-                return request
-            if isinstance(body, dict):
-                request.body = json.dumps(edit(body)).encode()
-        return request
-
-    return on_request(before)
+    """Rewrite the JSON body of POSTs to ``path`` before the simulator sees them."""
+    return request_json_edit(lambda r: r.method == "POST" and r.path == path, edit)
 
 
 def _gen_response(edit: Any) -> Any:
