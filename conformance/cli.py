@@ -61,6 +61,8 @@ def _run(args: argparse.Namespace) -> int:
     argv = [str(SUITES), "-p", "no:cacheprovider", "-q", "-o", "console_output_style=classic",
             "--rootdir", str(SUITES), "-c", str(SUITES / "pytest.ini"),
             "--report-dir", str(report_dir), "--cassette-dir", args.cassette_dir,
+            # JUnit XML for CI systems that read it (one testcase per rule, named by rule id).
+            "--junitxml", str(report_dir / "junit.xml"), "-o", "junit_suite_name=conformance",
             "--target", settings.target, "--profile", settings.profile]
     if not args.no_allure:
         argv += ["--alluredir", str(report_dir / "allure-results"), "--clean-alluredir"]
