@@ -143,9 +143,9 @@ def conformance_check(conformance_settings: RunSettings, conformance_summary: Ru
         contract = load_contract(case.service)
         if case.service not in conformance_targets:
             conformance_targets[case.service] = make_target(contract, conformance_settings)
+            conformance_summary.note_target(case.service, conformance_targets[case.service].missing_required())
         target = conformance_targets[case.service]
         _label(contract, case, conformance_settings)
-        conformance_summary.note_target(case.service, target.missing_required())
         try:
             outcome = run_case(case, target, conformance_settings.profile)
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the rule is interrupted, never passed

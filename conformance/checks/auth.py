@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from conformance.auth.variants import AUTH_AS_SCHEMA, DEFAULT, AuthAs, auth_as, render
+from conformance.auth.variants import AUTH_AS_SCHEMA, DEFAULT, AuthAs, auth_as
 from conformance.checks.context import CheckContext
 from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import for_kind
@@ -51,7 +51,7 @@ def auth_refused(ctx: CheckContext) -> None:
     rule = ctx.rule
     how = auth_as(rule.params["as"])
     # Path values may name target settings ({shop_id: "{SHOP_ID}"}): skipped when not configured.
-    values = {k: render(str(v), ctx.credential) for k, v in (rule.params.get("path_values") or {}).items()}
+    values = ctx.settings_in(rule.params.get("path_values"))
     for operation in rule.params.get("operations") or [rule.operation]:
         expect_refused(ctx, f"{operation} {how.describe()} must be refused",
                        partial(send_as, ctx, operation, how, values),

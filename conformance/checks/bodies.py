@@ -40,8 +40,8 @@ def _path_values(ctx: CheckContext, operation: str | None = None) -> dict[str, s
     """The rule's path values the operation's path uses, settings resolved (only those: a
     setting one operation needs does not make the rule skip another)."""
     template = (operation or ctx.rule.operation or " ").split(" ", 1)[1]
-    return {k: render(str(v), ctx.credential) for k, v in (ctx.rule.params.get("path_values") or {}).items()
-            if "{" + k + "}" in template}
+    used = {k: v for k, v in (ctx.rule.params.get("path_values") or {}).items() if "{" + k + "}" in template}
+    return ctx.settings_in(used)
 
 
 # -- body-cases --------------------------------------------------------------------------

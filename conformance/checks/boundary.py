@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from conformance.auth.variants import render
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect_status, success_statuses
 from conformance.checks.refusal import refused_statuses
@@ -81,7 +80,7 @@ def bound_values(schema: dict[str, Any]) -> list[tuple[str, Any, bool]]:
 
 def _path_values(ctx: CheckContext) -> dict[str, str]:
     # Values may name target settings: {shop_id: "{SHOP_ID}"} (skipped when not configured).
-    return {k: render(str(v), ctx.credential) for k, v in (ctx.rule.params.get("path_values") or {}).items()}
+    return ctx.settings_in(ctx.rule.params.get("path_values"))
 
 
 def operations_of(ctx: CheckContext) -> list[str]:

@@ -9,7 +9,7 @@ from typing import Any, NoReturn
 
 from hypothesis import HealthCheck, Phase, seed, settings
 
-from conformance.auth.variants import DEFAULT, NONE, AuthAs, apply_auth
+from conformance.auth.variants import DEFAULT, NONE, AuthAs, apply_auth, render
 from conformance.contract import Contract, Rule
 from conformance.errors import ContractFileError, RuleSkipped, SkipKind
 from conformance.settings import env_name
@@ -153,6 +153,12 @@ class CheckContext:
         return self.tokens[key]
 
     # -- building requests ---------------------------------------------------------------
+    def settings_in(self, templates: dict[str, Any] | None) -> dict[str, str]:
+        """Values that may name target settings (``{shop_id: "{SHOP_ID}"}``), rendered; the rule
+        is skipped when a named setting is not configured."""
+        return {k: render(str(v), self.credential) for k, v in (templates or {}).items()}
+
+
     def path(self, template: str, operation: str | None = None, **values: str) -> str:
         path = template
         for name, value in values.items():
@@ -170,13 +176,12 @@ class CheckContext:
         whose path only a target setting gives)."""
         if not effects or not self.can.live:
             return
-        operation = label
         missing = [e for e in effects if e not in self.target.settings.allow]
         if missing:
-            raise RuleSkipped(f"{operation} would {' and '.join(missing)} on a live target; run with "
+            raise RuleSkipped(f"{label} would {' and '.join(missing)} on a live target; run with "
                               + " ".join(f"--allow {m}" for m in missing), SkipKind.NEEDS_ALLOWANCE)
-        if "spend" in effects and not self.target.spend(operation):
-            raise RuleSkipped(f"{operation}: the run's spend budget of {self.target.settings.limits.spend_budget} "
+        if "spend" in effects and not self.target.spend(label):
+            raise RuleSkipped(f"{label}: the run's spend budget of {self.target.settings.limits.spend_budget} "
                               "requests is used up (CONFORMANCE_SPEND_BUDGET)", SkipKind.NEEDS_ALLOWANCE)
 
     def auth(self, request: Request, operation: str | None = None, how: AuthAs = DEFAULT) -> Request:

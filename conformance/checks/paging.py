@@ -23,7 +23,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.auth.variants import render
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema, expect_status
 from conformance.checks.registry import named
@@ -216,7 +215,7 @@ def paging_walk(ctx: CheckContext) -> None:
     params = rule.params
     fields = list(params.get("id_fields") or [params.get("id_field", "id")])
     base = dict(params.get("base_query") or {})
-    values = {k: render(str(v), ctx.credential) for k, v in (params.get("path_values") or {}).items()}
+    values = ctx.settings_in(params.get("path_values"))
 
     def fetch(query: dict[str, Any]) -> Exchange:
         exchange = ctx.call(operation, params={**base, **query} or None, path_values=values)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.auth.variants import AUTH_AS_SCHEMA, DEFAULT, auth_as, render
+from conformance.auth.variants import AUTH_AS_SCHEMA, DEFAULT, auth_as
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect_json_schema, expect_status
 from conformance.checks.registry import named
@@ -32,7 +32,7 @@ def response_shape(ctx: CheckContext) -> None:
     params = ctx.rule.params
     how = auth_as(params["as"]) if "as" in params else DEFAULT
     status = int(params.get("status", 200))
-    values = {k: render(str(v), ctx.credential) for k, v in (params.get("path_values") or {}).items()}
+    values = ctx.settings_in(params.get("path_values"))
     for operation in params.get("operations") or [ctx.rule.operation]:
         schema = ctx.contract.response_schema(operation, status)
         if schema is None:

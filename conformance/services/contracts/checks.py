@@ -11,7 +11,6 @@ import json
 from functools import partial
 from typing import Any
 
-from conformance.auth.variants import render
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses
 from conformance.checks.refusal import expect_refused
@@ -24,10 +23,6 @@ ECHO_GAP = "contracts.gap.request-id-echo"
 _PATH_VALUES = {"type": "object", "additionalProperties": {"type": "string"}}
 _CALL = {"type": "object", "required": ["operation"], "additionalProperties": False,
          "properties": {"operation": {"type": "string"}, "path_values": _PATH_VALUES}}
-
-
-def _values(ctx: CheckContext, raw: dict[str, Any] | None) -> dict[str, str]:
-    return {k: render(str(v), ctx.credential) for k, v in (raw or {}).items()}
 
 
 def _send(ctx: CheckContext, operation: str, path_values: dict[str, str], headers: dict[str, str]) -> Exchange:
@@ -47,7 +42,7 @@ def request_id_accepted(ctx: CheckContext) -> None:
     echoes: list[str] = []
     for call in rule.params["calls"]:
         operation = call["operation"]
-        values = _values(ctx, call.get("path_values"))
+        values = ctx.settings_in(call.get("path_values"))
         # The control: the same call without the header; the header may change nothing.
         plain = _send(ctx, operation, values, {})
         expect_status(rule.id, plain, success_statuses(ctx.contract, operation), f"{operation} without {header}")
@@ -86,7 +81,7 @@ def constructor_defaults(ctx: CheckContext) -> None:
 def abi_json_parses(ctx: CheckContext) -> None:
     rule = ctx.rule
     assert rule.operation
-    exchange = ctx.call(rule.operation, path_values=_values(ctx, rule.params["path_values"]))
+    exchange = ctx.call(rule.operation, path_values=ctx.settings_in(rule.params["path_values"]))
     expect_status(rule.id, exchange, success_statuses(ctx.contract, rule.operation), "get contract")
     record = ((exchange.response.json() or {}).get("data") or {}).get("contract") or {}
     text = record.get("abiJson")
@@ -104,7 +99,7 @@ def malformed_id(ctx: CheckContext) -> None:
     rule = ctx.rule
     assert rule.operation
     operation = rule.operation
-    real = _values(ctx, rule.params["path_values"])
+    real = ctx.settings_in(rule.params["path_values"])
     bad = {name: rule.params["malformed"] for name in real}
     expect_refused(ctx, f"{operation} with id {rule.params['malformed']!r}, not a UUID",
                    partial(ctx.call, operation, path_values=bad),

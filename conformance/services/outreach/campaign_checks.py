@@ -8,7 +8,6 @@ import dataclasses
 from functools import partial
 from typing import Any
 
-from conformance.auth.variants import render
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema, expect_status
 from conformance.checks.paging import PAGING_PARAMS, paging_walk
@@ -134,7 +133,7 @@ _UNROUTED = {404, 405, 501}
           required=tuple(_ROUTES))
 def routes_served(ctx: CheckContext) -> None:
     """Each operation is sent without a body (bodies are not shown): a 400 still shows the route."""
-    values = {k: render(str(v), ctx.credential) for k, v in ctx.rule.params["path_values"].items()}
+    values = ctx.settings_in(ctx.rule.params["path_values"])
     plan = [(op, values, _UNROUTED) for op in ctx.rule.params["operations"]]
     plan += [(op, {}, _UNROUTED - {404}) for op in ctx.rule.params["placeholder_operations"]]
     for operation, path_values, denied in plan:
