@@ -267,8 +267,6 @@ FAULTS: list[Fault] = [
         _prefix_id),
     fault("conversion-other-row", "affiliate.conversion.get-by-id", "an id fetches the next conversion")(
         _other_conversion),
-    fault("email-oldest-first", "affiliate.email.newest-first", "conversions of an email come oldest first")(
-        _answer("POST", _REPORT + "/email", _reverse("conversions"))),
     fault("email-oldest-100", "affiliate.email.latest-100", "the email endpoint gives the oldest 100 of the year")(
         _oldest_email),
     fault("click-span-15-days", "affiliate.clicks.span-limit", "a 15-day click span is accepted")(

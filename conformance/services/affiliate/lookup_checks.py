@@ -96,16 +96,6 @@ def _email_rows(ctx: CheckContext) -> tuple[Exchange, list[dict[str, Any]]]:
     return exchange, ok(ctx, exchange, EMAIL, "conversions of the email")["conversions"]
 
 
-@for_rule("affiliate.email.newest-first")
-def email_newest_first(ctx: CheckContext) -> None:
-    exchange, rows = _email_rows(ctx)
-    if len(rows) < 2:
-        ctx.skip("the email has fewer than two conversions: order not exercised")
-    stamps = [r["conversion_unix_timestamp"] for r in rows]
-    expect(stamps == sorted(stamps, reverse=True), ctx.rule.id, "the conversions are not newest first",
-           exchange=exchange, expected="conversion_unix_timestamp descending")
-
-
 @for_rule("affiliate.email.latest-100", params=PAGED, required=("days_back", "page_size", "max_pages"))
 def email_latest(ctx: CheckContext) -> None:
     params = ctx.rule.params

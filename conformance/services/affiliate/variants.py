@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from conformance.faults.base import Variant, json_edit, on_response, variant
+from conformance.services.affiliate.faults import _REPORT, _answer, _reverse
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
@@ -87,6 +88,9 @@ def _integer_cards(request: Request, response: Response) -> Response:
 
 
 VARIANTS: list[Variant] = [
+    # "at most the latest 100" names which conversions, not their order (gap email-order).
+    variant("email-oldest-first", "the conversions of an email come oldest first")(
+        _answer("POST", _REPORT + "/email", _reverse("conversions"))),
     variant("one-calendar-year", "the conversion window and span read as one calendar year")(_calendar_year),
     variant("report-oldest-first", "report rows oldest first")(_oldest_first),
     variant("create-answers-201", "smart-link create answers 201 with the smart link")(on_response(_created_201)),

@@ -162,8 +162,6 @@ FAULTS: list[Fault] = [
         _key_edit(lambda p: [p[0], KEY_ID, *p[2:]] if len(p) == 3 and not p[1] else p)),
     fault("accepts-empty-secret", "contracts.auth.key-empty-secret", "an empty SECRET part is accepted")(
         _key_edit(lambda p: p[:2] + [SECRET] if len(p) == 3 and not p[2] else p)),
-    fault("ignores-prefix", "contracts.auth.key-wrong-prefix", "any PREFIX is accepted with the right ID and SECRET")(
-        _key_edit(lambda p: [PREFIX, *p[1:]] if len(p) == 3 else p)),
     fault("accepts-extra-part", "contracts.auth.key-extra-part", "parts after the third are ignored")(
         _key_edit(lambda p: p[:3])),
     fault("secret-not-checked", "contracts.auth.key-wrong-secret", "the SECRET part is not checked")(

@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from conformance.faults.base import Variant, json_edit, on_response, variant
+from conformance.services.contracts.faults import PREFIX, _key_edit
 from conformance.transport.model import Request, Response
 
 __all__ = ["VARIANTS"]
@@ -81,6 +82,9 @@ def _extra_record_members(request: Request, response: Response) -> Response:
 
 
 VARIANTS: list[Variant] = [
+    # The document requires three parts; whether PREFIX is checked is not shown (gap prefix-checked).
+    variant("prefix-not-checked", "any PREFIX is accepted with the right ID and SECRET")(
+        _key_edit(lambda p: [PREFIX, *p[1:]] if len(p) == 3 else p)),
     variant("echoes-request-id", "responses echo X-Request-Id")(on_response(_echo_request_id)),
     variant("checksum-case-hex", "addresses and hashes in mixed (checksum) letter case")(on_response(_checksum_hex)),
     variant("utc-offset-fractions", "timestamps as 2027-01-15T08:00:00.250+00:00")(on_response(_offset_fractions)),

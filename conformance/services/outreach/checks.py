@@ -175,33 +175,19 @@ def list_limit(ctx: CheckContext) -> None:
            expected=f"1 to {limit} accounts")
 
 
-_BURST = {**FRESH_PARAMS, "max_burst_requests": {"type": "integer", "minimum": 1},
-          "backoff_attempts": {"type": "integer", "minimum": 1}, "first_backoff_seconds": {"type": "number"}}
+_BURST = {**FRESH_PARAMS, "max_burst_requests": {"type": "integer", "minimum": 1}}
 
 
 @for_rule("outreach.rate-limit.create-429", params=_BURST, required=tuple(_BURST))
 def create_rate_limit(ctx: CheckContext) -> None:
+    """Creation past the limit is answered 429. Whether the target serves again after a client
+    backs off, and when, is not shown (the back-off is advice to clients): gap rate-limits."""
     params = ctx.rule.params
     fresh = Fresh(ctx)
-    limited: Exchange | None = None
     for _ in range(params["max_burst_requests"]):
         exchange = fresh.send(backoff=False)
         if exchange.response.status == 429:
-            limited = exchange
-            break
+            return
         expect_status(ctx.rule.id, exchange, 200, "a create within the rate limit")
-    if limited is None:
-        ctx.skip(f"no 429 within {params['max_burst_requests']} creates: the ceiling is not shown (bounded probe)")
-    delay = params["first_backoff_seconds"]
-    again = limited
-    for _ in range(params["backoff_attempts"]):
-        ctx.sleep(delay)
-        again = fresh.send(backoff=False)
-        if again.response.status != 429:
-            break
-        delay *= 2
-    # A 429 that outlasts the back-off is this rule's failure, not a rate-limited skip.
-    expect(again.response.status != 429, ctx.rule.id, "still 429 after backing off", exchange=again,
-           expected="served again after backing off")
-    expect_status(ctx.rule.id, again, 200, "a create after backing off from 429")
+    ctx.skip(f"no 429 within {params['max_burst_requests']} creates: the ceiling is not shown (bounded probe)")
 

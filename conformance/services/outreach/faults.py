@@ -169,11 +169,11 @@ def _delete_keeps(request: Request) -> Request:
     return request
 
 
-def _no_reset(sim: Simulator) -> Simulator:
-    clock = sim.clock
-    frozen = clock.now()
-    clock.now = lambda: frozen  # type: ignore[method-assign]
-    return sim
+def _limit_as_503(request: Request, response: Response) -> Response:
+    # The creation limit answered with another status than the documented 429.
+    if request.method == "POST" and request.path == _ACCOUNTS and response.status == 429:
+        return Response.json_response(503, {"error": "busy"})
+    return response
 
 
 def _patch_ignored(request: Request) -> Request:
@@ -273,8 +273,8 @@ FAULTS: list[Fault] = [
           "GET /accounts ignores limit")(_only("GET", _ACCOUNTS, _limit_ignored)),
     fault("delete-keeps-account", "outreach.account.delete-removes",
           "DELETE /accounts/{email} answers 200 and removes nothing")(on_request(_delete_keeps)),
-    fault("rate-limit-never-resets", "outreach.rate-limit.create-429",
-          "the creation window never ends: 429 forever")(_no_reset),
+    fault("rate-limit-as-503", "outreach.rate-limit.create-429",
+          "account creation past the limit is answered 503, not 429")(on_response(_limit_as_503)),
     fault("update-not-persisted", "outreach.account.update-persists",
           "an update is answered 2xx but not stored")(on_request(_patch_ignored)),
     fault("null-daily-limit-refused", "outreach.account.nullable-fields",
