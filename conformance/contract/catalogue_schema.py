@@ -71,6 +71,10 @@ CATALOGUE_SCHEMA: dict[str, Any] = {
                     # Declared by the rule's check and validated against that declaration.
                     "params": {"type": "object"},
                     "requires": {"type": "array", "items": {"type": "string"}},
+                    # A rule resting on a standard the document points to (not on the document's
+                    # own words) names it, so a report can tell "breaks its document" from
+                    # "breaks a standard the document relies on".
+                    "standard": {"type": "string", "pattern": r"^(RFC [0-9]+|ISO [0-9]+|OAuth 2\.0|OpenID Connect)"},
                     "source": _SOURCE,
                 },
             },

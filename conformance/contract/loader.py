@@ -215,6 +215,7 @@ def _load(service: str, root: str) -> Contract:
             violation=raw.get("violation"),
             params=raw.get("params") or {},
             requires=tuple(raw.get("requires") or ()),
+            standard=raw.get("standard"),
         )
         for named_op in rule.params.get("operations") or []:
             try:

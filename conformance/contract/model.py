@@ -39,6 +39,12 @@ class Rule:
     params: dict[str, Any] = field(default_factory=dict)
     # Targets on which this rule cannot be checked, with the reason, e.g. {"http": "needs ..."}.
     requires: tuple[str, ...] = ()
+    # The standard the rule rests on ("RFC 6749 section 4.1.2"), None for the document's own words.
+    standard: str | None = None
+
+    @property
+    def basis(self) -> str:
+        return "standard" if self.standard else "document"
 
     @property
     def method(self) -> str:
