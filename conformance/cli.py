@@ -214,13 +214,13 @@ def _selftest(args: argparse.Namespace) -> int:
     if args.list:
         for service in services:
             for item in faults_for(service):
-                print(f"{service:14} {item.name:32} breaks {item.breaks}: {item.description}")
+                print(f"{service:14} {item.name:40} breaks {item.breaks}: {item.description}")
             for allowed in variants_for(service):
-                print(f"{service:14} {allowed.name:32} allowed variant: {allowed.description}")
+                print(f"{service:14} {allowed.name:40} allowed variant: {allowed.description}")
         return 0
-    results = kill_matrix(services, profile=args.profile, workers=args.workers)
+    results = kill_matrix(services, profile=args.profile, workers=args.workers, everything=args.everything)
     bad = 0
-    print(f"{'service':14} {'fault':32} {'result':8} rules that caught it")
+    print(f"{'service':14} {'fault':40} {'result':8} rules that caught it")
     for r in results:
         if r.fault is None:
             status = "clean" if not r.caught and not r.errors else "DIRTY"
@@ -230,9 +230,9 @@ def _selftest(args: argparse.Namespace) -> int:
             status = "caught" if r.caught and r.breaks in r.caught_by else ("partial" if r.caught else "MISSED")
         bad += status in ("DIRTY", "MISSED", "partial", "REFUSED") or bool(r.errors)
         caught = ", ".join(sorted(set(r.caught_by))) or "-"
-        print(f"{r.service:14} {r.fault or '(none)':32} {status:8} {caught}")
+        print(f"{r.service:14} {r.fault or '(none)':40} {status:8} {caught}")
         for err in r.errors:
-            print(f"{'':14} {'':32} {'error':8} {err}")
+            print(f"{'':14} {'':40} {'error':8} {err}")
     faults = [r for r in results if r.fault and not r.variant]
     variants = [r for r in results if r.variant]
     killed = sum(1 for r in faults if r.caught)
@@ -351,6 +351,8 @@ def _parser() -> argparse.ArgumentParser:
     selftest.add_argument("--profile", choices=("gate", "nightly"), default="gate")
     selftest.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     selftest.add_argument("--list", action="store_true", help="list the faults and exit")
+    selftest.add_argument("--everything", action="store_true",
+                          help="run every rule under each fault (default: only the rule it breaks)")
     selftest.set_defaults(func=_selftest)
 
     rules = sub.add_parser("rules", help="the rule catalogue with each rule's check, gaps and conflicts")

@@ -14,12 +14,16 @@ from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect_status, success_statuses
 from conformance.checks.refusal import refused_statuses
 from conformance.checks.registry import for_kind
+from conformance.errors import ContractFailure
 from conformance.transport.model import Exchange
 
 __all__ = ["BASE_PARAMS", "MISSING", "baseline", "bound_values", "operations_of", "outside_values", "send_variant",
            "with_member"]
 
 MISSING = object()  # as a value: leave the member out
+# Near misses are made from the first few listed values: enough to see a case-insensitive or
+# prefix-matching server, without a request storm on a long list.
+NEAR_MISS_SOURCES = 3
 
 # Query and path values the operation needs besides the member under test.
 BASE_PARAMS: dict[str, Any] = {
@@ -122,14 +126,29 @@ def baseline(ctx: CheckContext, operation: str | None = None) -> None:
                   f"{operation}: the contract's example request (the starting point) was refused")
 
 
-def outside_values(allowed: list[Any]) -> list[Any]:
-    """Values of the enum's own type that it does not list: a string enum gets a string, a number
-    enum the numbers just past and between its members (a type error would show nothing)."""
+def outside_values(allowed: list[Any], extra: list[Any] | None = None) -> list[Any]:
+    """Values of the enum's own type that it does not list.
+
+    A number enum gets the numbers just past and between its members (a type error would show
+    nothing). A string enum gets a plainly foreign value and near misses of the listed ones (the
+    case changed, a letter dropped, a plural), since a server that accepts a plausible wrong value
+    is the deviation that matters; the rule may add real-world values the list leaves out
+    (``params.outside``: a synonym, a value of a sibling API).
+    """
     if allowed and all(isinstance(v, int) and not isinstance(v, bool) for v in allowed):
-        candidates = [max(allowed) + 1, min(allowed) - 1] + [v for v in range(min(allowed), max(allowed))
-                                                            if v not in allowed][:1]
-        return [v for v in candidates if v not in allowed]
-    return ["zz-not-listed"]
+        candidates: list[Any] = [max(allowed) + 1, min(allowed) - 1] + [
+            v for v in range(min(allowed), max(allowed)) if v not in allowed][:1]
+    else:
+        candidates = ["zz-not-listed"]
+        for value in [v for v in allowed if isinstance(v, str) and len(v) > 1][:NEAR_MISS_SOURCES]:
+            candidates += [value.upper() if value != value.upper() else value.lower(),
+                           value[:-1], value + "s"]
+    candidates += list(extra or ())
+    seen: list[Any] = []
+    for value in candidates:
+        if value not in allowed and value not in seen:
+            seen.append(value)
+    return seen
 
 
 def _pointed(ctx: CheckContext) -> Any:
@@ -158,7 +177,10 @@ def limit_boundary(ctx: CheckContext) -> None:
                               f"{operation}: {rule.where} at {label} must be refused")
 
 
-@for_kind("enum", params=BASE_PARAMS)
+ENUM_PARAMS: dict[str, Any] = {**BASE_PARAMS, "outside": {"type": "array", "minItems": 1}}
+
+
+@for_kind("enum", params=ENUM_PARAMS)
 def enum_values(ctx: CheckContext) -> None:
     rule = _pointed(ctx)
     for operation in operations_of(ctx):
@@ -167,13 +189,30 @@ def enum_values(ctx: CheckContext) -> None:
         if not allowed:
             ctx.skip(f"{rule.where} has no enum in the contract's schema")
         ok = success_statuses(ctx.contract, operation)
-        # The listed values are the control: accepted first, then one outside the list refused.
-        for value in allowed:
-            expect_status(rule.id, send_variant(ctx, value, operation), ok,
-                          f"{operation}: {rule.where}={value!r} is listed and must be accepted")
-        for outside in outside_values(allowed):
-            expect_status(rule.id, send_variant(ctx, outside, operation), refused_statuses(ctx),
-                          f"{operation}: {rule.where}={outside!r} is not listed and must be refused")
+        # The listed values are the control: each accepted first, then values outside the list
+        # refused. Every value is tried before the verdict, so one disputed value does not hide
+        # another (a server refusing "zz-not-listed" but taking "PENDING" for "pending").
+        listed = [(v, ok, "is listed and must be accepted") for v in allowed]
+        outside = [(v, refused_statuses(ctx), "is not listed and must be refused")
+                   for v in outside_values(allowed, rule.params.get("outside"))]
+        for batch in (listed, outside):
+            disputes: list[ContractFailure] = []
+            for value, statuses, why in batch:
+                try:
+                    expect_status(rule.id, send_variant(ctx, value, operation), statuses,
+                                  f"{operation}: {rule.where}={value!r} {why}")
+                except ContractFailure as failure:
+                    disputes.append(failure)
+            if disputes:
+                raise _joined(rule.id, disputes)
+
+
+def _joined(rule_id: str, disputes: list[ContractFailure]) -> ContractFailure:
+    """One failure naming every disputed value, carrying the first exchange for the report."""
+    if len(disputes) == 1:
+        return disputes[0]
+    message = f"{len(disputes)} values disputed:\n" + "\n".join(f"  - {d.message}" for d in disputes)
+    return ContractFailure(rule_id, message, expected=disputes[0].expected, exchange=disputes[0].exchange)
 
 
 @for_kind("required", params=BASE_PARAMS)

@@ -18,9 +18,12 @@ __all__ = ["Fault", "FaultySimulator", "Variant", "fault", "fault_decorator", "f
 
 
 def faults_for(service: str) -> list[Fault]:
+    """The service's own faults, then the generic ones its contract implies (faults/generic.py)."""
+    from conformance.contract import load_contract
+    from conformance.faults.generic import generic_faults
     from conformance.services import load_service
 
-    return list(load_service(service).faults)
+    return [*load_service(service).faults, *generic_faults(load_contract(service))]
 
 
 def variants_for(service: str) -> list[Variant]:

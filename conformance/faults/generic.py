@@ -1,0 +1,86 @@
+"""Faults every service gets, derived from its contract rather than written per service.
+
+``enum-near-miss``: for each rule of kind ``enum`` over a string enum, a server that takes a
+plausible wrong value (another case, a dropped last letter, a plural) for the listed one, while
+still refusing a plainly foreign value. A check that tries only one made-up value passes such a
+server; the generic enum check must catch it. One fault per enum rule, named after the rule.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import unquote
+
+from conformance.contract import Contract, Rule
+from conformance.faults.base import Fault, fault, on_request
+from conformance.simulators.base import Simulator
+from conformance.transport.model import Request
+
+__all__ = ["generic_faults"]
+
+
+def _listed_for(value: Any, allowed: list[str]) -> str | None:
+    """The listed value ``value`` nearly is (case, a letter short, a plural), else None."""
+    if not isinstance(value, str) or value in allowed:
+        return None
+    for listed in allowed:
+        if value.lower() == listed.lower() or value == listed[:-1] or value == listed + "s":
+            return listed
+    return None
+
+
+def _path_pattern(path: str) -> re.Pattern[str]:
+    # The operation's path template, matched at the end of the request path (server prefixes vary).
+    parts = re.split(r"(\{[^}]+\})", path)
+    return re.compile("".join("[^/]+" if p.startswith("{") else re.escape(p) for p in parts) + "$")
+
+
+def _near_miss(rule: Rule, allowed: list[str]) -> Callable[[Simulator], Simulator]:
+    assert rule.where
+    area, _, dotted = rule.where.partition(".")
+    pattern = _path_pattern(rule.path)
+
+    def before(request: Request) -> Request:
+        if request.method != rule.method or not pattern.search(unquote(request.path)):
+            return request
+        if area == "query":
+            request.query = [(k, _listed_for(v, allowed) or v) if k == dotted else (k, v) for k, v in request.query]
+        elif area == "body":
+            try:
+                body = json.loads(request.body)
+            except ValueError:
+                return request
+            node = body
+            parts = dotted.split(".")
+            for part in parts[:-1]:
+                node = node.get(part) if isinstance(node, dict) else None
+            if isinstance(node, dict) and _listed_for(node.get(parts[-1]), allowed):
+                node[parts[-1]] = _listed_for(node[parts[-1]], allowed)
+                request.body = json.dumps(body).encode()
+        return request
+
+    return on_request(before)
+
+
+def generic_faults(contract: Contract) -> list[Fault]:
+    faults: list[Fault] = []
+    for rule in contract.rules:
+        if rule.kind != "enum" or not rule.operation or not rule.where:
+            continue
+        if not rule.where.startswith(("query.", "body.")):
+            continue
+        try:
+            allowed = contract.where_schema(rule.operation, rule.where).get("enum") or []
+        except KeyError:
+            continue
+        if not allowed or not all(isinstance(v, str) for v in allowed):
+            continue
+        faults.append(fault(
+            f"enum-near-miss:{rule.id.split('.', 1)[1]}", rule.id,
+            f"{rule.operation} takes a near miss of a listed {rule.where} (other case, a letter short, a plural) "
+            "for the listed value, while refusing a plainly foreign one",
+        )(_near_miss(rule, list(allowed))))
+    return faults
