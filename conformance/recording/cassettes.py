@@ -10,8 +10,10 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import vcr
 import yaml
+from vcr.serializers import yamlserializer
 
 from conformance.errors import CassetteMismatch, CassetteMissing, HarnessError
+from conformance.recording.indexed import IndexedCassette
 from conformance.recording.scrub import scrub_headers, scrub_json_text, scrub_pairs, scrub_text
 
 __all__ = ["cassette_context", "MATCH_ON"]
@@ -57,17 +59,40 @@ def _response_scrubber(secrets: list[str]) -> Any:
     return before_record_response
 
 
+class _CheckedYaml:
+    """vcrpy's YAML serializer (libyaml underneath), with a cassette checked as it is parsed.
+
+    Parsing once here replaces a second, pure-Python parse before vcrpy's own; a cassette that is
+    not YAML or holds an interaction vcrpy would trip over (with a traceback) is a
+    ``CassetteMismatch`` naming the file and saying to re-record it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def deserialize(self, text: str) -> Any:
+        try:
+            data = yamlserializer.deserialize(text)
+        except yaml.YAMLError as exc:
+            raise CassetteMismatch(f"cassette {self.path} is not readable ({type(exc).__name__}); "
+                                   "re-record it") from None
+        if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
+            raise CassetteMismatch(f"cassette {self.path} has no 'interactions' list; re-record it")
+        for i, item in enumerate(data["interactions"]):
+            problem = _interaction_problem(item)
+            if problem:
+                raise CassetteMismatch(f"cassette {self.path}: interaction {i} {problem}; re-record it")
+        return data
+
+    @staticmethod
+    def serialize(data: Any) -> str:
+        return str(yamlserializer.serialize(data))
+
+
 def _check_readable(path: Path) -> None:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
+        path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
         raise CassetteMismatch(f"cassette {path} is not readable ({type(exc).__name__}); re-record it") from None
-    if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
-        raise CassetteMismatch(f"cassette {path} has no 'interactions' list; re-record it")
-    for i, item in enumerate(data["interactions"]):
-        problem = _interaction_problem(item)
-        if problem:
-            raise CassetteMismatch(f"cassette {path}: interaction {i} {problem}; re-record it")
 
 
 def _interaction_problem(item: Any) -> str | None:
@@ -111,5 +136,7 @@ def cassette_context(path: Path, *, replay: bool, secrets: list[str]) -> Iterato
         before_record_response=_response_scrubber(secrets),
         decode_compressed_response=True,
     )
-    with recorder.use_cassette(str(path), allow_playback_repeats=False):
+    recorder.register_serializer("checked-yaml", _CheckedYaml(path))
+    config = recorder.get_merged_config(path=str(path), serializer="checked-yaml", allow_playback_repeats=False)
+    with IndexedCassette.use(**config):
         yield
