@@ -61,6 +61,23 @@ def test_allure_results_carry_epic_feature_story_and_source_link(pytester: pytes
     assert (alluredir / "categories.json").is_file()
 
 
+def test_allure_results_are_named_by_rule_id_and_stable_across_runs(pytester: pytest.Pytester) -> None:
+    """History, trends, "new failed" and "fixed" need one identity per rule that survives runs."""
+    import json
+
+    ids = []
+    for run in ("one", "two"):
+        alluredir = pytester.path / run
+        _run(pytester, "-k", "auth", "--alluredir", str(alluredir))
+        results = [json.loads(p.read_text()) for p in alluredir.glob("*-result.json")]
+        assert {r["fullName"] for r in results} == {
+            f"conformance.presentations#presentations.auth.{name}"
+            for name in ("key-required", "invalid-key", "bearer-rejected")}
+        ids.append({r["fullName"]: (r["historyId"], r["testCaseId"]) for r in results})
+        assert len({h for h, _ in ids[-1].values()}) == len(results)
+    assert ids[0] == ids[1]
+
+
 def test_http_target_without_base_url_is_a_clear_error(pytester: pytest.Pytester,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CONFORMANCE_PRESENTATIONS_BASE_URL", raising=False)
