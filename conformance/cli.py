@@ -251,18 +251,21 @@ def _rules(args: argparse.Namespace) -> int:
         contract = load_contract(service)
         checked = 0
         print(f"# {service}: {contract.title}")
-        generic = 0
+        generic = standard = 0
         for case in collect_cases(contract):
             rule, check = case.rule, case.check
             checked += check is not None
             generic += check is not None and not check.name.startswith("conformance.services.")
             name = check.fn.__name__ if check else "UNCHECKED"
-            print(f"  {rule.id:58} {rule.kind:10} {name:28} {rule.source.text()}")
+            basis = f" [{rule.standard}]" if rule.standard else ""
+            standard += bool(rule.standard)
+            print(f"  {rule.id:58} {rule.kind:10} {name:28} {rule.source.text()}{basis}")
         for gap in contract.gaps:
             print(f"  {gap.id:58} {'gap':10} {'':28} {gap.statement}")
         for conflict in contract.conflicts:
             print(f"  {conflict.id:58} {'conflict':10} {'':28} {conflict.statement}")
-        print(f"  -- {len(contract.rules)} rules ({checked} with a check, {generic} of them generic), "
+        print(f"  -- {len(contract.rules)} rules ({checked} with a check, {generic} of them generic, "
+              f"{standard} resting on a standard), "
               f"{len(contract.gaps)} gaps, "
               f"{len(contract.conflicts)} conflicts\n")
     return 0

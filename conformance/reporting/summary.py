@@ -55,7 +55,8 @@ class RunSummary:
                 note = ""
                 if outcome.status != PASSED:
                     note = "  -- " + (outcome.message.strip().splitlines() or [""])[0][:160]
-                out.append(f"  {_MARK[outcome.status]:5} {rule.id}{note}")
+                basis = f" [{rule.standard}]" if rule.standard else ""
+                out.append(f"  {_MARK[outcome.status]:5} {rule.id}{basis}{note}")
             for gap in contract.gaps:
                 observed = sorted({o.observations[gap.id] for o in got if gap.id in o.observations})
                 if observed:
@@ -74,6 +75,8 @@ class RunSummary:
                 "rules": [
                     {
                         "id": r.id, "kind": r.kind, "operation": r.operation, "statement": r.statement,
+                        # "document": the document's own words; "standard": one it points to.
+                        "basis": r.basis, "standard": r.standard,
                         "source": f"{r.source.path}#{r.source.anchor}",
                         "status": self.outcomes[r.id].status if r.id in self.outcomes else "not run",
                         "message": self.outcomes[r.id].message if r.id in self.outcomes else "",
