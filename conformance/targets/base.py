@@ -23,6 +23,7 @@ import httpx
 from conformance.contract import Contract
 from conformance.errors import CassetteMissing, HarnessError, UsageError
 from conformance.recording.cassettes import cassette_context
+from conformance.recording.replay import ReplayTransport
 from conformance.recording.scrub import REDACTED
 from conformance.settings import RunSettings, env_name
 from conformance.simulators import Simulator, create_simulator
@@ -167,12 +168,14 @@ class Target:
                 session._client = httpx.Client(base_url=self.base_url(), transport=httpx.MockTransport(
                     partial(_no_cassette, cassette)))
                 yield session
-            elif self.settings.record or self.capabilities.replays:
+            elif self.capabilities.replays:
+                session._client = httpx.Client(base_url=self.base_url(),
+                                               transport=ReplayTransport(cassette, session.secrets))
+                yield session
+            elif self.settings.record:
                 folder = Path(self.settings.cassette_dir) / self.service
-                if self.settings.record:
-                    _remember_configured(folder, self.configured(), self.recorded_settings())
-                with cassette_context(folder / f"{case_id}.yaml", replay=self.capabilities.replays,
-                                      secrets=session.secrets):
+                _remember_configured(folder, self.configured(), self.recorded_settings())
+                with cassette_context(cassette, secrets=session.secrets):
                     yield session
             else:
                 yield session

@@ -15,7 +15,6 @@ from tenacity import RetryCallState, Retrying, retry_if_result, stop_after_attem
 from tenacity.stop import stop_base
 
 from conformance.errors import (
-    CassetteMismatch,
     HarnessError,
     OverBudget,
     ResponseTooLarge,
@@ -160,14 +159,6 @@ class Session:
         except (httpx.TransportError, httpx.StreamError) as exc:
             raise TargetUnreachable(f"{request.method} {self.base_url}{request.path}: "
                                     f"{type(exc).__name__}: {exc}") from None
-        except Exception as exc:  # vcrpy raises its own type for an unmatched request
-            if type(exc).__name__ == "CannotOverwriteExistingCassetteException":
-                raise CassetteMismatch(
-                    f"replay: no recorded response for {request.method} {request.target}. "
-                    "The suite now sends a request the cassette does not hold: re-record with "
-                    "`conformance run --record` against a live target."
-                ) from None
-            raise
         exchange = Exchange(request, response, self.base_url)
         self.exchanges.append(exchange.bounded(self.limits.kept_body_bytes))
         del self.exchanges[:-_KEEP_EXCHANGES]

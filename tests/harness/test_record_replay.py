@@ -97,12 +97,12 @@ def test_unmatched_request_fails_loudly(recorded: tuple[Path, dict[str, str]], t
     assert "re-record" in outcome.message and "Traceback" not in outcome.message
 
 
-@pytest.mark.parametrize("content", ["interactions: [unclosed", "just a string", "\x00\x01binary"])
+@pytest.mark.parametrize("content", ["interactions: [unclosed", "just a string", "\x00\x01binary",
+                                     "{\"interactions\": [1", "{\"interactions\": [{\"request\": {}}]}"])
 def test_corrupt_cassette_is_a_clear_error(tmp_path: Path, content: str) -> None:
-    from conformance.recording.cassettes import cassette_context
+    from conformance.recording.replay import ReplayTransport
 
     path = tmp_path / "bad.yaml"
     path.write_text(content)
     with pytest.raises(CassetteMismatch, match="re-record"):
-        with cassette_context(path, replay=True, secrets=[]):
-            pass
+        ReplayTransport(path, secrets=[])
