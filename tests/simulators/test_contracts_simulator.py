@@ -93,3 +93,35 @@ def test_hostile_bodies_get_4xx(body: bytes) -> None:
     headers = {"content-type": "application/json", "authorization": f"Bearer {KEY}"}
     request = Request("POST", BYTECODE, [], headers, body)
     assert 400 <= sim.handle(request).status < 500
+
+
+def test_seeded_source_settings_are_accepted_and_known_values_variant_refuses_others() -> None:
+    """SOURCE_ADDRESS / TEMPLATE_PARAMETERS are the seeds the catalogue's defaults name; the
+    known-values-only variant refuses other values, after the key."""
+    import json
+
+    from conformance.contract import load_contract
+    from conformance.services.contracts.variants import VARIANTS
+
+    defaults = load_contract("contracts").settings["defaults"]
+    assert defaults["SOURCE_ADDRESS"] == CREDS["SOURCE_ADDRESS"]
+    assert json.loads(defaults["TEMPLATE_PARAMETERS"]) == json.loads(CREDS["TEMPLATE_PARAMETERS"])
+    strict = {v.name: v for v in VARIANTS}["known-values-only"].apply(ContractsSimulator())
+    template = f"/v1/w3s/templates/{CREDS['TEMPLATE_ID']}/deploy/estimateFee"
+    seeded = {"blockchain": "ETH", "sourceAddress": CREDS["SOURCE_ADDRESS"],
+              "templateParameters": json.loads(CREDS["TEMPLATE_PARAMETERS"])}
+    assert call(strict, "POST", template, json_body=seeded).status == 200  # type: ignore[arg-type]
+    assert call(strict, "POST", template, json_body={**seeded, "sourceAddress": "0xabc"}).status == 400  # type: ignore[arg-type]
+    assert call(strict, "POST", template, key=None, json_body={**seeded, "sourceAddress": "0xabc"}).status == 401  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("stamp", "utc"), [
+    ("2027-01-15T08:00:00Z", True), ("2027-01-15T08:00:00.250+00:00", True), ("20270115T080000Z", True),
+    ("2027-01-15T08:00:00,5+0000", True), ("2027-01-15T08:00+00", True),
+    ("2027-01-15T08:00:00", False), ("2027-01-15T08:00:00+01:00", False), ("2027-01-15 08:00:00Z", False),
+])
+def test_the_contract_timestamp_pattern_is_iso_8601_utc(stamp: str, utc: bool) -> None:
+    from conformance.contract import load_contract
+
+    pattern = load_contract("contracts").openapi["components"]["schemas"]["UtcTimestamp"]["pattern"]
+    assert bool(re.match(pattern, stamp)) is utc

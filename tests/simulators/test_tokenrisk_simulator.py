@@ -96,3 +96,18 @@ def test_hostile_bodies_get_4xx(body: bytes) -> None:
 def test_error_bodies_are_json() -> None:
     response = TokenRiskSimulator().handle(Request.build("POST", "/v1/tokens/verify"))
     assert response.status == 400 and isinstance(json.loads(response.body), dict)
+
+
+def test_variants_for_the_audit_findings_keep_their_promises() -> None:
+    """not-found-when-empty answers 404 on the id routes only; csv-cp1252-ragged is cp1252 and ragged."""
+    from conformance.services.tokenrisk.variants import VARIANTS
+
+    by_name = {v.name: v for v in VARIANTS}
+    empty = by_name["not-found-when-empty"].apply(TokenRiskSimulator())
+    assert empty.handle(Request.build("GET", _path("/v1/tokens/{id}/insiders/graph"))).status == 404
+    assert empty.handle(Request.build("GET", _path("/v1/tokens/{id}/report"))).status == 200
+    ragged = by_name["csv-cp1252-ragged"].apply(TokenRiskSimulator())
+    response = ragged.handle(Request.build("GET", "/v1/domains/data.csv"))
+    assert response.header("content-type") == "text/csv" and b"caf\xe9" in response.body
+    widths = {len(r) for r in csv.reader(io.StringIO(response.body.decode("cp1252")))}
+    assert len(widths) > 1

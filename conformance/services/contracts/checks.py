@@ -1,7 +1,8 @@
 """Scenario checks of the smart-contract platform service (volume 1, part C).
 
 Only what no generic check or building block expresses: a header carried on every
-call, a documented default compared with its explicit value, a JSON string that must parse,
+call, a documented default compared with its explicit value (both on the settled examples:
+settled.py), a JSON string that must parse,
 and a malformed path id after a real one. Values come from the rule's params and the contract.
 """
 
@@ -15,6 +16,7 @@ from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses
 from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import for_rule
+from conformance.services.contracts.settled import settled
 from conformance.transport.model import Exchange
 
 __all__: list[str] = []
@@ -26,7 +28,7 @@ _CALL = {"type": "object", "required": ["operation"], "additionalProperties": Fa
 
 
 def _send(ctx: CheckContext, operation: str, path_values: dict[str, str], headers: dict[str, str]) -> Exchange:
-    body = ctx.contract.request_example(operation) if operation.startswith(("POST", "PUT", "PATCH")) else None
+    body = settled(ctx).contract.request_example(operation) if operation.startswith(("POST", "PUT", "PATCH")) else None
     return ctx.call(operation, path_values=path_values, headers=headers or None, json_body=body or None)
 
 
@@ -61,6 +63,7 @@ def _gas_limits(ctx: CheckContext, exchange: Exchange) -> dict[str, Any]:
 
 @for_rule("contracts.estimate-bytecode.defaults")
 def constructor_defaults(ctx: CheckContext) -> None:
+    ctx = settled(ctx)  # the example's address is a target setting
     rule = ctx.rule
     assert rule.operation
     schema = ctx.contract.deref(ctx.contract.request_schema(rule.operation))["properties"]

@@ -154,6 +154,15 @@ def _wallet_refused(request: Request, response: Response) -> Response:
     return response
 
 
+def _unprocessable_bytecode(request: Request, response: Response) -> Response:
+    # A status the document does not give (422) for bytecode that is not hex digits.
+    if request.path == BYTECODE and response.status == 200:
+        digits = str((json.loads(request.body or b"{}") or {}).get("bytecode", "")).removeprefix("0x")
+        if not digits or any(c not in "0123456789abcdefABCDEF" for c in digits):
+            return Response.json_response(422, {"message": "bytecode is not hex"})
+    return response
+
+
 FAULTS: list[Fault] = [
     fault("accepts-two-part-key", "contracts.auth.key-two-parts",
           "PREFIX:ID without the secret is completed with the secret and accepted")(
@@ -223,6 +232,9 @@ FAULTS: list[Fault] = [
         on_response(_list_missing)),
     fault("update-without-key", "contracts.unshown.update-key", "PATCH update serves calls without the key")(
         on_request(_patch_without_key)),
+    fault("422-for-non-hex-bytecode", "contracts.estimate-bytecode.valid-accepted",
+          "bytecode that is not hex digits is answered 422, a status the document does not give")(
+        on_response(_unprocessable_bytecode)),
     fault("crashes-on-bad-abi-json", "contracts.generic.responses-documented",
           "an abiJson that does not parse crashes the bytecode estimate with 500")(on_response(_crash_on_bad_abi)),
 ]

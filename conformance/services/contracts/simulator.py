@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 from conformance.simulators.base import Clock, SimError, Simulator
 from conformance.transport.model import Request, Response
 
-__all__ = ["BLOCKCHAINS", "ContractsSimulator", "fee_estimate"]
+__all__ = ["BLOCKCHAINS", "SOURCE_ADDRESS", "TEMPLATE_PARAMETERS", "ContractsSimulator", "fee_estimate"]
 
 BLOCKCHAINS = ("ETH", "ETH-SEPOLIA", "MATIC", "MATIC-AMOY", "ARB", "ARB-SEPOLIA", "UNI", "UNI-SEPOLIA",
                "BASE", "BASE-SEPOLIA", "OP", "OP-SEPOLIA")
@@ -36,6 +36,10 @@ TEMPLATES = {  # template id -> (kind, base gas of its deployment)
     "a1b2c3d4-0000-4000-8000-00000000a1d0": ("airdrop", 900_000),
 }
 WALLET_ID = "5e1f0a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+# SIM-CHOICE: the account's address and one template's parameters it hands out as settings;
+# the clean simulator estimates from any address and parameters (the document is silent).
+SOURCE_ADDRESS = "0x7e3a91c05d2b4f68a1c3e5d7f9b20486ac1de3f5"
+TEMPLATE_PARAMETERS = {"name": "Sim Token", "symbol": "SIMT"}
 CONTRACT_ID = "0d5a9c3e-7b1f-4e2a-9c8d-6f4e3a2b1c0d"
 # SIM-CHOICE: gas price (gwei) and layer-2 data fee (wei) per chain; testnets cost the same.
 _GAS_GWEI = {"ETH": 20, "MATIC": 60, "ARB": 1, "UNI": 1, "BASE": 1, "OP": 1}
@@ -90,6 +94,7 @@ class ContractsSimulator(Simulator):
     credentials: ClassVar[dict[str, str]] = {
         "KEY_PREFIX": KEY[0], "KEY_ID": KEY[1], "KEY_SECRET": KEY[2],
         "TEMPLATE_ID": next(iter(TEMPLATES)), "WALLET_ID": WALLET_ID, "CONTRACT_ID": CONTRACT_ID,
+        "SOURCE_ADDRESS": SOURCE_ADDRESS, "TEMPLATE_PARAMETERS": json.dumps(TEMPLATE_PARAMETERS),
         # SIM-CHOICE: where this simulator serves the operations whose path is not shown.
         "DEPLOY_TEMPLATE_PATH": "/v1/w3s/templates/{TEMPLATE_ID}/deploy",
         "DEPLOY_PATH": "/v1/w3s/contracts/deploy",

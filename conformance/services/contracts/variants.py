@@ -6,16 +6,19 @@ chose differently where the document is silent.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from conformance.faults.base import Variant, json_edit, on_response, variant
 from conformance.services.contracts.faults import PREFIX, _key_edit
+from conformance.services.contracts.simulator import SOURCE_ADDRESS, TEMPLATE_PARAMETERS
 from conformance.transport.model import Request, Response
 
 __all__ = ["VARIANTS"]
 
 _HEX = re.compile(r"^0x[0-9a-f]+$")
+_HEX_BYTES = re.compile(r"^(0x)?[0-9a-fA-F]+$")
 
 
 def _echo_request_id(request: Request, response: Response) -> Response:
@@ -81,6 +84,59 @@ def _extra_record_members(request: Request, response: Response) -> Response:
     return _record_edit(request, response, edit)
 
 
+def _known_values_only(request: Request, response: Response) -> Response:
+    # Estimates only from the account's own address, and only with the template's own
+    # parameters (gap example-values); checked after the key, as a server authenticates first.
+    if request.path.endswith("estimateFee") and response.status == 200:
+        body = _json(request)
+        known = body.get("sourceAddress", SOURCE_ADDRESS) == SOURCE_ADDRESS
+        if request.path.startswith("/v1/w3s/templates/"):
+            known = known and body.get("templateParameters", TEMPLATE_PARAMETERS) == TEMPLATE_PARAMETERS
+        if not known:
+            return Response.json_response(400, {"message": "unknown source address or template parameters"})
+    return response
+
+
+def _validates_bytecode(request: Request, response: Response) -> Response:
+    # bytecode must be hex digits and abiJson must parse (gap bytecode-abi-format).
+    if request.path == "/v1/w3s/contracts/deploy/estimateFee" and response.status == 200:
+        body = _json(request)
+        try:
+            json.loads(str(body.get("abiJson", "[]")))
+            parses = True
+        except ValueError:
+            parses = False
+        if not (_HEX_BYTES.match(str(body.get("bytecode", ""))) and parses):
+            return Response.json_response(400, {"message": "bytecode must be hex and abiJson must be JSON"})
+    return response
+
+
+def _constructor_parameters_required(request: Request, response: Response) -> Response:
+    # "empty array when none" read as what a client must send (gap constructor-parameters-omitted).
+    if request.path == "/v1/w3s/contracts/deploy/estimateFee" and response.status == 200 \
+            and "constructorParameters" not in _json(request):
+        return Response.json_response(400, {"message": "constructorParameters is required ([] when none)"})
+    return response
+
+
+def _basic_format_times(request: Request, response: Response) -> Response:
+    # ISO 8601 basic format, and a comma fraction with a +0000 offset.
+    def edit(record: dict[str, Any]) -> None:
+        stamp = str(record.get("createDate", ""))
+        if stamp.endswith("Z") and len(stamp) == 20:
+            record["createDate"] = stamp[:19].replace("-", "").replace(":", "") + "Z"
+            record["updateDate"] = stamp[:19] + ",5+0000"
+    return _record_edit(request, response, edit)
+
+
+def _json(request: Request) -> dict[str, Any]:
+    try:
+        body = json.loads(request.body or b"{}")
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
 VARIANTS: list[Variant] = [
     # The document requires three parts; whether PREFIX is checked is not shown (gap prefix-checked).
     variant("prefix-not-checked", "any PREFIX is accepted with the right ID and SECRET")(
@@ -90,6 +146,14 @@ VARIANTS: list[Variant] = [
     variant("utc-offset-fractions", "timestamps as 2027-01-15T08:00:00.250+00:00")(on_response(_offset_fractions)),
     variant("403-for-refused-keys", "a refused key is answered 403, not 401")(on_response(_forbidden_for_bad_keys)),
     variant("plain-text-errors", "error bodies are plain text")(on_response(_other_error_body)),
+    variant("known-values-only", "estimates refuse (400) an address or template parameters the account does not "
+            "hold")(on_response(_known_values_only)),
+    variant("validates-bytecode", "the bytecode estimate refuses (400) bytecode that is not hex and abiJson that "
+            "does not parse")(on_response(_validates_bytecode)),
+    variant("constructor-parameters-required", "the bytecode estimate refuses (400) a body without "
+            "constructorParameters")(on_response(_constructor_parameters_required)),
+    variant("utc-basic-format", "timestamps as 20270115T080000Z and 2027-01-15T08:00:00,5+0000")(
+        on_response(_basic_format_times)),
     variant("extra-record-members", "the contract record carries members beyond the listed ones")(
         on_response(_extra_record_members)),
 ]

@@ -145,10 +145,15 @@ def _broken_unknown_id(request: Request, response: Response) -> Response:
     return response
 
 
+# Rows naming a token's sub-resource: a 404 there may mean "none for this id" (gap none-status),
+# so their rules skip a 404 and the fault that shows each can fail is a 405 instead.
+_BY_ID = {"tokens.insider-graph", "vaults.lockers", "vaults.provider-lockers", "votes.read", "domains.lookup",
+          "domains.records"}
+
 FAULTS: list[Fault] = [
-    *(_missing_route(rule, method, template) for rule, method, template in _ROWS),
+    *(_missing_route(rule, method, template) for rule, method, template in _ROWS if rule not in _BY_ID),
+    *(_only_other_method(rule, method, template, "POST") for rule, method, template in _ROWS if rule in _BY_ID),
     _only_other_method("tokens.bulk-report", "POST", "/v1/bulk/tokens/report", "GET"),
-    _only_other_method("votes.read", "GET", "/v1/tokens/{id}/votes", "POST"),
     _only_other_method("auth.login", "POST", "/v1/auth/login/{ledger}", "GET"),
     fault("vote-not-implemented", "tokenrisk.votes.submit", "POST /v1/tokens/{id}/vote answers 501")(
         on_response(_not_implemented)),
@@ -163,8 +168,15 @@ FAULTS: list[Fault] = [
     fault("csv-as-html", "tokenrisk.domains.csv-body", "data.csv answers an HTML page declared text/html")(
         _csv_response(b"<html><body><table><tr><td>sim.token</td></tr></table></body></html>",
                       "text/html")),
-    fault("csv-ragged-rows", "tokenrisk.domains.csv-body", "data.csv records have different numbers of fields")(
-        _csv_response(b"name,owner,token\nsim.token,Ownr1\nb.token,Ownr2,TR2,extra\n", "text/csv")),
+    # Ragged records are allowed (RFC 4180's SHOULD); these break its grammar or the declared charset.
+    fault("csv-unclosed-quote", "tokenrisk.domains.csv-body", "data.csv has a quoted field that is never closed")(
+        _csv_response(b'name,owner,token\n"sim.token,Ownr1,TR1\n', "text/csv")),
+    fault("csv-text-after-quote", "tokenrisk.domains.csv-body",
+          "data.csv has text after a closing quote (\"two, ltd\".token)")(
+        _csv_response(b'name,owner,token\n"two, ltd".token,Ownr2,TR2\n', "text/csv")),
+    fault("csv-wrong-declared-charset", "tokenrisk.domains.csv-body",
+          "data.csv declares charset=utf-8 but is cp1252 bytes")(
+        _csv_response("name,owner,token\ncaf\u00e9.token,Ownr3,TR3\n".encode("cp1252"), "text/csv; charset=utf-8")),
     fault("truncated-json", "tokenrisk.responses.well-formed",
           "GET /v1/rpc/stats declares application/json but its body is cut in half")(on_response(_truncated_json)),
     fault("html-error-bodies", "tokenrisk.observe.malformed-payloads",

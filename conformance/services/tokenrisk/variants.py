@@ -57,6 +57,27 @@ def _csv_dressed(request: Request, response: Response) -> Response:
     return response
 
 
+def _csv_cp1252_ragged(request: Request, response: Response) -> Response:
+    # No charset, cp1252 bytes (an accented name) and a record with a trailing extra field:
+    # RFC 4180's SHOULDs, not its grammar (gap csv-columns).
+    if request.path == "/v1/domains/data.csv" and response.status == 200:
+        text = response.body.decode("utf-8") + "caf\u00e9.token,Ownr3333333333333333333333333333333333333,TR3,2027\n"
+        response.body = text.encode("cp1252")
+        response.headers = {**response.headers, "content-type": "text/csv"}
+    return response
+
+
+def _not_found_when_empty(request: Request, response: Response) -> Response:
+    # A target holding no insider graph, vaults, votes or domain for the ids asked about, and
+    # saying so with 404 rather than an empty answer (gap none-status).
+    path = request.path
+    by_id = path.startswith(("/v1/domains/lookup/", "/v1/domains/records/")) or (
+        path.startswith("/v1/tokens/") and ("/lockers" in path or path.endswith(("/insiders/graph", "/votes"))))
+    if request.method == "GET" and by_id and response.status == 200:
+        return Response(404, {"content-type": "application/json"}, b'{"message":"nothing for this id"}')
+    return response
+
+
 _OPEN = ("/ping", "/maintenance", "/v1/maintenance", "/v1/auth/login/")
 
 
@@ -102,6 +123,10 @@ VARIANTS: list[Variant] = [
         lambda sim: _CredentialRequired(sim)),  # type: ignore[arg-type,return-value]
     variant("problem-json-errors", "errors as application/problem+json (RFC 9457), 422 for unusable payloads")(
         on_response(_problem_errors)),
+    variant("csv-cp1252-ragged", "data.csv in cp1252 without a charset, one record with an extra field")(
+        on_response(_csv_cp1252_ragged)),
+    variant("not-found-when-empty", "404, not an empty answer, for an id with no insider graph, vaults, votes or "
+            "domain (this target holds none)")(on_response(_not_found_when_empty)),
     variant("versioned-ping-too", "GET /v1/ping is served as well as GET /ping (the other reading of Versioning)")(
         on_request(_versioned_ping)),
 ]
