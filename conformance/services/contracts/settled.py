@@ -29,7 +29,14 @@ from hypothesis_jsonschema import from_schema
 from conformance.auth.variants import AUTH_AS_SCHEMA
 from conformance.checks.auth import auth_refused
 from conformance.checks.bodies import body_cases
-from conformance.checks.boundary import ENUM_PARAMS, baseline, enum_values, limit_boundary, required_member
+from conformance.checks.boundary import (
+    ENUM_PARAMS,
+    LIMIT_PARAMS,
+    baseline,
+    enum_values,
+    limit_boundary,
+    required_member,
+)
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect_json_schema, expect_status, success_statuses
 from conformance.checks.properties import documented_only, invalid_bodies_refused
@@ -45,6 +52,7 @@ _GENERIC = {"auth": auth_refused, "body-cases": body_cases, "enum": enum_values,
             "wrong-types": wrong_types_refused}
 _SETTLED_PARAMS: dict[str, Any] = {
     **ENUM_PARAMS,
+    **LIMIT_PARAMS,
     "generic": {"enum": sorted(_GENERIC)},
     "as": AUTH_AS_SCHEMA,
     "valid_value": {},

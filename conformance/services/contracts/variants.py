@@ -111,6 +111,15 @@ def _validates_bytecode(request: Request, response: Response) -> Response:
     return response
 
 
+def _testnets_only(request: Request, response: Response) -> Response:
+    # A key limited to test networks (gap chain-availability): estimates on a mainnet are refused.
+    if request.path.endswith("/deploy/estimateFee") and response.status == 200:
+        chain = str(_json(request).get("blockchain", ""))
+        if chain and "-" not in chain:
+            return Response.json_response(400, {"message": f"{chain} is not available to this key"})
+    return response
+
+
 def _constructor_parameters_required(request: Request, response: Response) -> Response:
     # "empty array when none" read as what a client must send (gap constructor-parameters-omitted).
     if request.path == "/v1/w3s/contracts/deploy/estimateFee" and response.status == 200 \
@@ -150,6 +159,8 @@ VARIANTS: list[Variant] = [
             "hold")(on_response(_known_values_only)),
     variant("validates-bytecode", "the bytecode estimate refuses (400) bytecode that is not hex and abiJson that "
             "does not parse")(on_response(_validates_bytecode)),
+    variant("testnets-only", "estimates on a mainnet blockchain are refused (400): a test key")(
+        on_response(_testnets_only)),
     variant("constructor-parameters-required", "the bytecode estimate refuses (400) a body without "
             "constructorParameters")(on_response(_constructor_parameters_required)),
     variant("utc-basic-format", "timestamps as 20270115T080000Z and 2027-01-15T08:00:00,5+0000")(
