@@ -5,6 +5,7 @@ from conformance.services.marketplace import checks, oauth_checks, paging_checks
 from conformance.services.marketplace.client import token_source
 from conformance.services.marketplace.faults import FAULTS
 from conformance.services.marketplace.simulator import MarketplaceSimulator
+from conformance.services.marketplace.variants import VARIANTS
 
 SERVICE = ServicePackage("marketplace", simulator=MarketplaceSimulator, faults=tuple(FAULTS),
-                         token_source=token_source)
+                         variants=tuple(VARIANTS), token_source=token_source)

@@ -22,8 +22,8 @@ __all__ = ["CONNECT", "CREATE", "DELETE", "LISTINGS", "RECEIPTS", "TOKEN", "call
 TOKEN = "POST /oauth/token"
 CONNECT = "GET /oauth/connect"
 LISTINGS = "GET /listings"
-RECEIPTS = "GET /shop/{shop_id}/receipts"
-CREATE = "POST /shop/{shop_id}/listings"
+RECEIPTS = "GET /{shop_id}/receipts"
+CREATE = "POST /{shop_id}/listings"
 DELETE = "DELETE /shop/{shop_id}/listings/{listing_id}/images/{listing_image_id}"
 
 

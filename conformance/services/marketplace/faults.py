@@ -25,6 +25,7 @@ from conformance.services.marketplace.fault_support import (
     _query,
     _results,
 )
+from conformance.services.marketplace.more_faults import MORE_FAULTS
 from conformance.services.marketplace.oauth_faults import OAUTH_FAULTS
 from conformance.services.marketplace.oauth_server import SCOPES, Grant
 from conformance.services.marketplace.simulator import SIM_CLIENT_ID, SIM_SHARED_SECRET, SIM_USER_ID
@@ -171,24 +172,35 @@ def _count_is_page_size(body: Any) -> Any:
     return {**body, "count": len(body["results"])} if isinstance(body, dict) and "results" in body else body
 
 
-def _flatten_money(node: Any) -> Any:
-    """Every Money object becomes the plain number amount / divisor."""
-    if isinstance(node, dict):
-        if {"amount", "divisor"} <= set(node) and isinstance(node["divisor"], int) and node["divisor"]:
-            return node["amount"] / node["divisor"]
-        return {key: _flatten_money(value) for key, value in node.items()}
-    if isinstance(node, list):
-        return [_flatten_money(value) for value in node]
-    return node
-
-
 def _negative_offset_500(request: Request, response: Response) -> Response:
     if request.params.get("offset", "").startswith("-"):
         return Response.json_response(500, {"message": "internal error"})
     return response
 
 
+def _state_accepted(*taken: str) -> Callable[[Request], Request]:
+    """getListingsByShop takes ``taken`` (values off the list) as if the state were active."""
+    def before(request: Request) -> Request:
+        if _is_listings(request) and request.params.get("state") in taken:
+            request = _query(request, lambda q: {**q, "state": "active"})
+        return request
+    return before
+
+
+def _alias_refused(request: Request) -> Request:
+    """Neither name of "inactive or edit" is taken by the state filter."""
+    if _is_listings(request) and request.params.get("state") in ("inactive", "edit"):
+        request = _query(request, lambda q: {**q, "state": "zz-not-listed"})
+    return request
+
+
 FAULTS: list[Fault] = [
+    fault("state-case-insensitive", "marketplace.types.enum-rejected",
+          "state=ACTIVE (a near miss: another case) is taken as active")(on_request(_state_accepted("ACTIVE"))),
+    fault("removed-state-accepted", "marketplace.types.enum-rejected",
+          "state=removed (a real-world state the list leaves out) is taken")(on_request(_state_accepted("removed"))),
+    fault("inactive-edit-refused", "marketplace.listings.state-filter",
+          "the state filter takes neither inactive nor edit")(on_request(_alias_refused)),
     fault("keystring-alone-accepted", "marketplace.auth.key-format",
           "x-api-key without the shared secret is accepted")(on_request(_add_secret)),
     fault("bearer-optional", "marketplace.auth.bearer-required",
@@ -196,14 +208,14 @@ FAULTS: list[Fault] = [
     fault("scope-not-enforced", "marketplace.auth.scope-listings-w",
           "every token may do everything, whatever scopes it was granted")(_all_scopes),
     fault("receipts-moved", "marketplace.endpoint.url-shape",
-          "getShopReceipts answers only under /v3/application/shops/...")(on_request(_move_receipts)),
+          "getShopReceipts is not served at its configured path (served under /shops/ instead)")(
+        on_request(_move_receipts)),
     fault("ids-from-headers", "marketplace.endpoint.ids-in-path",
           "deleteListingImage takes its ids from headers when the path lacks them")(on_request(_ids_from_headers)),
-    fault("delete-twice-succeeds", "marketplace.endpoint.delete-listing-image",
-          "deleting an image that is gone succeeds again")(on_response(_delete_again(204))),
-    fault("receipts-without-results", "marketplace.endpoint.shop-receipts",
-          "getShopReceipts answers with count only")(
-        _ok_json(lambda r: r.method == "GET" and bool(_RECEIPTS.match(r.path)), lambda b: {"count": b["count"]})),
+    fault("receipts-without-count", "marketplace.endpoint.shop-receipts",
+          "getShopReceipts answers with its records but no count")(
+        _ok_json(lambda r: r.method == "GET" and bool(_RECEIPTS.match(r.path)),
+                 lambda b: {k: v for k, v in b.items() if k != "count"})),
     fault("non-ascii-form-refused", "marketplace.endpoint.form-posts",
           "a UTF-8 form with non-ASCII text is refused")(on_response(_non_ascii_refused)),
     fault("latin1-charset", "marketplace.endpoint.utf8-bodies",
@@ -258,7 +270,4 @@ FAULTS: list[Fault] = [
           "deleting an image that is gone crashes with 500")(on_response(_delete_again(500))),
     fault("limit-param-refused", "marketplace.types.integer",
           "limit is refused whatever its value")(on_response(_limit_refused)),
-    fault("flat-money", "marketplace.money.shape",
-          "prices and totals are plain numbers, no Money object anywhere")(
-        _ok_json(lambda r: r.method == "GET", _flatten_money)),
-] + OAUTH_FAULTS
+] + OAUTH_FAULTS + MORE_FAULTS

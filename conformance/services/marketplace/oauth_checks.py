@@ -12,10 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.auth.oauth import MISSING, OAuthClient, Pkce, Redirect, read_redirect
+from conformance.checks.boundary import outside_values
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses, validator
 from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import for_rule
+from conformance.errors import ContractFailure
 from conformance.services.marketplace.client import CONNECT, RECEIPTS, call, oauth
 from conformance.transport.model import Exchange
 
@@ -109,30 +111,47 @@ def _failed_properly(exchange: Exchange, query: dict[str, str]) -> bool:
 
 
 @for_rule("marketplace.oauth.response-type", "marketplace.oauth.client-id-required",
-          "marketplace.oauth.redirect-https", "marketplace.oauth.state-required",
+          "marketplace.oauth.redirect-https",
           "marketplace.oauth.code-challenge-required", "marketplace.oauth.code-challenge-method",
           params={"values": {"type": "array", "items": {"type": "string"}}, "leave_out": {"type": "boolean"}})
 def connect_refused(ctx: CheckContext) -> None:
-    """The rule's member (``where``) at each of ``values``, and left out when ``leave_out``:
-    no code is issued, and the failure is readable. The valid request beside it does get a code
-    (the control: without it, "no code" would prove nothing)."""
+    """The rule's member (``where``) at each of ``values`` (for an enum rule, also the near misses
+    of the listed values: ``outside_values``), and left out when ``leave_out``: no code is
+    issued, and the failure is readable. The valid request beside it does get a code (the
+    control: without it, "no code" would prove nothing). Every value is tried before the verdict."""
     rule = ctx.rule
     client, _, _ = granted(ctx)
     name = (rule.where or "").partition(".")[2]
-    variants: list[Any] = list(rule.params.get("values") or []) + ([MISSING] if rule.params.get("leave_out") else [])
+    variants: list[Any] = list(rule.params.get("values") or [])
+    if rule.kind == "enum" and rule.operation and rule.where:
+        variants = outside_values(ctx.contract.where_schema(rule.operation, rule.where).get("enum") or [], variants)
+    variants += [MISSING] if rule.params.get("leave_out") else []
     if not variants:
         ctx.skip("the rule names no value to send (params values or leave_out)")
+    disputes: list[ContractFailure] = []
     for value in variants:
-        query = client.authorization_query(client.pkce(), **{name: value})
-        exchange, _ = connect(client, query)
-        shown = "left out" if value is MISSING else f"={value!r}"
-        redirect = read_redirect(exchange)
-        expect(redirect is None or redirect.code is None, rule.id, f"{name} {shown}: a code was issued anyway",
-               exchange=exchange, expected="no code (an error redirect or a 4xx)")
-        expect(_failed_properly(exchange, query), rule.id,
-               f"{name} {shown}: answered {exchange.response.status} "
-               f"{exchange.response.header('location') or ''}".rstrip(), exchange=exchange,
-               expected="an error redirect to the redirect_uri sent (error, no code) or a 4xx refusal")
+        try:
+            _no_code_for(ctx, client, name, value)
+        except ContractFailure as failure:
+            disputes.append(failure)
+    if disputes:
+        first = disputes[0]
+        raise ContractFailure(rule.id, "; ".join(d.message for d in disputes), expected=first.expected,
+                              exchange=first.exchange)
+
+
+def _no_code_for(ctx: CheckContext, client: OAuthClient, name: str, value: Any) -> None:
+    rule = ctx.rule
+    query = client.authorization_query(client.pkce(), **{name: value})
+    exchange, _ = connect(client, query)
+    shown = "left out" if value is MISSING else f"={value!r}"
+    redirect = read_redirect(exchange)
+    expect(redirect is None or redirect.code is None, rule.id, f"{name} {shown}: a code was issued anyway",
+           exchange=exchange, expected="no code (an error redirect or a 4xx)")
+    expect(_failed_properly(exchange, query), rule.id,
+           f"{name} {shown}: answered {exchange.response.status} "
+           f"{exchange.response.header('location') or ''}".rstrip(), exchange=exchange,
+           expected="an error redirect to the redirect_uri sent (error, no code) or a 4xx refusal")
 
 
 @for_rule("marketplace.oauth.error-redirect", params=_TRIGGER, required=("trigger",))
@@ -189,11 +208,15 @@ def token_fields_required(ctx: CheckContext) -> None:
         t.refused(f"token request without {name}", t.client.exchange_code(code, pkce, **{name: MISSING}))
 
 
-@for_rule("marketplace.oauth.token-grant-type", params={"outside": {"type": "string"}}, required=("outside",))
+@for_rule("marketplace.oauth.token-grant-type", params={"outside": {"type": "array", "items": {"type": "string"}}},
+          required=("outside",))
 def token_grant_type(ctx: CheckContext) -> None:
+    """Each value outside the list (the rule's, and near misses of the listed ones) is refused."""
     t = _TokenRequests(ctx)
-    pkce, code = t.fresh()
-    t.refused("grant_type outside the list", t.client.exchange_code(code, pkce, grant_type=ctx.rule.params["outside"]))
+    listed = ctx.contract.openapi["components"]["schemas"]["TokenRequest"]["properties"]["grant_type"]["enum"]
+    for value in outside_values(listed, ctx.rule.params["outside"]):
+        pkce, code = t.fresh()
+        t.refused(f"grant_type={value!r} outside the list", t.client.exchange_code(code, pkce, grant_type=value))
     refresh_token = ctx.optional("REFRESH_TOKEN")
     if refresh_token:  # grant_type=refresh_token is listed: accepted
         t.client.tokens(t.client.refresh(refresh_token), "grant_type=refresh_token")

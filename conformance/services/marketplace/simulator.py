@@ -134,7 +134,9 @@ class MarketplaceSimulator(Simulator):
         "LISTING_IMAGE_ID": str(SIM_DELETABLE_IMAGE_ID),
     }
 
-    def __init__(self, clock: Clock | None = None) -> None:
+    def __init__(self, clock: Clock | None = None, shop_resource: str = "shop") -> None:
+        # SIM-CHOICE: createDraftListing's and getShopReceipts' paths are not shown; served under
+        # APP/<shop_resource>/{shop_id}/ (option: "shops" serves the real vendor's shape).
         super().__init__(clock)
         self.oauth = OAuthServer(self.clock, SIM_KEYS, consenting_user=SIM_USER_ID)
         self.oauth.seed_refresh_token(SIM_REFRESH_TOKEN, SIM_USER_ID, SIM_CLIENT_ID, SCOPES)
@@ -154,10 +156,9 @@ class MarketplaceSimulator(Simulator):
         self._api("GET", APP + "/listings", self.get_listings)
         # SIM-CHOICE: the other reading of the getListingsByShop conflict is served too.
         self._api("GET", APP + "/shop/{shop_id}/listings", self.get_listings)
-        self._api("POST", APP + "/shop/{shop_id}/listings", self.create_draft_listing,
-                  scope=SCOPE_CREATE_LISTING)
-        self._api("GET", APP + "/shop/{shop_id}/receipts", self.get_shop_receipts,
-                  scope=SCOPE_RECEIPTS)
+        shop = f"{APP}/{shop_resource}/{{shop_id}}"
+        self._api("POST", shop + "/listings", self.create_draft_listing, scope=SCOPE_CREATE_LISTING)
+        self._api("GET", shop + "/receipts", self.get_shop_receipts, scope=SCOPE_RECEIPTS)
         self._api("DELETE", APP + "/shop/{shop_id}/listings/{listing_id}/images/{listing_image_id}",
                   self.delete_listing_image, scope=SCOPE_DELETE_IMAGE)
 
