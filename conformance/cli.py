@@ -20,6 +20,25 @@ __all__ = ["main"]
 SUITES = Path(__file__).resolve().parent / "suites"
 
 
+def _apply_path_options(options: list[str], services: list[str]) -> None:
+    """``--option NAME=VALUE``: a path setting (OpenAPI server variable) for every selected
+    service that has it, through the same environment variable ``conformance env`` lists."""
+    from conformance.contract import load_contract
+    from conformance.errors import UsageError
+    from conformance.settings import env_name
+
+    for option in options:
+        name, sep, value = option.partition("=")
+        if not sep or not name:
+            raise UsageError(f"--option takes NAME=VALUE, got {option!r}")
+        owners = [s for s in services if name in load_contract(s).server_variables()]
+        if not owners:
+            known = sorted({v for s in services for v in load_contract(s).server_variables()})
+            raise UsageError(f"no selected service has a path setting {name!r}; known: {', '.join(known) or 'none'}")
+        for service in owners:
+            os.environ[env_name(service, name.upper())] = value
+
+
 def _run(args: argparse.Namespace) -> int:
     import pytest
 
@@ -37,6 +56,7 @@ def _run(args: argparse.Namespace) -> int:
 
     for service in args.service or available_services():
         collect_cases(load_contract(service))  # a bad contract or unknown check: one line, now
+    _apply_path_options(args.option or [], args.service or available_services())
     if args.fault:
         if not args.service:  # a fault belongs to one service's simulator: run just those
             args.service = [s for s in available_services()
@@ -311,6 +331,9 @@ def _env(args: argparse.Namespace) -> int:
         for cred in contract.settings.get("credentials", []):
             optional = " (optional)" if cred.get("optional") else ""
             print(f"{env_name(service, cred['name']):48} {cred['statement']}{optional}")
+        for name, (value, description) in sorted(contract.server_variables().items()):
+            print(f"{env_name(service, name.upper()):48} path setting (now {value!r}; also --option {name}=...)"
+                  f"{': ' + description if description else ''}")
         print()
     return 0
 
@@ -326,6 +349,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--profile", choices=("gate", "nightly"), default=None)
     run.add_argument("--record", action="store_true", help="record cassettes while running")
     run.add_argument("--fault", help="inject a named fault into the simulator")
+    run.add_argument("--option", action="append", metavar="NAME=VALUE",
+                     help="a path setting the documents do not show (see `conformance env`), e.g. shop_resource=shops")
     run.add_argument("--report-dir", default=None,
                      help="where to write (default: new reports/runs/<time>-<pid>/; reports/latest points there)")
     run.add_argument("--cassette-dir", default="cassettes")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,8 +107,32 @@ class Contract:
         server = (servers or [{"url": ""}])[0]
         url = server["url"]
         for name, var in (server.get("variables") or {}).items():
-            url = url.replace("{" + name + "}", str(self.settings.get(name, var["default"])))
+            url = url.replace("{" + name + "}", self.server_variable(name, var["default"]))
         return url.rstrip("/")
+
+    def server_variable(self, name: str, default: Any) -> str:
+        """A path segment the document does not show is a target setting: the environment
+        (``CONFORMANCE_<SERVICE>_<NAME>``, also set by ``conformance run --option``) wins over
+        rules.yaml ``settings``, which win over the OpenAPI default. Read at call time, so a
+        cached contract follows the environment."""
+        env = os.environ.get(f"CONFORMANCE_{self.service.upper()}_{name.upper()}")
+        if env is not None:
+            return env
+        return str(self.settings.get(name, default))
+
+    def server_variables(self) -> dict[str, tuple[str, str]]:
+        """Every server variable of the OpenAPI document: name -> (value in force, description)."""
+        found: dict[str, tuple[str, str]] = {}
+        groups = [self.openapi.get("servers") or []]
+        for item in self.openapi.get("paths", {}).values():
+            groups.append(item.get("servers") or [])
+            groups += [op.get("servers") or [] for op in item.values() if isinstance(op, dict)]
+        for servers in groups:
+            for server in servers:
+                for name, var in (server.get("variables") or {}).items():
+                    found.setdefault(name, (self.server_variable(name, var.get("default", "")),
+                                            str(var.get("description", "")).strip()))
+        return found
 
     def prefix_for(self, operation: str | None) -> str:
         """The server prefix of one operation: path- or operation-level servers win."""

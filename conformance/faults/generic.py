@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import parse_qsl, unquote, urlencode
 
 from conformance.contract import Contract, Rule
 from conformance.faults.base import Fault, fault, on_request
@@ -48,6 +48,10 @@ def _near_miss(rule: Rule, allowed: list[str]) -> Callable[[Simulator], Simulato
             return request
         if area == "query":
             request.query = [(k, _listed_for(v, allowed) or v) if k == dotted else (k, v) for k, v in request.query]
+        elif area == "body" and "form" in (request.headers.get("content-type") or ""):
+            pairs = parse_qsl(request.body.decode("utf-8", "replace"), keep_blank_values=True)
+            request.body = urlencode([(k, _listed_for(v, allowed) or v) if k == dotted else (k, v)
+                                      for k, v in pairs]).encode()
         elif area == "body":
             try:
                 body = json.loads(request.body)

@@ -96,6 +96,8 @@ class RunSummary:
         skips = Counter(_kind(o) for o in self.outcomes.values() if o.status == SKIPPED)
         for service, contract in self.contracts.items():
             services[service]["contract_digest"] = contract.digest
+            # The path settings in force (what the documents do not show), so a run can be redone.
+            services[service]["path_settings"] = {n: v for n, (v, _d) in contract.server_variables().items()}
         return {"generated_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                 "harness_version": _version(), "commit": _commit(),
                 "target": self.target, "profile": self.profile, "counts": dict(self.counts()),

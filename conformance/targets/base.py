@@ -222,7 +222,11 @@ class SimTarget(Target):
         return load_service(self.service).credentials().get(name) or None
 
     def _client(self) -> httpx.Client:
-        sim = create_simulator(self.service)
+        # A path setting changed from its default (--option, environment) is served by the
+        # simulator too, as `conformance serve --option` does.
+        changed = {name: value for name, (value, _d) in self.contract.server_variables().items()
+                   if os.environ.get(env_name(self.service, name.upper())) is not None}
+        sim = create_simulator(self.service, None, **changed)
         if self._decorate is not None:
             sim = self._decorate(sim)
         self.simulator = sim
