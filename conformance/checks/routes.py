@@ -120,13 +120,36 @@ def missing(ctx: CheckContext, operation: str, exchange: Exchange, values: PathV
                           exchange=exchange)
 
 
-@named("route-served", params={"missing_statuses": MISSING_PARAM}, required=("missing_statuses",))
+def _settings_of(ctx: CheckContext, operation: str) -> list[str]:
+    """The target settings that give the operation's path segments (their ``x-setting``)."""
+    names = []
+    for param in ctx.contract.operation(operation).get("parameters", []):
+        if "$ref" in param:
+            param = ctx.contract.openapi["components"]["parameters"][param["$ref"].rsplit("/", 1)[-1]]
+        if param.get("in") == "path" and param.get("x-setting"):
+            names.append(str(param["x-setting"]))
+    return names
+
+
+@named("route-served", params={"missing_statuses": MISSING_PARAM, "none_statuses": MISSING_PARAM},
+       required=("missing_statuses",))
 def route_served(ctx: CheckContext) -> None:
+    """``none_statuses``: for a route naming a resource by id, where the document does not say
+    whether an id with nothing to show is answered 404 or an empty answer, those statuses
+    cannot tell a missing route from "none for this id": skipped, naming the settings to change
+    (405 and 501, the method not being there, still fail)."""
     operation = ctx.rule.operation
     if not operation:
         raise ContractFileError(f"{ctx.rule.id}: route-served needs an operation")
     values = path_values(ctx, operation)
-    missing(ctx, operation, call_listed(ctx, operation, values), values, list(ctx.rule.params["missing_statuses"]))
+    exchange = call_listed(ctx, operation, values)
+    status = exchange.response.status
+    if status in (ctx.rule.params.get("none_statuses") or ()):
+        settings = ", ".join(env_name(ctx.contract.service, s) for s in _settings_of(ctx, operation))
+        ctx.skip(f"{operation} answered {status} for {values.values}: the document does not say whether an id "
+                 f"with nothing to show is answered {status} or an empty answer, so this cannot tell a missing "
+                 f"route from none; set {settings} to values the target holds data for")
+    missing(ctx, operation, exchange, values, list(ctx.rule.params["missing_statuses"]))
 
 
 # -- setting-path (an operation whose path only a target setting knows) --------------------
