@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from conformance.contract import Contract, load_contract
+from conformance.contract.catalogue_schema import RULE_KINDS
 from conformance.contract.loader import available_services, docs_dir
 from conformance.reporting.redact import curl_line, render_request, render_response
 from conformance.reporting.summary import RunSummary
@@ -50,6 +51,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "conformance: a rule of a service contract checked against a target")
+    # `-m tokenrisk`, `-m "limit and not marketplace"`, `-m standard`: select rules by service,
+    # rule kind or basis without knowing rule ids.
+    for name in (*available_services(), *RULE_KINDS, "document", "standard"):
+        config.addinivalue_line("markers", f"{name}: conformance rules of that service, kind or basis")
 
 
 def _settings(config: pytest.Config) -> RunSettings:
@@ -71,7 +76,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     for service in services:
         contract = load_contract(service)
         for case in collect_cases(contract):
-            cases.append(pytest.param(case, id=case.id, marks=pytest.mark.conformance))
+            marks = [pytest.mark.conformance, getattr(pytest.mark, service), getattr(pytest.mark, case.rule.kind),
+                     getattr(pytest.mark, case.rule.basis)]
+            cases.append(pytest.param(case, id=case.id, marks=marks))
     metafunc.parametrize("conformance_case", cases)
 
 

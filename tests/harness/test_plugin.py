@@ -111,3 +111,10 @@ def test_unchecked_rule_is_skipped_not_passed(tmp_path: Path, monkeypatch: pytes
     rule = Rule(id="presentations.x.y", kind="state", statement="s", source=None)  # type: ignore[arg-type]
     outcome = run_case(Case("presentations", rule, None), target=None)  # type: ignore[arg-type]
     assert outcome.status == SKIPPED and outcome.skip_kind == SkipKind.UNCHECKED
+
+
+def test_rules_are_selectable_by_service_kind_and_basis_markers(pytester: pytest.Pytester) -> None:
+    result = _run(pytester, "--co", "-q", "-m", "presentations and auth")
+    result.stdout.fnmatch_lines(["*presentations.auth.*"])
+    assert "presentations.generate" not in result.stdout.str()
+    assert "PytestUnknownMarkWarning" not in result.stdout.str()
