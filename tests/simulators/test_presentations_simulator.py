@@ -113,3 +113,31 @@ def test_no_path_or_cursor_makes_the_simulator_fail(segment: str, cursor: str) -
     sim = PresentationsSimulator()
     assert call(sim, "GET", f"/generations/{segment}").status < 500
     assert call(sim, "GET", "/folders", params={"after": cursor}).status < 500
+
+
+def test_only_the_unnamed_web_source_warns_about_the_model() -> None:
+    # The document names no web source; the simulator's is its WEB_IMAGE_SOURCE setting.
+    sim = PresentationsSimulator()
+    web = PresentationsSimulator.credentials["WEB_IMAGE_SOURCE"]
+    res = call(sim, "POST", "/generations", json_body={
+        "inputText": "x", "textMode": "generate", "imageOptions": {"source": web, "model": "m"}})
+    assert res.status == 200 and "model" in res.json()["warnings"]
+    listed = call(sim, "POST", "/generations", json_body={
+        "inputText": "x", "textMode": "generate", "imageOptions": {"source": "aiGenerated", "model": "m"}})
+    assert listed.status == 200 and "warnings" not in listed.json()
+
+
+def test_malformed_json_is_a_400_not_a_crash() -> None:
+    sim = PresentationsSimulator()
+    res = call(sim, "POST", "/generations", content=b'{"inputText": "x", "textMode": ',
+               headers={"content-type": "application/json"})
+    assert res.status == 400
+
+
+def test_id_format_and_lists_are_attributes_variants_can_change() -> None:
+    sim = PresentationsSimulator()
+    sim.new_id = lambda n: f"other-{n}"
+    assert start(sim) == "other-1"
+    sim.folders = sim.folders[:3]
+    page = call(sim, "GET", "/folders").json()
+    assert len(page["data"]) == 3 and page["hasMore"] is False

@@ -27,9 +27,7 @@ FINAL = ("completed", "failed")
 _POLLING = {"poll_seconds": {"type": "number", "exclusiveMinimum": 0},
             "ceiling_seconds": {"type": "number", "exclusiveMinimum": 0}}
 _OPERATIONS = {"operations": {"type": "array", "items": {"type": "string"}, "minItems": 1}}
-_BURST = {"max_burst_requests": {"type": "integer", "minimum": 1},
-          "backoff_attempts": {"type": "integer", "minimum": 1},
-          "first_backoff_seconds": {"type": "number", "exclusiveMinimum": 0}}
+_BURST = {"max_burst_requests": {"type": "integer", "minimum": 1}}
 
 
 def _create(ctx: CheckContext, rule_id: str, **extra: Any) -> tuple[Exchange, str]:
@@ -37,6 +35,11 @@ def _create(ctx: CheckContext, rule_id: str, **extra: Any) -> tuple[Exchange, st
     exchange = ctx.call(CREATE, json_body=body)
     expect_status(rule_id, exchange, success_statuses(ctx.contract, CREATE), "starting a generation")
     ctx.observe("presentations.conflict.create-status", str(exchange.response.status))
+    if exchange.response.status == 201 and not exchange.response.body:
+        # The documented bodiless 201 (conflict create-status): a conforming answer that names
+        # no generationId, so nothing downstream can be polled.
+        ctx.skip("the target answers a create with the bodiless 201 the document lists; with no "
+                 "generationId there is no generation to poll")
     payload = exchange.response.json()
     expect(isinstance(payload, dict) and isinstance(payload.get("generationId"), str), rule_id,
            "create response carries no generationId, so the generation cannot be polled",
@@ -45,7 +48,8 @@ def _create(ctx: CheckContext, rule_id: str, **extra: Any) -> tuple[Exchange, st
 
 
 def _poll(ctx: CheckContext, rule_id: str, generation_id: str) -> tuple[Exchange, dict[str, Any]]:
-    """Poll at the documented interval until a final state or the documented ceiling."""
+    """Poll at the advised interval until a final state; at the advised ceiling the harness, like
+    the client the document advises, stops: no deadline is documented, so that is a skip."""
     params = ctx.contract.rule("presentations.lifecycle.reaches-final").params
     interval, ceiling = params["poll_seconds"], params["ceiling_seconds"]
     waited = 0.0
@@ -57,9 +61,9 @@ def _poll(ctx: CheckContext, rule_id: str, generation_id: str) -> tuple[Exchange
         body = expect_json_schema(rule_id, ctx.contract, exchange, schema, "Generation")
         if body["status"] in FINAL:
             return exchange, body
-        expect(waited < ceiling, rule_id,
-               f"still {body['status']} after {ceiling} s of polling every {interval} s",
-               exchange=exchange, expected=f"completed or failed within {ceiling} s")
+        if waited >= ceiling:
+            ctx.skip(f"generation {generation_id} still {body['status']} after the suggested {ceiling} s "
+                     "ceiling (client advice; no deadline is documented: gap generation-duration)")
         ctx.sleep(interval)
         waited += interval
 
@@ -147,19 +151,6 @@ def failed_error(ctx: CheckContext) -> None:
            exchange=exchange, expected="error: object")
 
 
-@for_rule("presentations.credits.deducted-on-completion")
-def credits_deducted(ctx: CheckContext) -> None:
-    rule_id = ctx.rule.id
-    _, first = _completed(ctx, rule_id)
-    exchange, second = _completed(ctx, rule_id)
-    a, b = first["credits"], second["credits"]
-    expect(b["deducted"] > 0, rule_id, "a completed generation deducted no credits", exchange=exchange,
-           expected="credits.deducted > 0")
-    expect(abs((a["remaining"] - b["deducted"]) - b["remaining"]) < 1e-6, rule_id,
-           f"remaining went {a['remaining']} -> {b['remaining']} while {b['deducted']} were deducted",
-           exchange=exchange, expected="remaining falls by exactly what was deducted")
-
-
 def _with_key(ctx: CheckContext, credential: str) -> Exchange:
     """A generation started with another account's key (same scheme, another credential)."""
     return ctx.call(CREATE, auth=AuthAs(swap={"API_KEY": credential}),
@@ -179,10 +170,12 @@ def forbidden(ctx: CheckContext) -> None:
 
 
 @for_rule("presentations.generate.web-source-warning",
-          params={"body": {"type": "object"}, "names": {"type": "string"}}, required=("body", "names"))
+          params={"model": {"type": "string"}, "names": {"type": "string"}}, required=("model", "names"))
 def web_source_warning(ctx: CheckContext) -> None:
     params = ctx.rule.params
-    exchange, _ = _create(ctx, ctx.rule.id, **params["body"])
+    # The web source is not named by the document: its name is a target setting.
+    image = {"source": ctx.credential("WEB_IMAGE_SOURCE"), "model": params["model"]}
+    exchange, _ = _create(ctx, ctx.rule.id, imageOptions=image)
     warnings = (exchange.response.json() or {}).get("warnings")
     expect(isinstance(warnings, str) and params["names"] in warnings, ctx.rule.id,
            "a web image source with a model gave no warning naming the ignored parameter",
@@ -200,6 +193,20 @@ def json_content_type(ctx: CheckContext) -> None:
     # The control sends the same bytes as application/json: the refusal must be about the type.
     expect_refused(ctx, "a JSON body sent as text/plain", partial(send_as, "text/plain"),
                    control=partial(send_as, "application/json"))
+
+
+@for_rule("presentations.request.malformed-json", params={"body": {"type": "string", "minLength": 1}},
+          required=("body",))
+def malformed_json(ctx: CheckContext) -> None:
+    def send(content: bytes) -> Exchange:
+        request = Request.build("POST", ctx.path("/generations"), content=content,
+                                headers={"content-type": "application/json"})
+        return ctx.send(ctx.auth(request, CREATE))
+
+    # The control: the example body, the same way, is accepted; then bytes that are not JSON.
+    example = json.dumps(ctx.contract.request_example(CREATE)).encode()
+    expect_refused(ctx, "a body that is not JSON", partial(send, ctx.rule.params["body"].encode()),
+                   control=partial(send, example))
 
 
 @for_rule("presentations.rate-limit.headers", params=_OPERATIONS, required=("operations",))
@@ -221,27 +228,17 @@ def rate_limit_headers(ctx: CheckContext) -> None:
 
 @for_rule("presentations.rate-limit.burst", params=_BURST, required=tuple(_BURST))
 def burst(ctx: CheckContext) -> None:
+    """Faster than the limit: 429. When a limited client is served again is not shown (the
+    exponential back-off is advice to clients), so the check ends at the first 429."""
     params = ctx.rule.params
     assert ctx.rule.operation
-    limited: Exchange | None = None
     for _ in range(params["max_burst_requests"]):
         exchange = ctx.call(ctx.rule.operation, backoff=False)
         if exchange.response.status == 429:
-            limited = exchange
-            break
-        expect_status(ctx.rule.id, exchange, 200, "a request within the burst")
-    if limited is None:
-        ctx.skip(f"no 429 within {params['max_burst_requests']} requests: the burst ceiling "
-                 "is undocumented and was not reached (bounded probe)")
-    delay = params["first_backoff_seconds"]
-    for _ in range(params["backoff_attempts"]):
-        ctx.sleep(delay)
-        again = ctx.call(ctx.rule.operation, backoff=False)
-        if again.response.status == 200:
             return
-        delay *= 2
-    expect(False, ctx.rule.id, "still 429 after exponential back-off", exchange=again,
-           expected="served again after backing off")
+        expect_status(ctx.rule.id, exchange, {200, 429}, "a request in a burst")
+    ctx.skip(f"no 429 within {params['max_burst_requests']} requests: the ceilings are undocumented "
+             "and were not reached (bounded probe)")
 
 
 def _page_shape(ctx: CheckContext) -> None:

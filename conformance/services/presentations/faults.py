@@ -53,11 +53,6 @@ def _drop_header(request: Request, response: Response) -> Response:
     return response
 
 
-def _never_completes(sim: Simulator) -> Simulator:
-    sim.processing_seconds = float("inf")  # type: ignore[attr-defined]
-    return sim
-
-
 def _repeat_across_pages(request: Request, response: Response) -> Response:
     if request.path == "/v1.0/themes" and "after" in request.params and response.status == 200:
         def edit(body: Any) -> Any:
@@ -73,32 +68,6 @@ def _drop(key: str, when_status: str | None = None) -> Any:
             body.pop(key, None)
         return body
     return edit
-
-
-def _credits_never_deducted(sim: Simulator) -> Simulator:
-    def after(request: Request, response: Response) -> Response:
-        for account in sim.accounts.values():  # type: ignore[attr-defined]
-            account.credits = max(account.credits, 100_000.0)
-        return response
-    # The response already carries the deducted balance; restore it so the next one disagrees.
-    def edit(body: Any) -> Any:
-        if isinstance(body, dict) and isinstance(body.get("credits"), dict):
-            body["credits"]["remaining"] = 100_000.0
-        return body
-    inner = FaultySimulator(sim, after=after)
-    return _gen_response(edit)(inner)
-
-
-def _stuck_429(sim: Simulator) -> Simulator:
-    state = {"limited": False}
-
-    def after(request: Request, response: Response) -> Response:
-        if response.status == 429:
-            state["limited"] = True
-        if state["limited"]:
-            response.status = 429
-        return response
-    return FaultySimulator(sim, after=after)  # type: ignore[return-value]
 
 
 def _reverts(sim: Simulator) -> Simulator:
@@ -208,6 +177,45 @@ def _created_garbage(request: Request, response: Response) -> Response:
     return response
 
 
+def _forgets_finished(request: Request, response: Response) -> Response:
+    if request.path.startswith("/v1.0/generations/") and response.status == 200 and (
+            json.loads(response.body).get("status") != "pending"):
+        return Response.json_response(404, {"message": "no such generation"})
+    return response
+
+
+def _malformed_json_500(request: Request, response: Response) -> Response:
+    if request.method == "POST" and response.status == 400:
+        try:
+            json.loads(request.body)
+        except ValueError:
+            return Response.json_response(500, {"message": "internal error"})
+    return response
+
+
+def _export_any_case(body: dict[str, Any]) -> dict[str, Any]:
+    # A plausible wrong value: PDF for pdf (the listed names are lower case).
+    if isinstance(body.get("exportAs"), str) and body["exportAs"].lower() in ("pptx", "pdf", "png"):
+        body["exportAs"] = body["exportAs"].lower()
+    return body
+
+
+def _web_source_refused(body: dict[str, Any]) -> dict[str, Any]:
+    image = body.get("imageOptions")
+    if isinstance(image, dict) and image.get("source") == "webAllImages":
+        image["source"] = "unknown-source"
+    return body
+
+
+def _theme_id_renamed(request: Request, response: Response) -> Response:
+    if request.path == "/v1.0/themes" and response.status == 200:
+        def edit(body: Any) -> Any:
+            body["data"] = [{"themeId": i["id"], "name": i["name"]} for i in body["data"]]
+            return body
+        response.body = json_edit(response.body, edit)
+    return response
+
+
 def _odd_id_crashes(request: Request, response: Response) -> Response:
     # Only ids holding characters no id the simulator issues has: what a fuzzer sends.
     tail = request.path.rsplit("/", 1)[-1]
@@ -229,8 +237,8 @@ FAULTS: list[Fault] = [
           "a request without X-API-KEY is served as the default account")(on_request(_default_key)),
     fault("drops-burst-header", "presentations.rate-limit.headers",
           "x-ratelimit-remaining-burst is missing from every response")(on_response(_drop_header)),
-    fault("never-completes", "presentations.lifecycle.reaches-final",
-          "generations stay pending forever")(_never_completes),
+    fault("forgets-finished", "presentations.lifecycle.reaches-final",
+          "a generation that ended is answered 404 on the status endpoint")(on_response(_forgets_finished)),
     fault("repeats-theme-across-pages", "presentations.themes.paging-walk",
           "every themes page after the first repeats the first theme")(on_response(_repeat_across_pages)),
     fault("omits-credits", "presentations.lifecycle.completed-fields",
@@ -250,10 +258,8 @@ FAULTS: list[Fault] = [
     fault("accepts-missing-gamma-id", "presentations.template.gamma-id-required",
           "from-template without gammaId is given a default one")(
         _body_edit("/v1.0/generations/from-template", lambda b: {"gammaId": "default", **b})),
-    fault("credits-not-deducted", "presentations.credits.deducted-on-completion",
-          "completion reports a deduction but the balance never falls")(_credits_never_deducted),
-    fault("stuck-429", "presentations.rate-limit.burst",
-          "once rate limited, the key stays limited however long the client backs off")(_stuck_429),
+    fault("rate-limit-as-503", "presentations.rate-limit.burst",
+          "a client over the rate limit is answered 503 instead of 429")(_status_remap("/v1.0/themes", 429, 503)),
     fault("drops-export-url", "presentations.lifecycle.export-url",
           "exportUrl is missing although exportAs was given")(_gen_response(_drop("exportUrl"))),
     fault("completed-reverts", "presentations.lifecycle.final-is-final",
@@ -281,6 +287,17 @@ FAULTS: list[Fault] = [
           'numCards "7" (a string) is quietly read as 7')(_body_edit("/v1.0/generations", _coerce_num_cards)),
     fault("failed-becomes-pending", "presentations.lifecycle.final-is-final",
           "a failed generation reads as pending on the next poll")(_failed_becomes_pending),
+    # From the fidelity review (issue 15): deviations the stronger checks see.
+    fault("malformed-json-500", "presentations.request.malformed-json",
+          "a body that is not JSON crashes the service with 500")(on_response(_malformed_json_500)),
+    fault("export-as-any-case", "presentations.generate.export-as-enum",
+          "exportAs is read case-insensitively, so PDF is accepted")(
+        _body_edit("/v1.0/generations", _export_any_case)),
+    fault("web-source-refused", "presentations.generate.web-source-warning",
+          "the web image source is refused with 400 instead of ignoring the model with a warning")(
+        _body_edit("/v1.0/generations", _web_source_refused)),
+    fault("theme-items-without-id", "presentations.themes.page-shape",
+          "theme items carry their id as 'themeId', not 'id'")(on_response(_theme_id_renamed)),
     fault("created-201-garbage", "presentations.generate.valid-accepted",
           "generations are created with 201 and a body that is not {generationId}")(on_response(_created_garbage)),
 ]

@@ -24,8 +24,9 @@ NUM_CARDS_MIN, NUM_CARDS_MAX = 1, 75
 TEXT_MODES = {"generate", "condense", "preserve"}
 FORMATS = {"presentation", "document", "social", "webpage"}
 CARD_SPLITS = {"inputTextBreaks", "auto"}
-IMAGE_SOURCES = {"aiGenerated", "webFreeToUseCommercially", "noImages"}
-WEB_SOURCES = {"webFreeToUseCommercially"}
+# SIM-CHOICE: "a web source also exists" without a name; this simulator calls it webAllImages.
+WEB_SOURCE = "webAllImages"
+IMAGE_SOURCES = {"aiGenerated", "webFreeToUseCommercially", "noImages", WEB_SOURCE}
 EXPORTS = {"pptx", "pdf", "png"}
 POSITIONS = ("topLeft", "topCenter", "topRight", "bottomLeft", "bottomCenter", "bottomRight")
 
@@ -92,6 +93,9 @@ class PresentationsSimulator(Simulator):
         "NO_CREDITS_API_KEY": "sim-broke-key",
         "DENIED_API_KEY": "sim-free-key",
         "FAIL_INPUT": FAIL_MARKER,
+        "WEB_IMAGE_SOURCE": WEB_SOURCE,
+        # SIM-CHOICE: any gammaId names a template here; this is the one runs are told to use.
+        "TEMPLATE_ID": "g_template_1",
     }
 
     def __init__(self, clock: Clock | None = None) -> None:
@@ -101,6 +105,10 @@ class PresentationsSimulator(Simulator):
         self.processing_seconds = PROCESSING_SECONDS
         self._windows: dict[str, list[Window]] = {}
         self._counter = 0
+        # SIM-CHOICE: the id format is not documented (allowed variants issue others).
+        self.new_id = lambda n: f"gen_{n:06d}"
+        self.refuse_unknown_members = True
+        self.themes, self.folders = list(THEMES), list(FOLDERS)
         for method, path, handler in (
             ("POST", "/v1.0/generations", self.create),
             ("POST", "/v1.0/generations/from-template", self.create_from_template),
@@ -197,7 +205,7 @@ class PresentationsSimulator(Simulator):
 
     def _check_known(self, body: dict[str, Any], known: set[str]) -> None:
         # SIM-CHOICE: unknown members are refused (the document does not say either way).
-        unknown = sorted(set(body) - known)
+        unknown = sorted(set(body) - known) if self.refuse_unknown_members else []
         if unknown:
             raise SimError(400, f"unknown parameters: {', '.join(unknown)}")
 
@@ -238,7 +246,7 @@ class PresentationsSimulator(Simulator):
         self._folder_ids(body)
         export = self._choice(body, "exportAs", EXPORTS)
         warnings = []
-        if image.get("source") in WEB_SOURCES and "model" in image:
+        if image.get("source") == WEB_SOURCE and "model" in image:
             warnings.append("imageOptions.model is ignored for web image sources")
         return self._start(request, float(int(cards)) + 2, export, str(text), warnings)
 
@@ -259,7 +267,7 @@ class PresentationsSimulator(Simulator):
         if account.credits < cost:
             raise SimError(402, "insufficient credits")
         self._counter += 1
-        gen_id = f"gen_{self._counter:06d}"
+        gen_id = str(self.new_id(self._counter))
         self.generations[gen_id] = Generation(
             gen_id, self.clock.now(), cost, export, text.startswith(FAIL_MARKER), account
         )
@@ -318,7 +326,7 @@ class PresentationsSimulator(Simulator):
         return Response.json_response(200, payload)
 
     def list_themes(self, request: Request) -> Response:
-        return self._page(request, THEMES, "themes")
+        return self._page(request, self.themes, "themes")
 
     def list_folders(self, request: Request) -> Response:
-        return self._page(request, FOLDERS, "folders")
+        return self._page(request, self.folders, "folders")

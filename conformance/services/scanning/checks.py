@@ -21,12 +21,13 @@ from conformance.checks import refusal
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema, expect_status
 from conformance.checks.registry import for_rule
+from conformance.settings import env_name
 from conformance.transport.model import Exchange
 
 __all__ = [
     "ADD", "API_INFO", "AS", "CREDIT_FIELDS", "HOST", "OPERATIONS", "ORG", "PATH_VALUES", "REMOVE", "SEARCH",
     "STRING", "balance", "balance_drift", "component", "expect_nothing_spent", "expect_ok", "expect_refused",
-    "expect_shape", "has_member", "once", "product", "sample_hosts", "spent_since",
+    "expect_shape", "filter_query", "has_member", "once", "product", "sample_hosts", "sample_query", "spent_since",
 ]
 
 API_INFO = "GET /api-info"
@@ -117,9 +118,19 @@ def expect_nothing_spent(ctx: CheckContext, spent: dict[str, Any], drift: dict[s
                exchange=exchange, expected=f"{what} cost nothing")
 
 
+def sample_query(ctx: CheckContext) -> str:
+    """The target setting SAMPLE_QUERY, else the catalogue's default (settings.sample_query)."""
+    return ctx.optional("SAMPLE_QUERY") or str(ctx.contract.settings["sample_query"])
+
+
+def filter_query(ctx: CheckContext) -> str:
+    """The target setting FILTER_QUERY (a query with one filter term), else the rule's query."""
+    return ctx.optional("FILTER_QUERY") or str(ctx.rule.params["query"])
+
+
 def sample_hosts(ctx: CheckContext, limit: int) -> list[str]:
-    """Up to ``limit`` distinct IPs from the first search page of settings.sample_query."""
-    query = ctx.contract.settings["sample_query"]
+    """Up to ``limit`` distinct IPs from the first search page of the sample query."""
+    query = sample_query(ctx)
     exchange = ctx.call(SEARCH, params={"query": query})
     body = expect_ok(ctx, exchange, f"searching {query!r} for sample hosts")
     ips: list[str] = []
@@ -128,7 +139,7 @@ def sample_hosts(ctx: CheckContext, limit: int) -> list[str]:
         if isinstance(ip, str) and ip not in ips:
             ips.append(ip)
     if not ips:
-        ctx.skip(f"search {query!r} found no host on this target; set settings.sample_query")
+        ctx.skip(f"search {query!r} found no host on this target; set {env_name(ctx.contract.service, 'SAMPLE_QUERY')}")
     return ips[:limit]
 
 

@@ -27,6 +27,7 @@ from conformance.services.scanning.checks import (
     expect_ok,
     expect_refused,
     expect_shape,
+    filter_query,
     once,
     spent_since,
 )
@@ -70,9 +71,10 @@ def _search(ctx: CheckContext, query: str, page: int) -> Callable[[], Exchange]:
           required=("query", "filter_cost", "balance_field"))
 def search_filter_cost(ctx: CheckContext) -> None:
     p = ctx.rule.params
-    exchange, spent = _charged(ctx, _search(ctx, p["query"], 1))
+    query = filter_query(ctx)
+    exchange, spent = _charged(ctx, _search(ctx, query, 1))
     _expect_cost(ctx, exchange, spent, p["balance_field"], p["filter_cost"],
-                 f"page 1 of the filtered search {p['query']!r}")
+                 f"page 1 of the filtered search {query!r}")
 
 
 @for_rule("scanning.credits.search-page-cost",
@@ -89,10 +91,11 @@ def search_page_cost(ctx: CheckContext) -> None:
                  f"page {p['page']} minus page 1 of {p['query']!r}")
     # The conflict: does a filtered later page pay the filter credit and the page credit?
     filtered = ctx.contract.rule(p["filtered_from"]).params
-    exchange, spent = _charged(ctx, _search(ctx, filtered["query"], p["page"]))
+    query = ctx.optional("FILTER_QUERY") or filtered["query"]
+    exchange, spent = _charged(ctx, _search(ctx, query, p["page"]))
     readings = [filtered["filter_cost"] + extra, max(filtered["filter_cost"], extra)]
     expect(spent[field] in readings, ctx.rule.id,
-           f"page {p['page']} of the filtered {filtered['query']!r} cost {spent[field]}",
+           f"page {p['page']} of the filtered {query!r} cost {spent[field]}",
            exchange=exchange, expected=f"one of the documented readings: {readings}")
     ctx.observe(PAGE_COST_CONFLICT, readings.index(spent[field]))
 
@@ -103,10 +106,9 @@ def count_free(ctx: CheckContext) -> None:
     p = ctx.rule.params
     operation = ctx.rule.operation
     assert operation
-    exchange, spent = _charged(ctx, lambda: ctx.call(
-        operation, params={"query": p["query"], "facets": p["facets"]}))
-    _expect_cost(ctx, exchange, spent, p["balance_field"], p["cost"],
-                 f"count {p['query']!r} with facets {p['facets']!r}")
+    query = filter_query(ctx)
+    exchange, spent = _charged(ctx, lambda: ctx.call(operation, params={"query": query, "facets": p["facets"]}))
+    _expect_cost(ctx, exchange, spent, p["balance_field"], p["cost"], f"count {query!r} with facets {p['facets']!r}")
 
 
 @for_rule("scanning.credits.dns-domain-cost", params={"path_values": PATH_VALUES, "cost": _AMOUNT, **_FIELD},

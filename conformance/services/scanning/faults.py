@@ -193,6 +193,12 @@ def _strip_facet_counts(request: Request) -> Request:
     return request
 
 
+def _dns_type_any_case(request: Request) -> Request:
+    if request.path.startswith("/dns/domain/"):
+        request.query = [(k, v.upper() if k == "type" else v) for k, v in request.query]
+    return request
+
+
 def _default_query(request: Request) -> Request:
     if request.path == SEARCH and "query" not in request.params:
         request.query.append(("query", "nginx"))
@@ -303,8 +309,8 @@ FAULTS: list[Fault] = [
           "history=true returns only one banner")(_edit_ok(
               lambda r: _is_host(r) and r.params.get("history") == "true",
               lambda b: {**b, "data": b.get("data", [])[:1]})),
-    fault("banner-without-cpe", "scanning.banner.shape",
-          "host banners lack cpe")(_edit_ok(_is_host, _banners(lambda b: b.pop("cpe", None)))),
+    fault("banner-cpe-string", "scanning.banner.shape",  # a missing cpe is the allowed variant
+          "host banners give cpe as a string")(_edit_ok(_is_host, _banners(lambda b: b.update(cpe="cpe:/a")))),
     fault("metadata-key-renamed", "scanning.banner.metadata-key",
           "banner metadata sits under _meta instead of _ + the service's name")(
         _edit_ok(_is_host, _banners(lambda b: b.update({"_meta": b.pop(METADATA_KEY, {})})))),
@@ -386,4 +392,6 @@ FAULTS: list[Fault] = [
     fault("reverse-extra-ip", "scanning.dns.reverse-shape",
           "reverse also answers an IP it was not asked")(
         _edit_ok(_path("/dns/reverse"), lambda b: {**b, "198.51.100.250": ["extra.example.com"]})),
+    fault("dns-type-any-case", "scanning.dns.type-enum",
+          "DNS types are read case-insensitively, so 'a' is taken for A")(on_request(_dns_type_any_case)),
 ]

@@ -1,0 +1,137 @@
+"""Allowed variants of the presentation-generation simulator: choices the document leaves open.
+
+Every rule must pass (or honestly skip) under each: they prove the checks do not fail a
+conforming server that chose differently where volume 1, part B is silent or allows two readings.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+from conformance.faults.base import Variant, json_edit, on_response, request_json_edit, variant
+from conformance.simulators import Simulator
+from conformance.transport.model import Request, Response
+
+__all__ = ["VARIANTS"]
+
+_CREATES = ("/v1.0/generations", "/v1.0/generations/from-template")
+_LISTS = ("/v1.0/themes", "/v1.0/folders")
+
+
+def _attribute(name: str, value: Any) -> Any:
+    def apply(sim: Simulator) -> Simulator:
+        setattr(sim, name, value)
+        return sim
+    return apply
+
+
+def _bodiless_201(request: Request, response: Response) -> Response:
+    # Conflict create-status: "a 201 is also listed without body".
+    if request.method == "POST" and request.path in _CREATES and response.status == 200:
+        return Response(201, {k: v for k, v in response.headers.items() if k != "content-type"}, b"")
+    return response
+
+
+def _uuid_id(n: int) -> str:
+    # The id format is not shown: a UUID instead of gen_000001.
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"generation/{n}"))
+
+
+def _items_renamed(request: Request, response: Response) -> Response:
+    # Gap page-items-property: the array is called "items", not "data".
+    if request.path in _LISTS and response.status == 200:
+        response.body = json_edit(response.body, lambda b: {("items" if k == "data" else k): v for k, v in b.items()})
+    return response
+
+
+def _null_cursor_at_end(request: Request, response: Response) -> Response:
+    # Gap next-cursor-on-last-page: the last page says nextCursor: null.
+    if request.path in _LISTS and response.status == 200:
+        response.body = json_edit(response.body, lambda b: b if b.get("hasMore") else {**b, "nextCursor": None})
+    return response
+
+
+def _plain_text_errors(request: Request, response: Response) -> Response:
+    # Gap error-body-shape: error bodies are plain text.
+    if response.status >= 400:
+        response.body = f"error {response.status}".encode()
+        response.headers = {**response.headers, "content-type": "text/plain; charset=utf-8"}
+    return response
+
+
+def _other_warning_text(request: Request, response: Response) -> Response:
+    # The wording of warnings is not shown: one sentence naming the parameter another way.
+    if request.method == "POST" and response.status == 200 and b"warnings" in response.body:
+        response.body = json_edit(response.body, lambda b: {
+            **b, "warnings": "Parameter 'imageOptions.model' was ignored because of the web image source."})
+    return response
+
+
+def _unknown_generation_400(request: Request, response: Response) -> Response:
+    # Gap unknown-generation-status: an unknown id answered 400 instead of 404.
+    if request.path.startswith("/v1.0/generations/") and response.status == 404:
+        response.status = 400
+    return response
+
+
+def _refuse_unlisted_themes(sim: Simulator) -> Simulator:
+    # "themeId: id from GET /themes": a server may refuse any other id (gap lookup-ids-validated).
+    themes = set(sim.themes)  # type: ignore[attr-defined]
+
+    def refuse(body: dict[str, Any]) -> dict[str, Any]:
+        if isinstance(body.get("themeId"), str) and body["themeId"] not in themes:
+            body["textMode"] = {"unlisted themeId": body["themeId"]}  # the simulator refuses this with 400
+        return body
+    return request_json_edit(lambda r: r.method == "POST" and r.path in _CREATES, refuse)(sim)
+
+
+def _whole_cards_only(sim: Simulator) -> Simulator:
+    # Gap num-cards-per-plan: whether a fractional numCards is accepted is not shown; refused here.
+    def refuse(body: dict[str, Any]) -> dict[str, Any]:
+        cards = body.get("numCards")
+        if isinstance(cards, float) and not cards.is_integer():
+            body["numCards"] = "fractional"  # the simulator refuses a non-number with 400
+        return body
+    return request_json_edit(lambda r: r.method == "POST" and r.path == _CREATES[0], refuse)(sim)
+
+
+def _few_folders(sim: Simulator) -> Simulator:
+    # A workspace with three folders: one page, so a cursor walk has nothing to show.
+    sim.folders = sim.folders[:3]  # type: ignore[attr-defined]
+    return sim
+
+
+def _slow(sim: Simulator) -> Simulator:
+    # "most generations finish within 2 to 3 minutes": this one takes four, within the advice.
+    sim.processing_seconds = 240.0  # type: ignore[attr-defined]
+    return sim
+
+
+def _json_text(request: Request, response: Response) -> Response:
+    # Unused members of a JSON answer are not excluded: a create also says when it was queued.
+    if request.method == "POST" and response.status == 200 and response.body:
+        response.body = json.dumps({**json.loads(response.body), "queuedAt": "2026-01-01T00:00:00Z"}).encode()
+    return response
+
+
+VARIANTS: list[Variant] = [
+    variant("bodiless-201", "creates answer the documented 201 without a body")(on_response(_bodiless_201)),
+    variant("uuid-generation-ids", "generationIds are UUIDs")(_attribute("new_id", _uuid_id)),
+    variant("slow-generations", "generations take four minutes (inside the suggested ceiling)")(_slow),
+    variant("items-named-items", "theme and folder pages hold their items in 'items'")(on_response(_items_renamed)),
+    variant("null-cursor-at-end", "the last page carries nextCursor: null")(on_response(_null_cursor_at_end)),
+    variant("plain-text-errors", "error bodies are plain text")(on_response(_plain_text_errors)),
+    variant("other-warning-text", "warnings word the ignored model differently")(on_response(_other_warning_text)),
+    variant("unknown-generation-400", "an unknown generationId is answered 400, not 404")(
+        on_response(_unknown_generation_400)),
+    variant("refuses-unlisted-theme", "a themeId GET /themes did not list is refused with 400")(
+        _refuse_unlisted_themes),
+    variant("whole-cards-only", "a fractional numCards is refused with 400")(_whole_cards_only),
+    variant("unknown-members-ignored", "unknown body members are ignored, not refused")(
+        _attribute("refuse_unknown_members", False)),
+    variant("three-folders", "the workspace has three folders (one page)")(_few_folders),
+    variant("extra-create-member", "the create answer carries a member beyond generationId")(
+        on_response(_json_text)),
+]

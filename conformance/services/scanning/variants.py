@@ -1,0 +1,93 @@
+"""Allowed variants of the internet-scanning simulator: choices volume 2, part B leaves open.
+
+Every rule must pass (or honestly skip) under each: they prove the checks do not fail a
+conforming server that chose differently where the document is silent or allows two readings.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from conformance.faults.base import Variant, json_edit, on_request, on_response, variant
+from conformance.transport.model import Request, Response
+
+__all__ = ["VARIANTS"]
+
+
+def _banners_of(body: Any) -> list[dict[str, Any]]:
+    """The banners of a host record (data) or a search answer (matches)."""
+    if not isinstance(body, dict):
+        return []
+    found = body.get("data") if isinstance(body.get("data"), list) else body.get("matches")
+    return [b for b in found or [] if isinstance(b, dict) and "port" in b]
+
+
+def _banner_edit(edit: Any) -> Any:
+    def after(request: Request, response: Response) -> Response:
+        if "/host/" in request.path and response.status == 200:
+            def change(body: Any) -> Any:
+                for banner in _banners_of(body):
+                    edit(banner)
+                return body
+            response.body = json_edit(response.body, change)
+        return response
+    return on_response(after)
+
+
+def _without_cpe(banner: dict[str, Any]) -> None:
+    # Gap banner-fields: which members every banner carries is not shown; no product, no cpe.
+    banner.pop("cpe", None)
+    banner.pop("opts", None)
+
+
+def _offset_timestamp(banner: dict[str, Any]) -> None:
+    # Gap timestamp-format: the same instant written with a UTC offset.
+    if isinstance(banner.get("timestamp"), str) and "+" not in banner["timestamp"]:
+        banner["timestamp"] += "+00:00"
+
+
+def _extra_blocks(banner: dict[str, Any]) -> None:
+    # "optional protocol blocks such as http and dns": another block, and a member not listed.
+    banner["ssl"] = {"versions": ["TLSv1.3"]}
+    banner["vulns"] = {}
+
+
+def _bad_parameters_422(request: Request, response: Response) -> Response:
+    # Gap statuses: only 404 on host lookup is documented; bad parameters answered 422.
+    if response.status == 400:
+        response.status = 422
+    return response
+
+
+def _ips_object_as_body(request: Request) -> Request:
+    # Conflict ips-object, second reading: the mapping is the whole body; {ips: {...}} is refused.
+    if request.method != "POST" or not request.path.endswith("/scan") or not request.body:
+        return request
+    try:
+        body = json.loads(request.body)
+    except ValueError:
+        return request
+    if isinstance(body, dict) and isinstance(body.get("ips"), dict):
+        request.body = json.dumps({"ips": "not-an-ip"}).encode()  # the simulator refuses it with {error}
+    return request
+
+
+def _error_detail(request: Request, response: Response) -> Response:
+    # Errors: "{error: string}"; members beside error are not excluded.
+    if response.status != 200 and response.body:
+        response.body = json_edit(response.body, lambda b: {**b, "code": response.status}
+                                  if isinstance(b, dict) else b)
+    return response
+
+
+VARIANTS: list[Variant] = [
+    variant("banners-without-cpe", "banners without a product carry no cpe and no opts")(_banner_edit(_without_cpe)),
+    variant("offset-timestamps", "banner timestamps carry a +00:00 offset")(_banner_edit(_offset_timestamp)),
+    variant("extra-banner-blocks", "banners carry an ssl block and a vulns member")(_banner_edit(_extra_blocks)),
+    variant("bad-parameters-422", "bad parameters are answered 422 {error}, not 400")(
+        on_response(_bad_parameters_422)),
+    variant("ips-object-as-body", "the scan mapping is only accepted as the whole body")(
+        on_request(_ips_object_as_body)),
+    variant("error-with-code", "error bodies carry a code beside error")(on_response(_error_detail)),
+]
