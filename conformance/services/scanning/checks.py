@@ -53,9 +53,9 @@ def component(ctx: CheckContext, name: str) -> dict[str, Any]:
 
 
 def product(ctx: CheckContext) -> str:
-    """The service's own name: settings.product, else the server variable's default."""
-    variables = ctx.contract.openapi["servers"][0].get("variables") or {}
-    return str(ctx.contract.settings.get("product", variables.get("product", {}).get("default", "")))
+    """The service's own name: the path setting ``product`` (environment, --option, rules.yaml
+    settings, then the server variable's default)."""
+    return ctx.contract.server_variables()["product"][0]
 
 
 def expect_ok(ctx: CheckContext, exchange: Exchange, why: str) -> Any:
