@@ -100,7 +100,7 @@ def send_variant(ctx: CheckContext, value: Any, operation: str | None = None) ->
     area, _, name = rule.where.partition(".")
     body = ctx.contract.request_example(operation)
     # A rule may give the query and path values its operation needs besides the member tested.
-    params = dict(rule.params.get("base_query", {}))
+    params = ctx.query_in(rule.params.get("base_query"))
     path_values = _path_values(ctx)
     if area == "body":
         return ctx.call(operation, json_body=with_member(body, name, value), params=params or None,
@@ -120,7 +120,7 @@ def baseline(ctx: CheckContext, operation: str | None = None) -> None:
     assert operation
     body = ctx.contract.request_example(operation)
     exchange = ctx.call(operation, json_body=body or None,
-                        params=dict(ctx.rule.params.get("base_query", {})) or None,
+                        params=ctx.query_in(ctx.rule.params.get("base_query")) or None,
                         path_values=_path_values(ctx))
     expect_status(ctx.rule.id, exchange, success_statuses(ctx.contract, operation),
                   f"{operation}: the contract's example request (the starting point) was refused")

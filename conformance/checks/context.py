@@ -158,6 +158,11 @@ class CheckContext:
         is skipped when a named setting is not configured."""
         return {k: render(str(v), self.credential) for k, v in (templates or {}).items()}
 
+    def query_in(self, templates: dict[str, Any] | None) -> dict[str, Any]:
+        """Query values of a rule (``base_query``) with target settings rendered in the strings
+        (``{q: "{SAMPLE_QUERY}"}``); numbers and booleans pass as they are."""
+        return {k: render(v, self.credential) if isinstance(v, str) else v for k, v in (templates or {}).items()}
+
 
     def path(self, template: str, operation: str | None = None, **values: str) -> str:
         path = template

@@ -214,7 +214,7 @@ def paging_walk(ctx: CheckContext) -> None:
     assert operation
     params = rule.params
     fields = list(params.get("id_fields") or [params.get("id_field", "id")])
-    base = dict(params.get("base_query") or {})
+    base = ctx.query_in(params.get("base_query"))
     values = ctx.settings_in(params.get("path_values"))
 
     def fetch(query: dict[str, Any]) -> Exchange:

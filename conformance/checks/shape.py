@@ -37,7 +37,7 @@ def response_shape(ctx: CheckContext) -> None:
         schema = ctx.contract.response_schema(operation, status)
         if schema is None:
             raise ContractFileError(f"{ctx.rule.id}: {operation} documents no {status} body for response-shape")
-        exchange = ctx.call(operation, auth=how, params=dict(params.get("base_query") or {}) or None,
+        exchange = ctx.call(operation, auth=how, params=ctx.query_in(params.get("base_query")) or None,
                             path_values=values)
         expect_status(ctx.rule.id, exchange, status, f"{operation} with {how.describe()}")
         expect_json_schema(ctx.rule.id, ctx.contract, exchange, schema, operation)
