@@ -212,14 +212,22 @@ class SimTarget(Target):
                  decorate: Callable[[Simulator], Simulator] | None = None) -> None:
         super().__init__(contract, settings)
         self._decorate = decorate
+        self._seeded: dict[str, str] | None = None
 
     def base_url(self) -> str:
         return SIM_BASE_URL.format(service=self.service)
 
     def credential(self, name: str) -> str | None:
-        from conformance.services import load_service
+        # The seeded values of the simulator as decorated: an allowed variant may choose another
+        # value for a setting (another name for an unnamed value) by overriding ``credentials``.
+        if self._seeded is None:
+            from conformance.services import load_service
 
-        return load_service(self.service).credentials().get(name) or None
+            seeded = dict(load_service(self.service).credentials())
+            if self._decorate is not None:
+                seeded.update(getattr(self._decorate(create_simulator(self.service)), "credentials", {}) or {})
+            self._seeded = seeded
+        return self._seeded.get(name) or None
 
     def _client(self) -> httpx.Client:
         # A path setting changed from its default (--option, environment) is served by the
