@@ -49,10 +49,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="where summary.json and triage.md are written (default: reports)")
 
 
+_XDIST_REFUSED = ("the conformance suite does not run under pytest-xdist (-n): one summary per run; run it without "
+                  "-n (it takes seconds per service), or parallelise the harness's own tests only: pytest tests -n 2")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "conformance: a rule of a service contract checked against a target")
     # `-m tokenrisk`, `-m "limit and not marketplace"`, `-m standard`: select rules by service,
     # rule kind or basis without knowing rule ids.
+    suites = Path(__file__).parent / "suites"
+    asked = [Path(str(a).split("::")[0]).resolve() for a in config.args]
+    if config.getoption("numprocesses", None) and any(a == suites or suites in a.parents for a in asked):
+        raise pytest.UsageError(_XDIST_REFUSED)
     for name in (*available_services(), *RULE_KINDS, "document", "standard"):
         config.addinivalue_line("markers", f"{name}: conformance rules of that service, kind or basis")
 
@@ -71,6 +79,10 @@ def _settings(config: pytest.Config) -> RunSettings:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "conformance_case" not in metafunc.fixturenames:
         return
+    if hasattr(metafunc.config, "workerinput"):
+        # Under pytest-xdist each worker would write its own summary.json, triage and targets'
+        # rate-limit state over the others' (one run kept 63 of 149 rules): refused, not merged.
+        raise pytest.UsageError(_XDIST_REFUSED)
     services = metafunc.config.getoption("conformance_services") or available_services()
     cases: list[Any] = []
     for service in services:
