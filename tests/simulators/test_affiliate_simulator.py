@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -99,3 +99,28 @@ def test_hostile_dates_are_400(sim: AffiliateSimulator) -> None:
         body = report(TODAY, TODAY)
         body["from"] = value
         assert call(sim, "POST", REPORT, body).status == 400
+
+
+def test_first_page_and_old_from_follow_the_rules(sim: AffiliateSimulator) -> None:
+    body = report(TODAY - timedelta(days=30), TODAY)
+    assert call(sim, "POST", REPORT, {**body, "paging": {"page_size": 5}}).json()["paging"]["page"] == 1
+    assert call(sim, "POST", REPORT, {**body, "paging": {"page": 0}}).status == 400
+    sim.rules.first_page = 0
+    zero = call(sim, "POST", REPORT, {**body, "paging": {"page": 0, "page_size": 5}}).json()
+    assert zero["paging"]["page"] == 0 and len(zero["conversions"]) == 5
+    old = report(TODAY - timedelta(days=375), TODAY - timedelta(days=365))
+    assert call(sim, "POST", REPORT, old).status == 400
+    sim.rules.clip_old_from = True
+    edge = datetime.combine(TODAY - timedelta(days=365), datetime.min.time(), UTC).timestamp()
+    rows = call(sim, "POST", REPORT, {**old, "paging": {"page_size": 1000}}).json()["conversions"]
+    assert all(r["conversion_unix_timestamp"] >= edge for r in rows)
+
+
+def test_put_requires_all_fields_when_told(sim: AffiliateSimulator) -> None:
+    link = call(sim, "GET", "/v1/networks/campaigns/1").json()
+    writable = {k: v for k, v in link.items() if k not in ("network_campaign_id", "network_id", "time_created",
+                                                          "time_saved", "encoded_value")}
+    sim.put_requires_all = True
+    assert call(sim, "PUT", "/v1/networks/campaigns/1", writable).status == 200
+    without = {k: v for k, v in writable.items() if k != "labels"}
+    assert call(sim, "PUT", "/v1/networks/campaigns/1", without).status == 400

@@ -95,3 +95,34 @@ def test_hostile_bodies_are_4xx() -> None:
                                                            "content-type": "application/json"}, raw)
         assert 400 <= sim.handle(request).status < 500
     assert call(sim, "POST", "/accounts", {**BODY, "provider_code": True}).status == 400
+
+
+def _variant(name: str) -> OutreachSimulator:
+    from conformance.services.outreach.variants import VARIANTS
+    return next(v for v in VARIANTS if v.name == name).apply(OutreachSimulator())  # type: ignore[return-value]
+
+
+def test_variant_all_not_wildcard_refuses_partial_all_keys() -> None:
+    sim = _variant("all-not-wildcard")
+    assert call(sim, "POST", "/accounts", BODY, "ACCOUNTS_ALL_API_KEY").status == 403
+    assert call(sim, "POST", "/accounts", BODY, "ALL_CREATE_API_KEY").status == 403
+    assert call(sim, "POST", "/accounts", BODY, "ACCOUNTS_CREATE_API_KEY").status == 200
+
+
+def test_variant_opaque_cursor_walks_by_token_only() -> None:
+    sim = _variant("opaque-campaign-cursor")
+    first = call(sim, "GET", "/campaigns").json()
+    token = first["next_starting_after"]
+    assert token.startswith("c1.") and token != first["items"][-1]["id"]
+    second = call(sim, "GET", "/campaigns", query=[("starting_after", token)]).json()
+    assert second["items"][0]["id"] > first["items"][-1]["id"]
+    bare = call(sim, "GET", "/campaigns", query=[("starting_after", first["items"][-1]["id"])]).json()
+    assert bare["items"] == []
+
+
+def test_variant_no_reactivation_refuses_activating_a_paused_campaign() -> None:
+    sim = _variant("no-reactivation")
+    cid = KEYS["CAMPAIGN_ID"]
+    assert call(sim, "POST", f"/campaigns/{cid}/activate").status == 200
+    assert call(sim, "POST", f"/campaigns/{cid}/pause").status == 200
+    assert call(sim, "POST", f"/campaigns/{cid}/activate").status == 409

@@ -92,6 +92,12 @@ def _routing_value(body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
+def _zip_compressed_refused(request: Request) -> Request:
+    if request.path == "/v1/networks/uploads/temp" and b"x-zip-compressed" in request.body:
+        request.body = request.body.replace(b"application/x-zip-compressed", b"text/plain")
+    return request
+
+
 def _unzip_any(request: Request) -> Request:
     if request.path == "/v1/networks/uploads/temp" and ("unzip", "true") in request.query:
         try:
@@ -214,10 +220,51 @@ def _lose_name(body: Any) -> Any:
     return body
 
 
-def _string_ids(body: Any) -> Any:
+def _labels_text(body: Any) -> Any:
+    # labels is a string array by the document; a comma-joined string breaks it.
     for link in body.get("campaigns", []):
-        link["network_campaign_id"] = str(link["network_campaign_id"])
+        link["labels"] = ",".join(link.get("labels") or [])
     return body
+
+
+def _payout_text(body: Any) -> Any:
+    for row in body.get("conversions", [])[:1]:
+        row["payout"] = str(row.get("payout"))
+    return body
+
+
+def _goal_text(body: Any) -> Any:
+    body["optimization_goal"] = str(body.get("optimization_goal"))
+    return body
+
+
+def _old_from_crashes(request: Request, response: Response) -> Response:
+    # A from before the window crashes instead of being refused or clipped.
+    if request.path == _REPORT and response.status == 400 and b"previous 365" in response.body:
+        return Response.json_response(500, {"message": "internal error"})
+    return response
+
+
+def _first_page_misstated(request: Request, response: Response) -> Response:
+    # An answer to a request naming no page states page 2 while serving the first.
+    if request.method == "POST" and request.path == _REPORT and response.status == 200:
+        paging = (json.loads(request.body or b"{}") or {}).get("paging") or {}
+        if isinstance(paging, dict) and "page" not in paging:
+            response.body = json_edit(response.body, lambda b: {**b, "paging": {**b["paging"], "page": 2}})
+    return response
+
+
+def _empty_upload_ill_formed(request: Request, response: Response) -> Response:
+    # Whatever the answer to an upload without members, a body declared JSON must be JSON.
+    if request.path == "/v1/networks/uploads/temp" and request.body.strip() == b"{}":
+        response.body = response.body[: len(response.body) // 2]
+    return response
+
+
+def _put_refused(request: Request, response: Response) -> Response:
+    if request.method == "PUT" and request.path.startswith(_CAMPAIGNS + "/") and response.status == 200:
+        return Response.json_response(400, {"message": "smart links cannot be replaced"})
+    return response
 
 
 def _refuse_relationship(request: Request) -> Request:
@@ -239,7 +286,14 @@ def _odd_id_crashes(request: Request, response: Response) -> Response:
 FAULTS: list[Fault] = [
     fault("odd-conversion-id-500", "affiliate.generic.responses-documented",
           "a conversion lookup with an id of odd characters crashes with 500")(on_response(_odd_id_crashes)),
-    fault("window-366-days", f"{_T}.window-start", "a from 366 days back is accepted")(_rules(window_days=366)),
+    fault("window-unbounded", f"{_T}.window-start", "a from before the previous 365 days is served with its old rows")(
+        _rules(window_days=100_000)),
+    fault("old-from-500", f"{_T}.window-start", "a from before the window crashes (500)")(
+        on_response(_old_from_crashes)),
+    fault("first-page-misstated", f"{_T}.paging-walk", "the answer without a page number states page 2")(
+        on_response(_first_page_misstated)),
+    fault("payout-as-text", f"{_T}.report-shape", "a row's payout is a string, not the documented number")(
+        _answer("POST", _REPORT, _payout_text)),
     fault("span-366-days", f"{_T}.span-limit", "a 366-day span is accepted")(_rules(span_days=366)),
     fault("filters-one-type-anded", f"{_T}.filters-combine", "filters of one type combine with AND")(
         _rules(same_type=all)),
@@ -274,15 +328,14 @@ FAULTS: list[Fault] = [
     fault("clicks-5001", "affiliate.clicks.cap", "5001 clicks are returned")(_rules(click_cap=5001)),
     fault("converted-clicks-purged", "affiliate.clicks.retention", "clicks with conversions go after 3 months")(
         lambda sim: _purge_converted(sim)),
-    fault("raw-clicks-kept", "affiliate.clicks.retention", "raw clicks are kept forever")(
-        _rules(click_keep_days=100_000)),
     fault("click-from-optional", "affiliate.clicks.from-required", "a click stream without from covers a day")(
         _body("POST", _CLICKS, _set_default("from", "2027-01-14 00:00:00"))),
     fault("trending-on-cvr", "affiliate.dashboard.cards-shape", "cvr carries trending_percentage")(
         _answer("POST", "/v1/affiliates/dashboard/summary", _trending_on_cvr)),
     fault("temp-file-twice", "affiliate.upload.single-use", "a temporary file can be read twice")(
         _attr(single_use=False)),
-    fault("unzip-any-mime", "affiliate.upload.unzip-mime", "unzip accepts any mime_type")(on_request(_unzip_any)),
+    fault("zip-compressed-refused", "affiliate.upload.unzip-mime",
+          "unzip refuses application/x-zip-compressed")(on_request(_zip_compressed_refused)),
     fault("upload-urls-bare", "affiliate.upload.shape", "urls are bare strings")(
         _answer("POST", "/v1/networks/uploads/temp", _bare_urls)),
     fault("put-keeps-omitted", "affiliate.campaigns.put-replaces", "a PUT keeps an optional field it omits")(
@@ -295,8 +348,14 @@ FAULTS: list[Fault] = [
         _body("POST", _CAMPAIGNS, _map_member("campaign_status", {"zz-not-listed": "paused"}))),
     fault("created-name-lost", "affiliate.campaigns.create-roundtrip", "the create answer renames the smart link")(
         _answer("POST", _CAMPAIGNS, _lose_name)),
-    fault("list-ids-as-strings", "affiliate.campaigns.list-shape", "the list gives network_campaign_id as strings")(
-        _answer("GET", _CAMPAIGNS, _string_ids)),
+    fault("list-labels-as-text", "affiliate.campaigns.list-shape", "the list gives labels as one string")(
+        _answer("GET", _CAMPAIGNS, _labels_text)),
+    fault("goal-as-text", "affiliate.campaigns.get-shape", "a smart link's optimization_goal is a string, not an int")(
+        _answer("GET", _CAMPAIGNS + "/1", _goal_text)),
+    fault("empty-upload-answer-ill-formed", "affiliate.observe.bodies-without-members",
+          "the answer to an upload without members is truncated JSON")(on_response(_empty_upload_ill_formed)),
+    fault("put-refused", "affiliate.campaigns.put-replaces", "every PUT, even one with all fields, is refused")(
+        on_response(_put_refused)),
     fault("relationship-redirects-refused", "affiliate.campaigns.relationship-values",
           "relationship=redirects is refused")(on_request(_refuse_relationship)),
     fault("key-optional", "affiliate.auth.key-required", "a request without a key is served")(

@@ -35,6 +35,8 @@ class ReportRules:
     click_cap = 5000
     click_keep_days = 90   # "3 months"
     email_limit = 100
+    clip_old_from = False  # a variant serves an older from clipped to the window (not shown)
+    first_page = 1         # not shown; a variant counts pages from 0
     default_page_size = 50
     max_page_size = 1000
     # How filters combine: any within one resource type (OR), all across types (AND).
@@ -95,13 +97,15 @@ def conversion_window(body: dict[str, Any], today: date, rules: ReportRules) -> 
     stop = parse_stamp(body, "to", time_required=False, end=True)
     if stop < start:
         raise SimError(400, "to is before from")
-    earliest = _year_back(today) if rules.calendar_year else today - timedelta(days=rules.window_days)
-    if start.date() < earliest:
-        raise SimError(400, "from is outside the previous 365 days")
     span = (stop.date() - start.date()).days
     limit = (today - _year_back(today)).days if rules.calendar_year else rules.span_days
     if span > limit:
         raise SimError(400, "the span is above the 365-day conversion range")
+    earliest = _year_back(today) if rules.calendar_year else today - timedelta(days=rules.window_days)
+    if start.date() < earliest:
+        if not rules.clip_old_from:
+            raise SimError(400, "from is outside the previous 365 days")
+        start = datetime.combine(earliest, datetime.min.time(), start.tzinfo)
     return start, stop
 
 
@@ -166,12 +170,13 @@ def page_of(rows: list[dict[str, Any]], body: dict[str, Any], rules: ReportRules
     paging = body.get("paging") or {}
     if not isinstance(paging, dict):
         raise SimError(400, "paging must be an object")
-    page, size = paging.get("page", 1), paging.get("page_size", rules.default_page_size)
-    for name, value in (("page", page), ("page_size", size)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise SimError(400, f"paging.{name} must be a positive integer")
+    page, size = paging.get("page", rules.first_page), paging.get("page_size", rules.default_page_size)
+    for name, value, least in (("page", page, rules.first_page), ("page_size", size, 1)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise SimError(400, f"paging.{name} must be an integer of at least {least}")
     size = min(size, rules.max_page_size)
-    chunk = rows[(page - 1) * size: page * size]
+    skip = (page - rules.first_page) * size
+    chunk = rows[skip: skip + size]
     return {"conversions": chunk, "paging": {"page": page, "page_size": size, "total_count": len(rows)}}
 
 

@@ -47,6 +47,7 @@ class AffiliateSimulator(Simulator):
         self.show_only_defaults: dict[str, bool] = {}
         self.single_use = True   # an upload url serves once
         self.put_merges = False  # a fault keeps what a PUT omits
+        self.put_requires_all = False  # a variant refuses a PUT that omits a field ("all fields must be sent")
         self.files: dict[str, bytes] = {}
         self.campaigns: dict[int, dict[str, Any]] = {}
         self._next_id = 1
@@ -242,7 +243,11 @@ class AffiliateSimulator(Simulator):
 
     def _put(self, request: Request, campaign_id: str) -> Response:
         old = self._find(campaign_id)
-        fields = validate_smart_link(self.json_body(request))
+        body = self.json_body(request)
+        missing = sorted(set(DEFAULTS) - set(body))
+        if self.put_requires_all and missing:
+            raise SimError(400, f"all fields must be sent; missing {', '.join(missing)}")
+        fields = validate_smart_link(body)
         # Replace: every field not sent goes back to its default.
         base = copy.deepcopy(old if self.put_merges else DEFAULTS)
         link = {**base, **fields, **{k: old[k] for k in (

@@ -84,14 +84,21 @@ def clicks_retention(ctx: CheckContext) -> None:
     lo = datetime.combine(start, time(), UTC).timestamp()
     hi = datetime.combine(end, time(), UTC).timestamp()
     wanted = {r.get("transaction_id") for r in read_report(ctx, body, params["page_size"], params["max_pages"])
-              if lo <= r.get("click_unix_timestamp", -1) <= hi}
-    if not wanted and not got:
-        ctx.skip("no clicks and no conversions in the old window: retention not exercised")
+              if lo <= _seconds(r.get("click_unix_timestamp")) <= hi}
+    if not wanted:
+        ctx.skip("no conversion's click falls in the old window: retention not exercised")
+    # Only what is promised: clicks with conversions stay. Whether raw clicks are gone after
+    # the 3 months is not stated (gap raw-click-expiry), so extra clicks are no failure.
     expect(not (wanted - got), ctx.rule.id, f"{len(wanted - got)} clicks with conversions are gone",
            exchange=exchange, expected="clicks with conversions kept forever")
-    expect(not (got - wanted), ctx.rule.id, f"{len(got - wanted)} clicks without conversions older than "
-           f"{params['months']} months are still served", exchange=exchange,
-           expected=f"raw clicks kept {params['months']} months")
+
+
+def _seconds(value: Any) -> float:
+    """click_unix_timestamp's type is not shown (gap untyped-members): a number or its text."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return -1.0
 
 
 def _upload(ctx: CheckContext, body: dict[str, Any], unzip: bool | None = None) -> Exchange:
@@ -122,15 +129,11 @@ def _zip() -> str:
 
 
 @for_rule("affiliate.upload.unzip-mime",
-          params={"zip_types": {"type": "array", "items": {"type": "string"}, "minItems": 1},
-                  "other_type": {"type": "string"}}, required=("zip_types", "other_type"))
+          params={"zip_types": {"type": "array", "items": {"type": "string"}, "minItems": 1}},
+          required=("zip_types",))
 def unzip_mime(ctx: CheckContext) -> None:
     content = _zip()
     kinds = ctx.rule.params["zip_types"]
     for kind in kinds:
         expect_status(ctx.rule.id, _upload(ctx, {"mime_type": kind, "content_base64": content}, True),
                       success_statuses(ctx.contract, UPLOAD), f"a zip uploaded as {kind} with unzip")
-    other = ctx.rule.params["other_type"]
-    expect_refused(ctx, f"unzip with mime_type {other}",
-                   partial(_upload, ctx, {"mime_type": other, "content_base64": content}, True),
-                   control=partial(_upload, ctx, {"mime_type": kinds[0], "content_base64": content}, True))

@@ -10,7 +10,7 @@ from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema, expect_status
-from conformance.checks.paging import PAGING_PARAMS, paging_walk
+from conformance.checks.paging import PAGING_PARAMS, dig, paging_walk
 from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import for_rule
 from conformance.transport.model import Exchange
@@ -32,13 +32,23 @@ def _campaign(ctx: CheckContext, cid: str) -> dict[str, Any]:
 
 @for_rule("outreach.campaign.starting-after-walk", params=PAGING_PARAMS, required=("style", "max_pages"))
 def starting_after_walk(ctx: CheckContext) -> None:
-    """The generic key walk; the page size it needs to tell a full page from the last is the
-    target's (not shown), so it comes from the CAMPAIGN_PAGE_SIZE setting."""
-    size = ctx.credential("CAMPAIGN_PAGE_SIZE")
-    if not size.isdigit() or int(size) < 1:
-        ctx.skip(f"CAMPAIGN_PAGE_SIZE {size!r} is not a page size")
-    rule = dataclasses.replace(ctx.rule, params={**ctx.rule.params, "page_size": int(size)})
-    paging_walk(dataclasses.replace(ctx, rule=rule))
+    """What starting_after takes is not shown (gap list-shapes): the walk follows what the target
+    gives. A first page carrying the CAMPAIGN_CURSOR_FIELD member is walked as a cursor list
+    (that member's value is the next starting_after; none ends the list); otherwise the generic
+    key walk passes the last item's id, and the page size that tells a full page from the last
+    (not shown) comes from the CAMPAIGN_PAGE_SIZE setting."""
+    params = dict(ctx.rule.params)
+    cursor_field = ctx.optional("CAMPAIGN_CURSOR_FIELD") or ""
+    first = ctx.call(ctx.rule.operation or "GET /campaigns")
+    expect_status(ctx.rule.id, first, 200, "the first page of campaigns")
+    if cursor_field and isinstance(first.response.json(), dict) and dig(first.response.json(), cursor_field):
+        params.update(style="cursor", next_field=cursor_field)
+    else:
+        size = ctx.credential("CAMPAIGN_PAGE_SIZE")
+        if not size.isdigit() or int(size) < 1:
+            ctx.skip(f"CAMPAIGN_PAGE_SIZE {size!r} is not a page size")
+        params["page_size"] = int(size)
+    paging_walk(dataclasses.replace(ctx, rule=dataclasses.replace(ctx.rule, params=params)))
 
 
 @for_rule("outreach.campaign.update-persists", params={"name": {"type": "string", "minLength": 1}},
@@ -70,24 +80,29 @@ def email_list_type(ctx: CheckContext) -> None:
 
 @for_rule("outreach.campaign.activate-pause")
 def activate_pause(ctx: CheckContext) -> None:
+    """Only activate then pause is read from the document (launch and pause, states read through
+    get per the v1 mapping); re-activation and other transitions are gap campaign-states."""
     cid = ctx.credential("CAMPAIGN_ID")
     field = ctx.credential("CAMPAIGN_STATUS_FIELD")
 
-    def act(verb: str) -> Any:
-        expect_status(ctx.rule.id, ctx.call(f"POST /campaigns/{{id}}/{verb}", path_values={"id": cid}), OK, verb)
+    def state(verb: str) -> Any:
         body = _campaign(ctx, cid)
         expect(field in body, ctx.rule.id, f"the campaign shows no {field} after {verb}",
                expected=f"{field} (the CAMPAIGN_STATUS_FIELD setting)")
         return body[field]
 
-    active = act("activate")
-    paused = act("pause")
+    launch = ctx.call("POST /campaigns/{id}/activate", path_values={"id": cid})
+    expect(launch.response.status < 500, ctx.rule.id, "activate crashed", exchange=launch, expected="2xx or 4xx")
+    if 400 <= launch.response.status < 500:
+        ctx.skip(f"activate answered {launch.response.status} from the campaign's present state (which transitions "
+                 "exist is gap outreach.gap.campaign-states); CAMPAIGN_ID must name a campaign that can be launched")
+    expect_status(ctx.rule.id, launch, OK, "activate")
+    active = state("activate")
+    expect_status(ctx.rule.id, ctx.call("POST /campaigns/{id}/pause", path_values={"id": cid}), OK,
+                  "pause of the campaign just activated")
+    paused = state("pause")
     expect(paused != active, ctx.rule.id, f"{field} is {active!r} after activate and after pause alike",
            expected="pause changes the state that activate set")
-    expect(act("activate") == active, ctx.rule.id, "activating again does not restore the activated state",
-           expected=f"{field} = {active!r}")
-    expect(act("pause") == paused, ctx.rule.id, "pausing again does not restore the paused state",
-           expected=f"{field} = {paused!r}")
 
 
 @for_rule("outreach.warmup.enable-returns-job")
@@ -96,9 +111,10 @@ def warmup_job(ctx: CheckContext) -> None:
     body = {ctx.credential("WARMUP_EMAILS_FIELD"): [ctx.credential("ACCOUNT_EMAIL")]}
     exchange = ctx.call(operation, json_body=body)
     expect_status(ctx.rule.id, exchange, OK, "enabling warm-up for the account")
-    job = exchange.response.json()
-    expect(isinstance(job, dict) and bool(job), ctx.rule.id, "enabling warm-up returned no job",
-           exchange=exchange, expected="a JSON object describing the background job")
+    job = exchange.response.json() if exchange.response.body.strip() else None
+    # The job's representation is not shown (gap warmup-job): any non-empty JSON value.
+    expect(job not in (None, {}, [], ""), ctx.rule.id, "enabling warm-up returned no job",
+           exchange=exchange, expected="a body describing the background job")
     schema = ctx.contract.response_schema(operation, exchange.response.status)
     if schema is not None:
         expect_json_schema(ctx.rule.id, ctx.contract, exchange, schema, "the warm-up job")

@@ -4,14 +4,18 @@ get, the rate limit on creation). Campaign, email and route checks: campaign_che
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from conformance.auth.variants import AUTH_AS_SCHEMA, auth_as
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
+from conformance.checks.observatory import shape
 from conformance.checks.paging import items_of
-from conformance.checks.refusal import expect_accepted
-from conformance.checks.registry import for_rule
+from conformance.checks.refusal import expect_accepted, expect_refused
+from conformance.checks.registry import for_rule, named
+from conformance.checks.wellformed import ill_formed
+from conformance.errors import ContractFileError, SkipKind
 from conformance.services.outreach import campaign_checks  # noqa: F401  (registers its checks)
 from conformance.services.outreach.fresh import FRESH_PARAMS, Fresh
 from conformance.transport.model import Exchange
@@ -36,12 +40,43 @@ def _created(ctx: CheckContext, exchange: Exchange, why: str) -> dict[str, Any]:
     return dict(expect_json_schema(ctx.rule.id, ctx.contract, exchange, schema, why))
 
 
-@for_rule("outreach.scope.accounts-create-key-creates", "outreach.scope.accounts-all-key-creates",
-          "outreach.scope.all-create-key-creates", params={**FRESH_PARAMS, "as": AUTH_AS_SCHEMA},
-          required=("fresh", "as"))
+_AS_FRESH: dict[str, Any] = {**FRESH_PARAMS, "as": AUTH_AS_SCHEMA}
+
+
+@for_rule("outreach.scope.accounts-create-key-creates", params=_AS_FRESH, required=("fresh", "as"))
 def create_as(ctx: CheckContext) -> None:
     how = auth_as(ctx.rule.params["as"])
     _created(ctx, Fresh(ctx).send(auth=how), f"a create with {how.describe()}")
+
+
+@for_rule("outreach.scope.create-needs-scope", params=_AS_FRESH, required=("fresh", "as"))
+def create_needs_scope(ctx: CheckContext) -> None:
+    """The control is the same create with a fresh email under the default key, so a refusal of
+    a reused email (gap duplicate-email) can neither pass nor fail the rule."""
+    how = auth_as(ctx.rule.params["as"])
+    fresh = Fresh(ctx)
+    expect_refused(ctx, f"a create with {how.describe()} (no accounts:create scope)",
+                   partial(fresh.send, auth=how), control=fresh.send)
+
+
+@named("scope-observe", params={**_AS_FRESH, "gap": {"type": "string", "pattern": r"^[a-z]+\.gap\.[a-z0-9-]+$"}},
+       required=("gap", "as"))
+def scope_observe(ctx: CheckContext) -> None:
+    """What a key whose grant the document does not define gets: recorded, never judged (the
+    gap observatory's outcome); only an answer ill-formed for its declared media type fails."""
+    if ctx.rule.params["gap"] not in {g.id for g in ctx.contract.gaps}:
+        raise ContractFileError(f"{ctx.rule.id}: observes {ctx.rule.params['gap']}, not a gap of the contract")
+    how = auth_as(ctx.rule.params["as"])
+    operation = ctx.rule.operation or ""
+    if "fresh" in ctx.rule.params:
+        exchange = Fresh(ctx).send(auth=how)
+    else:
+        exchange = ctx.call(operation, auth=how)
+    problem = ill_formed(exchange.response)
+    expect(problem is None, ctx.rule.id, f"{operation}: {problem}", exchange=exchange,
+           expected="a body that is what its Content-Type declares")
+    ctx.skip(f"gap {ctx.rule.params['gap']} observed, not judged: {operation} with {how.describe()} answered "
+             f"{exchange.response.status} {shape(exchange.response)}", SkipKind.GAP_OBSERVED)
 
 
 @for_rule("outreach.account.create-returns-account", params=FRESH_PARAMS, required=("fresh",))

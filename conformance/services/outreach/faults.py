@@ -163,6 +163,23 @@ def _repeat_on_walk(request: Request, response: Response) -> Response:
     return response
 
 
+def _cursor_loops(request: Request, response: Response) -> Response:
+    after = request.params.get("starting_after")
+    if _is(request, "GET", "/api/v2/campaigns") and after and response.status == 200:
+        body = response.json()
+        if isinstance(body, dict) and body.get("next_starting_after") is None:
+            body["next_starting_after"] = after
+            response.body = json.dumps(body).encode()
+    return response
+
+
+def _truncated_for_accounts_all(request: Request, response: Response) -> Response:
+    # Whatever the answer to an accounts:all key, a body declared JSON must be JSON.
+    if _is(request, "POST", _ACCOUNTS) and request.header("authorization") == "Bearer sim-outreach-accounts-all":
+        response.body = response.body[: len(response.body) // 2]
+    return response
+
+
 def _delete_keeps(request: Request) -> Request:
     if request.method == "DELETE" and request.path.startswith(_ACCOUNTS + "/"):
         request.method = "GET"  # answered 200 with the account; nothing is removed
@@ -246,15 +263,9 @@ FAULTS: list[Fault] = [
     fault("reply-to-refused", "outreach.account.create-optional-fields",
           "a create with reply_to is refused")(_rewrite_body("POST", _ACCOUNTS, lambda b: {**b, "reply_to": 1}
                                                                 if "reply_to" in b else b)),
-    fault("accounts-all-refused-for-list", "outreach.scope.accounts-all-key-lists",
-          "a key with accounts:all is refused for GET /accounts")(
-        _only("GET", _ACCOUNTS, _key_as("Bearer sim-outreach-accounts-all", "Bearer sim-outreach-campaigns-all"))),
     fault("create-without-scope-allowed", "outreach.scope.create-needs-scope",
           "a key without accounts:create may create")(
         _only("POST", _ACCOUNTS, _key_as("Bearer sim-outreach-campaigns-all", _ALL_ALL))),
-    fault("all-create-key-refused", "outreach.scope.all-create-key-creates",
-          "a key with all:create is refused for account creation")(
-        _only("POST", _ACCOUNTS, _key_as("Bearer sim-outreach-all-create", "Bearer sim-outreach-campaigns-all"))),
     fault("accounts-create-key-refused", "outreach.scope.accounts-create-key-creates",
           "a key with accounts:create is refused for account creation")(
         _only("POST", _ACCOUNTS, _key_as("Bearer sim-outreach-accounts-create", "Bearer sim-outreach-campaigns-all"))),
@@ -288,8 +299,16 @@ FAULTS: list[Fault] = [
         on_response(lambda q, r: Response(204, {}, b"") if _is(q, "POST", _ACCOUNTS + "/warmup/enable") else r)),
     fault("starting-after-repeats", "outreach.campaign.starting-after-walk",
           "a page after starting_after repeats the first campaign")(on_response(_repeat_on_walk)),
-    fault("campaign-name-number", "outreach.campaign.get-shape",
-          "GET /campaigns/{id} reports name as a number")(_edit_json("GET", "/api/v2/campaigns/0", _set("name", 7))),
+    fault("next-cursor-loops", "outreach.campaign.starting-after-walk",
+          "the last page's next_starting_after points back at the page itself")(on_response(_cursor_loops)),
+    fault("accounts-all-answer-ill-formed", "outreach.observe.accounts-all-creates",
+          "the answer to an accounts:all create is truncated JSON")(on_response(_truncated_for_accounts_all)),
+    fault("no-scope-key-500", "outreach.scope.create-needs-scope",
+          "a create with a key without accounts:create crashes (500) instead of being refused")(
+        _status("POST", _ACCOUNTS, 500, when=403)),
+    fault("campaign-email-list-text", "outreach.campaign.get-shape",
+          "GET /campaigns/{id} reports email_list as one string")(
+        _edit_json("GET", "/api/v2/campaigns/0", _set("email_list", "sender@outreach.example"))),
     fault("campaign-rename-ignored", "outreach.campaign.update-persists",
           "PATCH /campaigns/{id} answers 2xx and keeps the old name")(on_request(_campaign_name_ignored)),
     fault("email-list-string-accepted", "outreach.campaign.email-list-type",

@@ -51,6 +51,7 @@ class OutreachSimulator(ResourcesMixin, Simulator):
         "CAMPAIGN_ID": "0190c0de-0000-7000-8000-000000000001",
         "CAMPAIGN_PAGE_SIZE": "10",
         "CAMPAIGN_STATUS_FIELD": "status",
+        "CAMPAIGN_CURSOR_FIELD": "next_starting_after",
         "THREAD_ID": "thread-0001",
         "WARMUP_EMAILS_FIELD": "emails",
     }

@@ -3,10 +3,11 @@ must still pass under each."""
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
-from conformance.faults.base import Variant, on_response, variant
+from conformance.faults.base import FaultySimulator, Variant, on_response, variant
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
@@ -54,6 +55,85 @@ def _string_states(request: Request, response: Response) -> Response:
     return response
 
 
+def _all_not_wildcard(sim: Simulator) -> Simulator:
+    # What `all` grants is not shown (gap scope-list): only all:all is a wildcard here, so an
+    # accounts:all or all:create key is refused account creation.
+    def grants(granted: str, needed: tuple[str, str]) -> bool:
+        return granted in ("all:all", f"{needed[0]}:{needed[1]}")
+    setattr(sim, "_grants", grants)
+    return sim
+
+
+_LIST = "/api/v2/campaigns"
+
+
+def _opaque(cid: str) -> str:
+    return "c1." + base64.urlsafe_b64encode(cid.encode()).decode()
+
+
+def _opaque_cursor(sim: Simulator) -> Simulator:
+    # What starting_after takes is not shown (gap list-shapes): an opaque token the page names
+    # in next_starting_after; a bare id is refused.
+    def before(request: Request) -> Request:
+        if request.method == "GET" and request.path == _LIST:
+            query = []
+            for name, value in request.query:
+                if name == "starting_after":
+                    if not value.startswith("c1."):
+                        value = "\uffff"  # not a token this server issued: nothing after it
+                    else:
+                        value = base64.urlsafe_b64decode(value[3:].encode()).decode()
+                query.append((name, value))
+            request.query = query
+        return request
+
+    def after(request: Request, response: Response) -> Response:
+        body = response.json() if response.status == 200 and request.path == _LIST else None
+        if isinstance(body, dict) and body.get("next_starting_after"):
+            body["next_starting_after"] = _opaque(body["next_starting_after"])
+            response.body = json.dumps(body).encode()
+        return response
+
+    return FaultySimulator(sim, before=before, after=after)  # type: ignore[return-value]
+
+
+def _cursor_absent(request: Request, response: Response) -> Response:
+    # The page names no next cursor: clients pass the last item's id.
+    body = response.json() if response.status == 200 and request.path == _LIST else None
+    if isinstance(body, dict) and "next_starting_after" in body:
+        del body["next_starting_after"]
+        response.body = json.dumps(body).encode()
+    return response
+
+
+def _no_reactivation(sim: Simulator) -> Simulator:
+    # Which campaign transitions exist is not shown (gap campaign-states): a paused campaign
+    # cannot be activated again here.
+    def before(request: Request) -> Request:
+        if request.method == "POST" and request.path.endswith("/activate"):
+            cid = request.path.split("/")[-2]
+            if getattr(sim, "campaigns", {}).get(cid, {}).get("status") == 2:
+                request.path = request.path[: -len("activate")] + "not-from-paused"
+        return request
+
+    def after(request: Request, response: Response) -> Response:
+        if request.path.endswith("/not-from-paused") and response.status in (404, 405):
+            return Response(409, {"content-type": "application/json"},
+                            json.dumps({"message": "a paused campaign cannot be activated"}).encode())
+        return response
+
+    return FaultySimulator(sim, before=before, after=after)  # type: ignore[return-value]
+
+
+def _job_as_id(request: Request, response: Response) -> Response:
+    # The job's representation is not shown (gap warmup-job): its id as a JSON string.
+    if request.path.endswith("/warmup/enable") and response.status == 200:
+        job = response.json()
+        if isinstance(job, dict) and job.get("id"):
+            response.body = json.dumps(job["id"]).encode()
+    return response
+
+
 VARIANTS: tuple[Variant, ...] = (
     variant("read-only-ignored", "read-only fields on create and update are dropped, not refused")(
         _attribute("refuse_read_only", False)),
@@ -68,4 +148,12 @@ VARIANTS: tuple[Variant, ...] = (
     variant("other-error-body", "errors carry {error: {code, detail}}")(on_response(_other_error_body)),
     variant("named-campaign-states", "campaign states are names (draft, running, paused)")(
         on_response(_string_states)),
+    variant("all-not-wildcard", "only all:all is a wildcard: accounts:all and all:create keys cannot create accounts")(
+        _all_not_wildcard),
+    variant("opaque-campaign-cursor", "GET /campaigns names the next starting_after as an opaque token")(
+        _opaque_cursor),
+    variant("campaign-cursor-absent", "GET /campaigns pages carry no next cursor; the last item's id is passed")(
+        on_response(_cursor_absent)),
+    variant("warmup-job-as-id", "warm-up enable answers the job's id as a JSON string")(on_response(_job_as_id)),
+    variant("no-reactivation", "a paused campaign cannot be activated again (409)")(_no_reactivation),
 )
