@@ -1,0 +1,199 @@
+"""Scenario checks of profile and post analytics: profile counts, the one-year period, the
+10000-result cap, fields, sort, timezone and guid-cursor walking."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from functools import partial
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from conformance.checks.context import CheckContext
+from conformance.checks.expect import expect, expect_status
+from conformance.checks.refusal import expect_refused
+from conformance.checks.registry import for_rule
+from conformance.services.social.body_checks import customer_profiles
+from conformance.services.social.support import POSTS, PROFILES, accepted, body, post, rows_of
+
+__all__ = ["max_profiles"]
+
+_FILTERS = {"type": "array", "items": {"type": "string"}}
+
+
+def _stamp(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+@for_rule("social.profiles.max-profiles", "social.posts.max-profiles",
+          params={"max_profiles": {"type": "integer", "minimum": 1}, "other_filters": _FILTERS},
+          required=("max_profiles", "other_filters"))
+def max_profiles(ctx: CheckContext) -> None:
+    operation = ctx.rule.operation
+    assert operation
+    most = ctx.rule.params["max_profiles"]
+    ids = customer_profiles(ctx, most + 1)
+    if len(ids) <= most:
+        ctx.skip(f"the customer has {len(ids)} profiles: {most + 1} cannot be named")
+
+    def with_ids(count: int) -> Any:
+        filters = [f"customer_profile_id.eq({', '.join(ids[:count])})", *ctx.rule.params["other_filters"]]
+        return post(ctx, operation, body(ctx, operation, filters=filters))
+
+    expect_refused(ctx, f"{most + 1} profiles", partial(with_ids, most + 1), control=partial(with_ids, most))
+
+
+@for_rule("social.profiles.one-year", params={"days": {"type": "integer"}, "start": {"type": "string"},
+                                             "beyond_days": {"type": "integer", "minimum": 1}},
+          required=("days", "start", "beyond_days"))
+def one_year(ctx: CheckContext) -> None:
+    """The accepted period ends ``days - 1`` days after its start with '...': 364 days if the end
+    is exclusive, 365 if inclusive, within a year either way (gap analytics-range-dots)."""
+    start = date.fromisoformat(ctx.rule.params["start"])
+    days = ctx.rule.params["days"]
+
+    def period(length: int) -> Any:
+        end = start + timedelta(days=length)
+        filters = [f"customer_profile_id.eq({ctx.credential('PROFILE_ID')})",
+                   f"reporting_period.in({start.isoformat()}...{end.isoformat()})"]
+        return post(ctx, PROFILES, body(ctx, PROFILES, filters=filters, limit=1))
+
+    expect_refused(ctx, f"a period of {days + ctx.rule.params['beyond_days']} days",
+                   partial(period, days + ctx.rule.params["beyond_days"]), control=partial(period, days - 1))
+
+
+@for_rule("social.profiles.result-cap", params={"cap": {"type": "integer", "minimum": 1},
+                                               "profiles": {"type": "integer", "minimum": 1},
+                                               "other_filters": _FILTERS, "max_pages": {"type": "integer"}},
+          required=("cap", "profiles", "other_filters", "max_pages"))
+def result_cap(ctx: CheckContext) -> None:
+    cap, params = ctx.rule.params["cap"], ctx.rule.params
+    ids = customer_profiles(ctx, params["profiles"])
+    query = body(ctx, PROFILES, filters=[f"customer_profile_id.eq({', '.join(ids)})", *params["other_filters"]])
+    rows, paging = rows_of(ctx, PROFILES, query, "page 1")
+    size, pages = len(rows), paging["total_pages"]
+    if pages <= 1:
+        ctx.skip(f"the answer fits one page ({size} rows): the cap was not approached")
+    expect(pages * size <= cap + size - 1 and pages <= params["max_pages"], ctx.rule.id,
+           f"{pages} pages of {size} rows are stated", expected=f"at most {cap} results in all")
+    # Pages before the last are full (the paging-walk rule holds that): page 1 and the last
+    # page give the total without reading the ten thousand rows between.
+    last = rows_of(ctx, PROFILES, {**query, "page": pages}, f"page {pages}, the last")[0]
+    seen = size * (pages - 1) + len(last)
+    expect(seen <= cap, ctx.rule.id, f"the pages hold {seen} results", expected=f"at most {cap} (extra results cut)")
+    if seen < cap:
+        ctx.skip(f"the query has {seen} results, fewer than the cap of {cap}: the cut was not exercised")
+
+
+@for_rule("social.posts.guid-only-default")
+def guid_only_default(ctx: CheckContext) -> None:
+    query = body(ctx, POSTS)
+    query.pop("fields", None)
+    rows, _ = rows_of(ctx, POSTS, query, "posts without fields")
+    if not rows:
+        ctx.skip("the example's posts query returned no rows")
+    extra = sorted({k for row in rows for k in row} - {"guid", "metrics"})
+    expect(not extra and all("guid" in row for row in rows), ctx.rule.id,
+           f"without fields the rows carry {extra or 'no guid'}", expected="only guid (and the metrics object)")
+
+
+@for_rule("social.posts.fields-returned", params={"fields": {"type": "array", "items": {"type": "string"}}},
+          required=("fields",))
+def fields_returned(ctx: CheckContext) -> None:
+    fields = ctx.rule.params["fields"]
+    rows, _ = rows_of(ctx, POSTS, body(ctx, POSTS, fields=fields), f"posts with fields {fields}")
+    if not rows:
+        ctx.skip("the example's posts query returned no rows")
+    for row in rows:
+        for name in fields:
+            top = name.split(".", 1)[0]
+            expect(name not in row or "." not in name, ctx.rule.id, f"{name} came back as a dotted key",
+                   expected=f"{name} nested under {top}")
+        expect("guid" in row and "metrics" in row and isinstance(row["metrics"], dict), ctx.rule.id,
+               f"a row lacks guid or the metrics object: {sorted(row)}", expected="requested fields plus metrics")
+    nested = [n for n in fields if "." in n]
+    expect(all(isinstance(rows[0].get(n.split(".", 1)[0]), dict) for n in nested) or not any(
+        n.split(".", 1)[0] in r for r in rows for n in nested), ctx.rule.id,
+        f"{nested} do not come back under an object", expected="internal.* nested under internal")
+
+
+@for_rule("social.posts.sort", params={"field": {"type": "string"}}, required=("field",))
+def sort_order(ctx: CheckContext) -> None:
+    name = ctx.rule.params["field"]
+    for direction in ("asc", "desc"):
+        rows, _ = rows_of(ctx, POSTS, body(ctx, POSTS, sort=[f"{name}:{direction}"]), f"sort {name}:{direction}")
+        got = [row.get(name) for row in rows]
+        if len(got) < 2 or None in got:
+            ctx.skip(f"sort {name}:{direction} returned {len(got)} rows with {name}: not enough to order")
+        want = sorted(got, key=_stamp, reverse=direction == "desc")
+        expect(got == want, ctx.rule.id, f"sort {name}:{direction} gave {got[:4]}...",
+               expected=f"{name} {'ascending' if direction == 'asc' else 'descending'}")
+
+
+@for_rule("social.posts.timezone-filters", params={"timezone": {"type": "string"}, "day": {"type": "string"}},
+          required=("timezone", "day"))
+def timezone_filters(ctx: CheckContext) -> None:
+    """The day in the zone against an independent selection from a wider UTC read."""
+    zone, day = ZoneInfo(ctx.rule.params["timezone"]), date.fromisoformat(ctx.rule.params["day"])
+    wide = [f"customer_profile_id.eq({ctx.credential('PROFILE_ID')})",
+            f"created_time.in({(day - timedelta(days=1)).isoformat()}..{(day + timedelta(days=2)).isoformat()})"]
+    every, _ = rows_of(ctx, POSTS, body(ctx, POSTS, filters=wide, sort=["created_time:asc"]), "the UTC read")
+    want = {r["guid"] for r in every if _stamp(r["created_time"]).astimezone(zone).date() == day}
+    narrow = [wide[0], f"created_time.in({day.isoformat()}...{(day + timedelta(days=1)).isoformat()})"]
+    got, _ = rows_of(ctx, POSTS, body(ctx, POSTS, filters=narrow, timezone=ctx.rule.params["timezone"]),
+                     f"{day} in {zone}")
+    if not want:
+        ctx.skip(f"no posts on {day} in {zone}: nothing to select")
+    expect({r["guid"] for r in got} == want, ctx.rule.id, f"{len(got)} posts for {day} in {zone}, "
+           f"{len(want)} expected from the UTC read", expected=f"the posts created on {day} in {zone}")
+
+
+@for_rule("social.posts.output-utc", params={"timezone": {"type": "string"}}, required=("timezone",))
+def output_utc(ctx: CheckContext) -> None:
+    plain, _ = rows_of(ctx, POSTS, body(ctx, POSTS), "without timezone")
+    zoned, _ = rows_of(ctx, POSTS, body(ctx, POSTS, timezone=ctx.rule.params["timezone"]), "with a timezone")
+    times = [r.get("created_time") for r in zoned]
+    if not times:
+        ctx.skip("no rows to read created_time from")
+    expect(all(isinstance(t, str) and t.endswith("Z") for t in times), ctx.rule.id,
+           f"created_time with a timezone: {times[:3]}", expected="ISO 8601 UTC (…Z)")
+    same = {r["guid"]: r["created_time"] for r in plain}
+    moved = [r["guid"] for r in zoned if r["guid"] in same and _stamp(same[r["guid"]]) != _stamp(r["created_time"])]
+    expect(not moved, ctx.rule.id, f"created_time of {moved[:3]} changes with the timezone",
+           expected="the same instant in UTC whatever the timezone")
+
+
+@for_rule("social.posts.guid-cursor", params={"cap": {"type": "integer", "minimum": 1},
+                                             "max_pages": {"type": "integer", "minimum": 1}, "other_filters": _FILTERS},
+          required=("cap", "max_pages", "other_filters"))
+def guid_cursor(ctx: CheckContext) -> None:
+    params = ctx.rule.params
+    ids = customer_profiles(ctx, 100)
+    base = [f"customer_profile_id.eq({', '.join(ids)})", *params["other_filters"]]
+    seen: list[str] = []
+    last = ""
+    for page in range(1, params["max_pages"] + 1):
+        filters = base + ([f"guid.gt({last})"] if last else [])
+        exchange = post(ctx, POSTS, body(ctx, POSTS, filters=filters, sort=["guid:asc"], fields=["guid"]))
+        # The first answer is held to the schema; the rest only to 200 and rows with a guid
+        # (validating two hundred pages would cost more than the walk).
+        if page == 1:
+            rows = accepted(ctx, exchange, POSTS, "request 1 of the guid walk")["data"]
+        else:
+            expect_status(ctx.rule.id, exchange, 200, f"request {page} of the guid walk")
+            rows = (exchange.response.json() or {}).get("data")
+            expect(isinstance(rows, list) and all(isinstance(r, dict) and "guid" in r for r in rows), ctx.rule.id,
+                   f"request {page}: no rows with guids", exchange=exchange, expected="data: rows with guid")
+        guids = [r["guid"] for r in rows]
+        expect(guids == sorted(guids) and (not last or not guids or guids[0] > last), ctx.rule.id,
+               f"request {page}: guids {guids[:3]}... after {last!r} are not ascending past the cursor",
+               exchange=exchange, expected="guid:asc, all greater than the cursor")
+        if not rows:
+            break
+        seen += guids
+        last = guids[-1]
+    else:
+        expect(False, ctx.rule.id, f"the walk did not end within {params['max_pages']} requests",
+               expected="a request with no rows")
+    expect(len(seen) == len(set(seen)), ctx.rule.id, "a guid came twice in the walk", expected="no post twice")
+    if len(seen) <= params["cap"]:
+        ctx.skip(f"the query has {len(seen)} posts, not more than the cap of {params['cap']}: not exercised")

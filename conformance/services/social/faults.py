@@ -1,0 +1,360 @@
+"""Faults of the social simulator: each makes it break one documented rule.
+
+Most are wrappers rewriting a request before the simulator reads it or an answer after; a few
+change one number on one simulator (its attributes). The fault module may know the simulator's
+seeded values: they are part of the simulator's surface.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from conformance.faults.base import Fault, fault, json_edit, on_request, on_response
+from conformance.services.social import reports
+from conformance.services.social.fault_support import (
+    MESSAGES_PATH,
+    attr,
+    body_of,
+    default,
+    drop,
+    filters,
+    on_path,
+    rows_edit,
+)
+from conformance.services.social.simulator import EXPIRED_TOKEN, OIDC_TOKEN, TOKEN
+from conformance.simulators import Simulator
+from conformance.simulators.base import SimError
+from conformance.transport.model import Request, Response
+
+__all__ = ["FAULTS"]
+
+def _header(name: str, value: str | None) -> Callable[[Simulator], Simulator]:
+    def after(request: Request, response: Response) -> Response:
+        response.headers = {k: v for k, v in response.headers.items() if k != name}
+        if value is not None:
+            response.headers[name] = value
+        return response
+    return on_response(after)
+
+
+def _request(edit: Callable[[Request], Request]) -> Callable[[Simulator], Simulator]:
+    return on_request(edit)
+
+
+def _no_token(request: Request) -> Request:
+    request.headers.setdefault("authorization", f"Bearer {TOKEN}")
+    return request
+
+
+def _unprefixed_token(request: Request) -> Request:
+    if not (request.header("authorization") or "").startswith("Bearer "):
+        request.headers["authorization"] = f"Bearer {TOKEN}"
+    return request
+
+
+def _token_alive(name: str) -> Callable[[Simulator], Simulator]:
+    def apply(sim: Simulator) -> Simulator:
+        sim.tokens[name] = (sim.tokens[name][0], None)  # type: ignore[attr-defined]
+        return sim
+    return apply
+
+
+def _drop_token(name: str) -> Callable[[Simulator], Simulator]:
+    def apply(sim: Simulator) -> Simulator:
+        sim.tokens.pop(name, None)  # type: ignore[attr-defined]
+        return sim
+    return apply
+
+
+def _provision_all(sim: Simulator) -> Simulator:
+    sim.provisioned.add(3003)  # type: ignore[attr-defined]
+    return sim
+
+
+def _any_customer(request: Request) -> Request:
+    request.path = re.sub(r"^/v1/2002/", "/v1/1001/", request.path)
+    return request
+
+
+def _status(fr: int, to: int, body: Any = None) -> Callable[[Simulator], Simulator]:
+    def after(request: Request, response: Response) -> Response:
+        if response.status == fr:
+            response.status = to
+            if body is not None:
+                response.body = json.dumps(body).encode()
+        return response
+    return on_response(after)
+
+
+def _text_as_json(request: Request) -> Request:
+    if (request.header("content-type") or "").startswith("text/plain"):
+        request.headers["content-type"] = "application/json"
+    return request
+
+
+def _ignore_accept(request: Request) -> Request:
+    request.headers.pop("accept", None)
+    return request
+
+
+def _bare_errors(request: Request, response: Response) -> Response:
+    if response.status >= 400:
+        response.body = json_edit(response.body, lambda d: {"message": d.get("error")} if isinstance(d, dict) else d)
+    return response
+
+
+def _errors_as_array(request: Request, response: Response) -> Response:
+    if response.status >= 400:
+        response.body = json_edit(response.body, lambda d: [d])
+    return response
+
+
+def _paging_on(sim_path: str) -> Callable[[Simulator], Simulator]:
+    return rows_edit(sim_path, lambda r, d: {**d, "paging": {"current_page": 1, "total_pages": 1}})
+
+
+def _hide_archived(request: Request, data: dict[str, Any]) -> dict[str, Any]:
+    return {**data, "data": [t for t in data["data"] if t.get("active")]}
+
+
+def _theme_ids(request: Request, data: dict[str, Any]) -> dict[str, Any]:
+    for topic in data["data"]:
+        for group in topic.get("theme_groups", []):
+            for theme in group.get("themes", []):
+                theme["id"] = theme["id"].replace("-", "")
+    return data
+
+
+def _group_strings(request: Request, data: dict[str, Any]) -> dict[str, Any]:
+    for profile in data["data"]:
+        profile["groups"] = [str(g) for g in profile.get("groups", [])]
+    return data
+
+
+def _past_end_served(suffix: str) -> Callable[[Simulator], Simulator]:
+    def after(request: Request, response: Response) -> Response:
+        if re.search(suffix + "$", request.path) and response.status == 400 and b"above total_pages" in response.body:
+            page = body_of(request).get("page")
+            response.status = 200
+            response.body = json.dumps({"data": [], "paging": {"current_page": page, "total_pages": page}}).encode()
+        return response
+    return on_response(after)
+
+
+def _pages_plus_one(request: Request, data: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(data.get("paging"), dict) and "total_pages" in data["paging"]:
+        data["paging"]["total_pages"] += 1
+    return data
+
+
+def _pages_minus_one(request: Request, data: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(data.get("paging"), dict) and data["paging"].get("total_pages", 0) > 1:
+        data["paging"]["total_pages"] -= 1
+    return data
+
+
+def _page_behind(body: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(body.get("page"), int) and body["page"] > 1:
+        body["page"] -= 1  # page n serves page n-1 again: rows twice in a walk
+    return body
+
+
+def _flatten_internal(request: Request, data: dict[str, Any]) -> dict[str, Any]:
+    for row in data["data"]:
+        internal = row.pop("internal", None)
+        if isinstance(internal, dict):
+            row["internal.tags.id"] = [t.get("id") for t in internal.get("tags", [])]
+    return data
+
+
+def _shift_output(request: Request, data: dict[str, Any]) -> dict[str, Any]:
+    if body_of(request).get("timezone"):
+        for row in data["data"]:
+            if isinstance(row.get("created_time"), str) and row["created_time"].endswith("Z"):
+                row["created_time"] = row["created_time"][:-1] + "-07:00"
+    return data
+
+
+def _last_page_cursor(request: Request, data: dict[str, Any]) -> dict[str, Any]:
+    if "paging" not in data and data["data"]:
+        sent = body_of(request)
+        data["paging"] = {"next_cursor": reports._cursor(10**6, reports._query_key(sent))}
+    return data
+
+
+def _cursor_repeats(request: Request, data: dict[str, Any]) -> dict[str, Any]:
+    sent = body_of(request).get("page_cursor")
+    if sent and "paging" in data:
+        data["paging"]["next_cursor"] = sent
+    return data
+
+
+def _bad_cursor_restarts(body: dict[str, Any]) -> dict[str, Any]:
+    cursor = body.get("page_cursor")
+    if cursor is not None:
+        try:
+            reports._read_cursor(cursor, reports._query_key(body))
+        except SimError:
+            body.pop("page_cursor")
+    return body
+
+
+def _lower_post_type(request: Request, data: dict[str, Any]) -> dict[str, Any]:
+    for row in data["data"]:
+        if isinstance(row.get("post_type"), str):
+            row["post_type"] = row["post_type"].lower()
+    return data
+
+
+def _listed_dimensions(body: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(body.get("dimensions"), list):
+        body["dimensions"] = [d for d in body["dimensions"] if d in reports.DIMENSIONS]
+        if not body["dimensions"]:
+            body.pop("dimensions")
+    return body
+
+
+def _limit_short(body: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(body.get("limit"), int) and body["limit"] > reports.POST_PAGE:
+        body["limit"] -= 5
+    return body
+
+
+def _metrics_paging(request: Request, data: dict[str, Any]) -> dict[str, Any]:
+    if data.get("paging"):
+        data["paging"] = {"current_page": data["paging"]["current_page"]}
+    return data
+
+
+_POSTS, _PROFILES, _MESSAGES = "/analytics/posts", "/analytics/profiles", MESSAGES_PATH
+_TOPIC, _METRICS, _TAGS = "/topics/t-brand/messages", "/metrics", "/metadata/customer/tags"
+_FILTERS = ["customer_profile_id.eq(501)", "reporting_period.in(2026-03-01...2026-03-31)"]
+_bare = re.compile(r"(created_time\.in\()(\d{4}-\d{2}-\d{2})(\.\.)(\d{4}-\d{2}-\d{2})\)")
+
+FAULTS: list[Fault] = [
+    fault("no-token-accepted", "social.auth.token-required", "a request without a token is served")(
+        _request(_no_token)),
+    fault("unprefixed-token-accepted", "social.auth.invalid-token", "an Authorization that is no bearer token is "
+          "served as the account's")(_request(_unprefixed_token)),
+    fault("expired-token-accepted", "social.auth.expired-token", "expired tokens never expire")(
+        _token_alive(EXPIRED_TOKEN)),
+    fault("oauth-token-refused", "social.auth.oauth-token-accepted", "only account-scoped tokens are accepted")(
+        _drop_token(OIDC_TOKEN)),
+    fault("unprovisioned-served", "social.auth.provisioned-only", "accounts not provisioned for API use are served")(
+        _provision_all),
+    fault("other-customer-served", "social.access.other-customer", "another customer's data is served")(
+        _request(_any_customer)),
+    fault("foreign-profile-served", "social.access.foreign-profile", "a profile outside the customer is read as "
+          "one of its own")(on_path(_PROFILES, filters(lambda fs: [f.replace("9001", "501") for f in fs]))),
+    fault("no-request-id", "social.headers.request-id", "X-Svc-Request-ID missing")(_header("x-svc-request-id", None)),
+    fault("api-version-major-2", "social.headers.api-version", "X-Svc-API-Version 2.0 on /v1")(
+        _header("x-svc-api-version", "2.0")),
+    fault("server-version-two-parts", "social.headers.server-version", "X-Svc-Server-Version without a build")(
+        _header("x-svc-server-version", "1.4")),
+    fault("error-body-bare", "social.errors.envelope", "errors answer {message} instead of the standard object")(
+        on_response(_bare_errors)),
+    fault("errors-as-array", "social.generic.responses-documented", "error bodies are JSON arrays")(
+        on_response(_errors_as_array)),
+    fault("unknown-endpoint-200", "social.errors.unknown-endpoint", "a path that is no endpoint answers 200")(
+        _status(404, 200, {"data": []})),
+    fault("wrong-method-404", "social.errors.wrong-method", "a wrong method answers 404")(_status(405, 404)),
+    fault("text-body-read", "social.errors.body-not-json", "a text/plain body is read as JSON")(
+        _request(_text_as_json)),
+    fault("accept-ignored", "social.errors.response-not-json", "Accept text/html is ignored")(
+        _request(_ignore_accept)),
+    fault("malformed-body-422", "social.errors.malformed-body", "broken JSON answers 422")(_status(400, 422)),
+    fault("tags-paged", "social.metadata.tags", "the tag list carries a paging object")(_paging_on(_TAGS)),
+    fault("archived-tags-hidden", "social.metadata.archived-tags", "archived tags are left out")(
+        rows_edit(_TAGS, _hide_archived)),
+    fault("theme-id-not-uuid", "social.metadata.topics", "theme ids are UUIDs without hyphens")(
+        rows_edit("/metadata/customer/topics", _theme_ids)),
+    fault("profile-groups-strings", "social.metadata.profiles", "profile groups are strings")(
+        rows_edit("/metadata/customer", _group_strings)),
+    fault("profiles-filters-defaulted", "social.profiles.filters-required", "profiles without filters get defaults")(
+        on_path(_PROFILES, default("filters", _FILTERS))),
+    fault("posts-metrics-defaulted", "social.posts.metrics-required", "posts without metrics get likes")(
+        on_path(_POSTS, default("metrics", ["likes"]))),
+    fault("accepts-101-profiles", "social.profiles.max-profiles", "101 profiles are accepted")(
+        attr("max_profiles", 101)),
+    fault("two-year-period", "social.profiles.one-year", "a reporting_period of two years is accepted")(
+        attr("period_years", 2)),
+    fault("profiles-page-served-twice", "social.profiles.paging-walk", "page n serves page n-1 again")(
+        on_path(_PROFILES, _page_behind)),
+    fault("profiles-page-above-total-200", "social.profiles.page-above-total", "a page above total_pages answers 200")(
+        _past_end_served(_PROFILES)),
+    fault("profiles-page-1001", "social.profiles.page-size", "profile pages hold 1001 rows")(
+        attr("profile_page", 1001)),
+    fault("no-result-cap", "social.profiles.result-cap", "analytics answers are not cut at 10000")(
+        attr("cap", 10**9)),
+    fault("posts-total-pages-plus-one", "social.posts.paging-walk", "post paging states one page too many")(
+        rows_edit(_POSTS, _pages_plus_one)),
+    fault("posts-page-above-total-200", "social.posts.page-above-total", "a post page above total_pages answers 200")(
+        _past_end_served(_POSTS)),
+    fault("posts-page-51", "social.posts.page-size", "post pages hold 51 rows")(attr("post_page", 51)),
+    fault("posts-limit-cut-short", "social.posts.limit-reading", "a limit above 50 gives 5 rows fewer than asked")(
+        lambda sim: on_path(_POSTS, _limit_short)(attr("post_limit_caps", False)(sim))),
+    fault("fields-default-all", "social.posts.guid-only-default", "without fields, posts carry created_time too")(
+        on_path(_POSTS, default("fields", ["guid", "created_time"]))),
+    fault("internal-dotted", "social.posts.fields-returned", "internal.tags.id comes back as a dotted key")(
+        rows_edit(_POSTS, _flatten_internal)),
+    fault("sort-ignored", "social.posts.sort", "sort is ignored")(on_path(_POSTS, drop("sort"))),
+    fault("timezone-ignored", "social.posts.timezone-filters", "timezone does not move the date filters")(
+        on_path(_POSTS, drop("timezone"))),
+    fault("output-in-request-timezone", "social.posts.output-utc", "created_time shifted into the request's zone")(
+        rows_edit(_POSTS, _shift_output)),
+    fault("guid-gt-inclusive", "social.posts.guid-cursor", "guid.gt includes the cursor's own post")(
+        on_path(_POSTS, filters(lambda fs: [f.replace("guid.gt(", "guid.gte(") for f in fs]))),
+    fault("cursor-repeats", "social.messages.cursor-walk", "next_cursor repeats the cursor sent")(
+        rows_edit(_MESSAGES, _cursor_repeats)),
+    fault("next-cursor-on-last-page", "social.messages.paging-only-when-more", "the last page carries a next_cursor")(
+        rows_edit(_MESSAGES, _last_page_cursor)),
+    fault("invalid-cursor-restarts", "social.messages.invalid-cursor", "an invalid page_cursor serves page 1")(
+        on_path(_MESSAGES, _bad_cursor_restarts)),
+    fault("messages-limit-101", "social.messages.limit-max", "limit 101 is accepted")(attr("message_max", 101)),
+    fault("messages-default-60", "social.messages.page-size", "messages pages default to 60")(attr("message_page", 60)),
+    fault("message-ids-101", "social.messages.message-id-max", "101 message ids are accepted")(
+        attr("max_message_ids", 101)),
+    fault("message-id-combined", "social.messages.message-id-alone", "message_id with another filter is accepted "
+          "(the others dropped)")(on_path(_MESSAGES, filters(
+              lambda fs: [f for f in fs if f.startswith("message_id.")] if any(
+                  f.startswith("message_id.") for f in fs) else fs))),
+    fault("two-groups-accepted", "social.messages.one-group", "the first of several groups is used")(
+        on_path(_MESSAGES, filters(lambda fs: [re.sub(r"group_id\.eq\(([^,)]+),[^)]*\)", r"group_id.eq(\1)", f)
+                                                for f in fs]))),
+    fault("profile-outside-group", "social.messages.profiles-in-group", "customer_profile_id is not held to the "
+          "group")(on_path(_MESSAGES, filters(lambda fs: [f for f in fs if not f.startswith("customer_profile_id")]))),
+    fault("action-before-created", "social.messages.action-time-order", "action_last_update_time is not held to the "
+          "created_time range")(on_path(_MESSAGES, filters(
+              lambda fs: [f for f in fs if not f.startswith("action_last_update_time")]))),
+    fault("bare-date-noon", "social.messages.bare-date-midnight", "a bare date means noon")(
+        on_path(_MESSAGES, filters(lambda fs: [_bare.sub(r"\g<1>\g<2>T12:00:00Z\g<3>\g<4>T12:00:00Z)", f)
+                                                for f in fs]))),
+    fault("post-type-lower-case", "social.messages.post-type-format", "post_type in lower case")(
+        rows_edit(_MESSAGES, _lower_post_type)),
+    fault("listening-fields-defaulted", "social.listening.fields-required", "listening messages without fields "
+          "get guid")(on_path(_TOPIC, default("fields", ["guid"]))),
+    fault("listening-total-pages-short", "social.listening.paging-walk", "listening paging states one page too few")(
+        rows_edit(_TOPIC, _pages_minus_one)),
+    fault("listening-page-above-total-200", "social.listening.page-above-total", "a topic page above total_pages "
+          "answers 200")(_past_end_served(_TOPIC)),
+    fault("listening-default-60", "social.listening.page-size", "topic pages default to 60")(
+        attr("listening_page", 60)),
+    fault("exclusive-as-inclusive", "social.listening.range-ends", "'...' is treated as inclusive")(
+        on_path(_TOPIC, filters(lambda fs: [f.replace("...", "..") for f in fs]))),
+    fault("match-any-term", "social.listening.filter-language", "match terms are ORed, not all required")(
+        on_path(_TOPIC, filters(lambda fs: [re.sub(r"(?<=\w) (?=\w)", " OR ", f) if ".match(" in f else f
+                                             for f in fs]))),
+    fault("unlisted-dimension-ignored", "social.listening.dimensions", "an unlisted dimension is dropped, not "
+          "refused")(on_path(_METRICS, _listed_dimensions)),
+    fault("metrics-paging-without-total", "social.listening.metrics-shape", "metrics paging lacks total_pages")(
+        rows_edit(_METRICS, _metrics_paging)),
+    fault("rate-limit-70", "social.rate.per-minute", "70 requests a minute are served")(attr("per_minute", 70)),
+    fault("publishing-route-missing", "social.publishing.create-served", "POST publishing/posts answers 404")(
+        _request(lambda r: Request(r.method, r.path + "-gone", r.query, r.headers, r.body)
+                 if r.method == "POST" and r.path.endswith("/publishing/posts") else r)),
+    fault("media-part-405", "social.media.part-served", "POST on a media part answers 405")(
+        _request(lambda r: Request("PUT", r.path, r.query, r.headers, r.body) if "/part/" in r.path else r)),
+]

@@ -1,0 +1,106 @@
+"""Allowed variants of the social simulator: choices the document leaves open (gaps and the
+posts-limit conflict). Every rule must pass under each; the generic variants apply as well."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from conformance.faults.base import Variant, json_edit, on_response, request_json_edit, variant
+from conformance.services.social.fault_support import MESSAGES_PATH, attr, filters, on_path, rows_edit
+from conformance.services.social.simulator import UNPROVISIONED_TOKEN
+from conformance.simulators import Simulator
+from conformance.transport.model import Request, Response
+
+__all__ = ["VARIANTS"]
+
+
+def _unprovisioned_401(request: Request, response: Response) -> Response:
+    # gap unprovisioned-status: 401 instead of 403 for an account without API access.
+    if response.status == 403 and (request.header("authorization") or "").endswith(UNPROVISIONED_TOKEN):
+        response.status = 401
+    return response
+
+
+def _group_403(request: Request, response: Response) -> Response:
+    # gap error-statuses-per-rule: a profile outside the group as "profile data not allowed".
+    if response.status == 400 and b"belong to the group" in response.body:
+        response.status = 403
+    return response
+
+
+# Another cursor format: the simulator's cursors hex-encoded (cursors are opaque).
+def _cursor_out(request: Request, data: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(data.get("paging"), dict) and isinstance(data["paging"].get("next_cursor"), str):
+        data["paging"]["next_cursor"] = "h" + data["paging"]["next_cursor"].encode().hex()
+    return data
+
+
+def _cursor_in(body: dict[str, Any]) -> dict[str, Any]:
+    cursor = body.get("page_cursor")
+    if isinstance(cursor, str) and cursor.startswith("h"):
+        try:
+            body["page_cursor"] = bytes.fromhex(cursor[1:]).decode()
+        except ValueError:
+            pass  # not one of ours: the simulator refuses it
+    return body
+
+
+def _hex_cursors(sim: Simulator) -> Simulator:
+    return rows_edit(MESSAGES_PATH, _cursor_out)(on_path(MESSAGES_PATH, _cursor_in)(sim))
+
+
+def _page_ignored(body: dict[str, Any]) -> dict[str, Any]:
+    # gap index-paging-messages: a page member ignored rather than refused.
+    body.pop("page", None)
+    return body
+
+
+def _created_optional(body: dict[str, Any]) -> dict[str, Any]:
+    # gap required-filters: messages without created_time read the whole history.
+    filters = body.get("filters")
+    if isinstance(filters, list) and all(isinstance(f, str) for f in filters) and filters \
+            and not any(f.startswith(("created_time.", "message_id.")) for f in filters):
+        body["filters"] = [*filters, "created_time.in(2000-01-01..2100-01-01)"]
+    return body
+
+
+def _newest_first(body: dict[str, Any]) -> dict[str, Any]:
+    # gap default-order: listening rows newest first when no sort is sent.
+    body.setdefault("sort", ["created_time:desc"])
+    return body
+
+
+def _upper_ids(request: Request, response: Response) -> Response:
+    # The request id is a UUID; its hex digits may be upper case.
+    if "x-svc-request-id" in response.headers:
+        response.headers["x-svc-request-id"] = response.headers["x-svc-request-id"].upper()
+    return response
+
+
+def _tags_reversed(request: Request, response: Response) -> Response:
+    # The order of metadata lists is not shown.
+    if request.path.endswith("/metadata/customer/tags") and response.status == 200:
+        response.body = json_edit(response.body, lambda d: {**d, "data": list(reversed(d["data"]))})
+    return response
+
+
+VARIANTS: tuple[Variant, ...] = (
+    variant("analytics-ends-inclusive", "'...' inclusive like '..' in analytics ranges (gap analytics-range-dots)")(
+        request_json_edit(lambda r: r.method == "POST" and re.search(r"/analytics/(profiles|posts)$", r.path)
+                          is not None, filters(lambda fs: [f.replace("...", "..") for f in fs]))),
+    variant("unprovisioned-401", "an unprovisioned account answered 401")(on_response(_unprovisioned_401)),
+    variant("profile-group-403", "a profile outside the group answered 403")(on_response(_group_403)),
+    variant("hex-cursors", "next_cursor in another opaque format")(_hex_cursors),
+    variant("messages-page-ignored", "a page member on messages ignored (gap index-paging-messages)")(
+        on_path(MESSAGES_PATH, _page_ignored)),
+    variant("messages-created-time-optional", "created_time not required on messages (gap required-filters)")(
+        on_path(MESSAGES_PATH, _created_optional)),
+    variant("posts-limit-default", "a posts limit above 50 honoured: 50 is a default (conflict posts-limit)")(
+        attr("post_limit_caps", False)),
+    variant("listening-newest-first", "listening rows newest first by default (gap default-order)")(
+        on_path("/topics/t-brand/messages", _newest_first)),
+    variant("request-id-upper-case", "X-Svc-Request-ID in upper-case hex")(on_response(_upper_ids)),
+    variant("tags-reversed", "tags listed in another order")(on_response(_tags_reversed)),
+)
+

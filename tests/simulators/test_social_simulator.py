@@ -1,0 +1,94 @@
+"""The social simulator on its own: paging styles, filters, limits, rates and hostile input."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.services.social.simulator import SocialSimulator
+from conformance.transport.model import Request, Response
+
+TOKEN = SocialSimulator.credentials["ACCESS_TOKEN"]
+CUSTOMER = SocialSimulator.credentials["CUSTOMER_ID"]
+PROFILE = SocialSimulator.credentials["PROFILE_ID"]
+GROUP = SocialSimulator.credentials["GROUP_ID"]
+
+
+def call(sim: SocialSimulator, method: str, path: str, body: Any = None, **headers: str) -> Response:
+    sent = {"Authorization": f"Bearer {TOKEN}", **headers}
+    return sim.handle(Request.build(method, f"/v1/{CUSTOMER}{path}" if not path.startswith("/v1") else path,
+                                    headers=sent, json_body=body))
+
+
+def posts(sim: SocialSimulator, *filters: str, **extra: Any) -> Response:
+    body = {"filters": [f"customer_profile_id.eq({PROFILE})", *filters], "metrics": ["likes"], **extra}
+    return call(sim, "POST", "/analytics/posts", body)
+
+
+def test_envelope_and_headers_on_success_and_error() -> None:
+    sim = SocialSimulator()
+    ok, refused = call(sim, "GET", "/v1/metadata/client"), call(sim, "GET", "/v1/2002/metadata/customer")
+    assert ok.status == 200 and ok.json() == {"data": [{"customer_id": int(CUSTOMER)}]}
+    assert refused.status == 403 and refused.json()["data"] == [] and "error" in refused.json()
+    for res in (ok, refused):
+        assert (res.header("x-svc-api-version") or "").startswith("1.")
+        assert len((res.header("x-svc-server-version") or "").split(".")) == 3
+        assert len(res.header("x-svc-request-id") or "") == 36
+
+
+def test_page_above_total_is_400_and_cap_cuts_at_10000() -> None:
+    sim = SocialSimulator()
+    first = posts(sim, "created_time.in(2026-03-01..2026-03-31)")
+    total = first.json()["paging"]["total_pages"]
+    assert posts(sim, "created_time.in(2026-03-01..2026-03-31)", page=total).status == 200
+    assert posts(sim, "created_time.in(2026-03-01..2026-03-31)", page=total + 1).status == 400
+    everyone = ", ".join(str(501 + i) for i in range(7))
+    body = {"filters": [f"customer_profile_id.eq({everyone})", "created_time.in(2026-01-01..2027-01-01)"],
+            "metrics": ["likes"]}
+    assert call(sim, "POST", "/analytics/posts", body).json()["paging"]["total_pages"] == 10_000 // 50
+
+
+def test_messages_cursor_ends_without_paging_and_refuses_forged_cursors() -> None:
+    sim = SocialSimulator()
+    body = {"filters": [f"group_id.eq({GROUP})", f"customer_profile_id.eq({PROFILE})",
+                        "created_time.in(2026-03-01..2026-03-31)"], "limit": 100}
+    seen: list[str] = []
+    res = call(sim, "POST", "/messages", body)
+    while "paging" in res.json():
+        seen += [r["guid"] for r in res.json()["data"]]
+        res = call(sim, "POST", "/messages", {**body, "page_cursor": res.json()["paging"]["next_cursor"]})
+    seen += [r["guid"] for r in res.json()["data"]]
+    assert len(seen) == len(set(seen)) > 100
+    assert call(sim, "POST", "/messages", {**body, "page_cursor": "forged"}).status == 400
+    assert call(sim, "POST", "/messages", {**body, "page": 2}).status == 400
+
+
+def test_range_ends_and_match_terms() -> None:
+    sim = SocialSimulator()
+
+    def guids(*filters: str) -> set[str]:
+        res = call(sim, "POST", "/listening/topics/t-brand/messages",
+                   {"filters": list(filters), "fields": ["guid", "text"], "limit": 500})
+        assert res.status == 200, res.body
+        return {r["guid"] for r in res.json()["data"]}
+
+    inclusive = guids("created_time.in(2026-01-01T00:00:00Z..2026-01-02T19:00:00Z)")
+    exclusive = guids("created_time.in(2026-01-01T00:00:00Z...2026-01-02T19:00:00Z)")
+    assert len(inclusive) == len(exclusive) + 2  # two messages share the end stamp
+    both, either = guids("text.match(coffee sale)"), guids("text.match(coffee OR sale)")
+    assert both < either
+
+
+def test_rate_limit_on_the_clock() -> None:
+    sim = SocialSimulator()
+    statuses = [call(sim, "GET", "/v1/metadata/client").status for _ in range(61)]
+    assert statuses[:60] == [200] * 60 and statuses[60] == 429
+    sim.clock.advance(60)
+    assert call(sim, "GET", "/v1/metadata/client").status == 200
+
+
+def test_body_and_accept_not_json_are_415() -> None:
+    sim = SocialSimulator()
+    text = sim.handle(Request.build("POST", f"/v1/{CUSTOMER}/analytics/posts", content=b"{}",
+                                    headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "text/plain"}))
+    assert text.status == 415
+    assert call(sim, "GET", "/v1/metadata/client", Accept="text/html").status == 415
