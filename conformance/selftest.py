@@ -72,11 +72,16 @@ def kill_matrix(services: list[str], profile: str = "gate", workers: int = 2,
             breaks[(service, item.name)] = item.breaks
         for allowed in variants_for(service):
             jobs.append((service, allowed.name, profile, "", False))
+    # Whole-suite runs (clean, variants) first and single-rule fault runs after: the pool's last
+    # jobs are then short, so no worker idles while another finishes a long suite.
+    listed = {(job[0], job[1]): i for i, job in enumerate(jobs)}
+    jobs.sort(key=lambda job: bool(job[3]))
     if workers <= 1:
         results = [_job(j) for j in jobs]
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             results = list(pool.map(_job, jobs))
+    results.sort(key=lambda r: listed[(r.service, r.fault)])  # reported in the listed order
     for result in results:
         result.breaks = breaks.get((result.service, result.fault), "")
         result.variant = result.fault is not None and (result.service, result.fault) not in breaks
