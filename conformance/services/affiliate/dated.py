@@ -53,11 +53,6 @@ def _relative(spec: dict[str, Any], base: date) -> str:
     return stamp_text(day) if spec.get("format") == "datetime" else date_text(day)
 
 
-def _media(contract: Contract, operation: str) -> dict[str, Any]:
-    content = contract.operation(operation).get("requestBody", {}).get("content", {})
-    return content.get("application/json") or {}
-
-
 def _settings_values(ctx: CheckContext) -> dict[str, Any]:
     zone = ctx.optional("TIMEZONE_ID")
     return {"TIMEZONE_ID": int(zone)} if zone and zone.lstrip("-").isdigit() else {}
@@ -77,10 +72,9 @@ def dated(ctx: CheckContext) -> CheckContext:
     values = _settings_values(ctx)
     key = (id(ctx.contract), base.isoformat(), repr(sorted(values.items())))
     if key not in _CACHE or _CACHE[key][0] is not ctx.contract:
-        openapi = dict(ctx.contract.openapi)
-        paths = dict(openapi["paths"])
+        examples: dict[str, Any] = {}
         for operation in ctx.contract.operations():
-            media = _media(ctx.contract, operation)
+            media = ctx.contract.json_media(operation)
             relative, settings = media.get("x-relative-dates"), media.get("x-settings") or {}
             if not relative and not settings:
                 continue
@@ -90,16 +84,8 @@ def dated(ctx: CheckContext) -> CheckContext:
             for member, name in settings.items():
                 if name in values:
                     example[member] = values[name]
-            method, path = operation.split(" ", 1)
-            item = dict(paths[path])
-            op = dict(item[method.lower()])
-            request_body = dict(op["requestBody"])
-            request_body["content"] = {**request_body["content"], "application/json": {**media, "example": example}}
-            op["requestBody"] = request_body
-            item[method.lower()] = op
-            paths[path] = item
-        openapi["paths"] = paths
-        _CACHE[key] = (ctx.contract, dataclasses.replace(ctx.contract, openapi=openapi))
+            examples[operation] = example
+        _CACHE[key] = (ctx.contract, ctx.contract.with_examples(examples))
     return dataclasses.replace(ctx, contract=_CACHE[key][1])
 
 

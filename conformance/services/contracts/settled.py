@@ -87,16 +87,11 @@ def _value(ctx: CheckContext, name: str, schema: dict[str, Any]) -> Any:
     return None  # not reached: skip raises
 
 
-def _media(contract: Contract, operation: str) -> dict[str, Any]:
-    content = contract.operation(operation).get("requestBody", {}).get("content", {})
-    return content.get("application/json") or {}
-
-
 def _settled_contract(ctx: CheckContext) -> Contract:
     source = ctx.contract
     values: dict[str, dict[str, Any]] = {}
     for operation in source.operations():
-        names = _media(source, operation).get("x-settings") or {}
+        names = source.json_media(operation).get("x-settings") or {}
         if names:
             props = source.deref(source.request_schema(operation)).get("properties") or {}
             values[operation] = {member: _value(ctx, str(name), source.deref(props.get(member, {})))
@@ -104,21 +99,9 @@ def _settled_contract(ctx: CheckContext) -> Contract:
     key = (id(source), json.dumps(values, sort_keys=True))
     if key in _CACHE and _CACHE[key][0] is source:
         return _CACHE[key][1]
-    openapi = dict(source.openapi)
-    paths = dict(openapi["paths"])
-    for operation, members in values.items():
-        method, path = operation.split(" ", 1)
-        media = _media(source, operation)
-        op = dict(paths[path][method.lower()])
-        request_body = dict(op["requestBody"])
-        example = {**(media.get("example") or {}), **members}
-        request_body["content"] = {**request_body["content"], "application/json": {**media, "example": example}}
-        op["requestBody"] = request_body
-        paths[path] = {**paths[path], method.lower(): op}
-    openapi["paths"] = paths
-    # Only the example objects are replaced: schema objects stay the same, so validators cached
-    # by schema identity still apply.
-    _CACHE[key] = (source, dataclasses.replace(source, openapi=openapi))
+    examples = {operation: {**(source.json_media(operation).get("example") or {}), **members}
+                for operation, members in values.items()}
+    _CACHE[key] = (source, source.with_examples(examples))
     return _CACHE[key][1]
 
 

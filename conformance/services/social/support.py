@@ -53,34 +53,16 @@ def values(ctx: CheckContext, operation: str, overrides: dict[str, str] | None =
     return path_values(ctx, operation, own).values
 
 
-def _media(contract: Contract, operation: str) -> dict[str, Any]:
-    content = contract.operation(operation).get("requestBody", {}).get("content", {})
-    return content.get("application/json") or {}
-
-
 def rendered(ctx: CheckContext) -> CheckContext:
     """``ctx`` with a contract whose request examples have their setting templates filled in.
 
     Only example objects are replaced; schema objects stay the same (validators are cached by
     schema identity)."""
     examples = {op: fill(ctx, ctx.contract.request_example(op)) for op in ctx.contract.operations()
-                if _media(ctx.contract, op).get("example")}
+                if ctx.contract.json_media(op).get("example")}
     key = (id(ctx.contract), repr(sorted(examples.items())))
     if key not in _CACHE or _CACHE[key][0] is not ctx.contract:
-        openapi = dict(ctx.contract.openapi)
-        paths = dict(openapi["paths"])
-        for operation, example in examples.items():
-            method, path = operation.split(" ", 1)
-            item = dict(paths[path])
-            op = dict(item[method.lower()])
-            request_body = dict(op["requestBody"])
-            media = _media(ctx.contract, operation)
-            request_body["content"] = {**request_body["content"], "application/json": {**media, "example": example}}
-            op["requestBody"] = request_body
-            item[method.lower()] = op
-            paths[path] = item
-        openapi["paths"] = paths
-        _CACHE[key] = (ctx.contract, dataclasses.replace(ctx.contract, openapi=openapi))
+        _CACHE[key] = (ctx.contract, ctx.contract.with_examples(examples))
     return dataclasses.replace(ctx, contract=_CACHE[key][1])
 
 
