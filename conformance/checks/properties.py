@@ -21,7 +21,7 @@ from conformance.checks.expect import expect_json_schema, expect_status, success
 from conformance.checks.refusal import refused_statuses
 from conformance.checks.registry import named
 
-__all__ = ["invalid_bodies_refused", "valid_bodies_accepted", "documented_only"]
+__all__ = ["bodies_answered", "documented_only", "invalid_bodies_refused", "valid_bodies_accepted"]
 
 # Values of another JSON type for each documented type. Every (member, value) pair is sent:
 # sampling them let a fixed gate seed miss a third of the members, so a server coercing "7" to 7
@@ -64,28 +64,37 @@ def _typed_paths(schema: dict[str, Any], contract: Any, prefix: str = "") -> lis
     return out
 
 
-@named("valid-bodies")
-def valid_bodies_accepted(ctx: CheckContext) -> None:
-    rule = ctx.rule
-    operation = rule.operation
-    assert operation
+def bodies_answered(ctx: CheckContext, operation: str, body_schema: dict[str, Any], why: str,
+                    refusable: frozenset[int] = frozenset()) -> None:
+    """Every body drawn from ``body_schema`` gets a documented success, or one of ``refusable``
+    (statuses the document lets a generated value get). Any success with a body is held to a
+    schema: its own status's, else the main one's (a 201 "listed without body" that does carry
+    one may not carry just anything)."""
     contract = ctx.contract
-    body_schema = contract.standalone(documented_only(contract.request_schema(operation), contract))
-    ok = success_statuses(contract, operation)
+    allowed = success_statuses(contract, operation) | refusable
     fallback = contract.response_schema(operation, 200)
 
     @ctx.property_test(operation)
     @given(from_schema(body_schema))
-    def accepted(body: dict[str, Any]) -> None:
+    def answered(body: dict[str, Any]) -> None:
         exchange = ctx.call(operation, json_body=body)
-        expect_status(rule.id, exchange, ok, "a body valid under the documented schema must be accepted")
-        # Any success with a body is held to a schema: its own status's, else the main one's
-        # (a 201 "listed without body" that does carry one may not carry just anything).
+        expect_status(ctx.rule.id, exchange, allowed, why)
+        if exchange.response.status in refusable:
+            return
         schema = contract.response_schema(operation, exchange.response.status) or fallback
         if exchange.response.body and schema is not None:
-            expect_json_schema(rule.id, contract, exchange, schema, "response body")
+            expect_json_schema(ctx.rule.id, contract, exchange, schema, "response body")
 
-    accepted()
+    answered()
+
+
+@named("valid-bodies")
+def valid_bodies_accepted(ctx: CheckContext) -> None:
+    operation = ctx.rule.operation
+    assert operation
+    contract = ctx.contract
+    body_schema = contract.standalone(documented_only(contract.request_schema(operation), contract))
+    bodies_answered(ctx, operation, body_schema, "a body valid under the documented schema must be accepted")
 
 
 @named("invalid-bodies")

@@ -23,9 +23,6 @@ import json
 import re
 from typing import Any
 
-from hypothesis import given
-from hypothesis_jsonschema import from_schema
-
 from conformance.auth.variants import AUTH_AS_SCHEMA
 from conformance.checks.auth import auth_refused
 from conformance.checks.bodies import body_cases
@@ -38,8 +35,7 @@ from conformance.checks.boundary import (
     required_member,
 )
 from conformance.checks.context import CheckContext
-from conformance.checks.expect import expect_json_schema, expect_status, success_statuses
-from conformance.checks.properties import documented_only, invalid_bodies_refused
+from conformance.checks.properties import bodies_answered, documented_only, invalid_bodies_refused
 from conformance.checks.registry import named
 from conformance.checks.types import wrong_types_refused
 from conformance.contract import Contract
@@ -137,19 +133,5 @@ def valid_bodies_refusable(ctx: CheckContext) -> None:
     # The control: the settled example is accepted, so a target refusing everything fails.
     baseline(ctx)
     body_schema = contract.standalone(documented_only(contract.request_schema(operation), contract))
-    allowed = success_statuses(contract, operation) | set(rule.params["refusable"])
-    fallback = contract.response_schema(operation, 200)
-
-    @ctx.property_test(operation)
-    @given(from_schema(body_schema))
-    def answered(body: dict[str, Any]) -> None:
-        exchange = ctx.call(operation, json_body=body)
-        expect_status(rule.id, exchange, allowed,
-                      "a body valid under the documented schema must be accepted, or refused with a documented status")
-        if exchange.response.status in rule.params["refusable"]:
-            return
-        schema = contract.response_schema(operation, exchange.response.status) or fallback
-        if exchange.response.body and schema is not None:
-            expect_json_schema(rule.id, contract, exchange, schema, "response body")
-
-    answered()
+    bodies_answered(ctx, operation, body_schema, "a body valid under the documented schema must be accepted, or "
+                    "refused with a documented status", frozenset(rule.params["refusable"]))

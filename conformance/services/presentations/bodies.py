@@ -14,14 +14,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from hypothesis import given
-from hypothesis_jsonschema import from_schema
-
 from conformance.checks.bodies import setting_value
 from conformance.checks.context import CheckContext
-from conformance.checks.expect import expect_json_schema, expect_status, success_statuses
 from conformance.checks.paging import items_of
-from conformance.checks.properties import documented_only
+from conformance.checks.properties import bodies_answered, documented_only
 from conformance.checks.registry import named
 
 __all__ = ["lookup_bodies"]
@@ -69,19 +65,5 @@ def lookup_bodies(ctx: CheckContext) -> None:
         members[name] = {**members[name], **overlay}
     for name, value in (rule.params.get("fixed") or {}).items():
         members[name] = {"const": setting_value(ctx, value)}
-    body_schema = contract.standalone(schema)
-    ok = success_statuses(contract, operation)
-    fallback = contract.response_schema(operation, 200)
-
-    @ctx.property_test(operation)
-    @given(from_schema(body_schema))
-    def accepted(body: dict[str, Any]) -> None:
-        exchange = ctx.call(operation, json_body=body)
-        expect_status(rule.id, exchange, ok, "a body valid under the documented schema, with listed ids, "
-                      "must be accepted")
-        # A 201 "listed without body" that does carry one is held to the main schema.
-        response_schema = contract.response_schema(operation, exchange.response.status) or fallback
-        if exchange.response.body and response_schema is not None:
-            expect_json_schema(rule.id, contract, exchange, response_schema, "response body")
-
-    accepted()
+    bodies_answered(ctx, operation, contract.standalone(schema),
+                    "a body valid under the documented schema, with listed ids, must be accepted")
