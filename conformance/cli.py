@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from conformance.errors import HarnessError
+from conformance.errors import HarnessError, UsageError
 
 __all__ = ["main"]
 
@@ -24,7 +24,6 @@ def _apply_path_options(options: list[str], services: list[str]) -> None:
     """``--option NAME=VALUE``: a path setting (OpenAPI server variable) for every selected
     service that has it, through the same environment variable ``conformance env`` lists."""
     from conformance.contract import load_contract
-    from conformance.errors import UsageError
     from conformance.settings import env_name
 
     for option in options:
@@ -44,7 +43,6 @@ def _run(args: argparse.Namespace) -> int:
 
     from conformance.contract import load_contract
     from conformance.contract.loader import available_services
-    from conformance.errors import UsageError
     from conformance.faults import fault_decorator, faults_for
     from conformance.settings import RunSettings
 
@@ -295,15 +293,21 @@ def _triage(args: argparse.Namespace) -> int:
     """What changed between two runs; exit 1 when there are new failures."""
     import json
 
-    from conformance.reporting.triage import compare, load_summary, previous_run
+    from conformance.reporting.triage import compare, finished_runs, load_summary, previous_run
 
+    if args.window < 2:
+        raise UsageError(f"--window must be 2 or more (runs compared), got {args.window}")
+    earlier: list[dict[str, object]] = []
     if args.base and args.current:
         base_dir, current_dir = Path(args.base), Path(args.current)
     elif args.base or args.current:
         raise HarnessError("name both runs (BASE CURRENT) or neither (the last two under reports/runs)")
     else:
         base_dir, current_dir = previous_run(Path(args.reports))
-    result = compare(load_summary(base_dir), load_summary(current_dir))
+        # The runs before the base, for telling a flaky rule from a new failure.
+        earlier = [load_summary(p) for p in finished_runs(Path(args.reports))[:-2][-(args.window - 2):]
+                   if args.window > 2]
+    result = compare(load_summary(base_dir), load_summary(current_dir), earlier)
     if args.format == "json":
         print(json.dumps(result.as_json(), indent=2))
     else:
@@ -314,8 +318,19 @@ def _triage(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     from conformance.reporting.html import build_html
+    from conformance.reporting.triage import compare, load_summary, run_before
 
-    print(f"report: {build_html(Path(args.report_dir))}")
+    report_dir = Path(args.report_dir)
+    triage_page = None
+    base = run_before(report_dir) if (report_dir / "summary.json").is_file() else None
+    if base is not None:
+        triage_page = (f"Base: `{base.name}`; current: `{report_dir.resolve().name}`\n\n"
+                       + compare(load_summary(base), load_summary(report_dir)).markdown(
+                           os.environ.get("CONFORMANCE_DOCS_URL", "")))
+    history = None if args.no_history else Path(args.history)
+    print(f"report: {build_html(report_dir, history=history, triage_markdown=triage_page)}")
+    if history is not None:
+        print(f"history: {history} (keep it between runs: trends, new failed and fixed come from it)")
     return 0
 
 
@@ -392,10 +407,15 @@ def _parser() -> argparse.ArgumentParser:
     triage.add_argument("current", nargs="?", help="run directory or summary.json (default: the last run)")
     triage.add_argument("--reports", default="reports", help="where runs/ lives when BASE and CURRENT are omitted")
     triage.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    triage.add_argument("--window", type=int, default=5,
+                        help="runs read under --reports to tell flaky rules (flipped twice or more) apart (default 5)")
     triage.set_defaults(func=_triage)
 
     report = sub.add_parser("report", help="build the single-file Allure HTML report (needs npx)")
     report.add_argument("--report-dir", default="reports/latest", help="a run directory (default: reports/latest)")
+    report.add_argument("--history", default="reports/history.jsonl",
+                        help="Allure history file kept across runs (default: reports/history.jsonl)")
+    report.add_argument("--no-history", action="store_true", help="build without history")
     report.set_defaults(func=_report)
 
     env = sub.add_parser("env", help="the environment variables each service's http target reads")

@@ -223,46 +223,32 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
 
 
 def _write_allure_extras(config: pytest.Config, summary: RunSummary) -> None:
-    import json
+    from conformance.reporting.allure_meta import write_results_extras
 
     alluredir = config.getoption("allure_report_dir", None)
     if not alluredir:
         return
     path = Path(alluredir)
     path.mkdir(parents=True, exist_ok=True)
-    _mark_interrupted(path, summary)
-    categories = [
-        {"name": "Harness errors (not the target's fault)", "matchedStatuses": ["failed", "broken"],
-         "messageRegex": "(?s).*HARNESS ERROR.*"},
-        {"name": "Contract violations", "matchedStatuses": ["failed"], "messageRegex": r"(?s)\[.*\].*"},
-        {"name": "Credential or setting missing on this target", "matchedStatuses": ["skipped"],
-         "messageRegex": r"(?s)\[credential-missing\].*"},
-        {"name": "Not checkable on this target", "matchedStatuses": ["skipped"],
-         "messageRegex": r"(?s)\[not-checkable-on-target\].*"},
-        {"name": "Cassette missing (record it)", "matchedStatuses": ["skipped"],
-         "messageRegex": r"(?s)\[cassette-missing\].*"},
-        {"name": "Not exercised by the target's data", "matchedStatuses": ["skipped"],
-         "messageRegex": r"(?s)\[not-exercised\].*"},
-        {"name": "Unchecked rules", "matchedStatuses": ["skipped"], "messageRegex": r"(?s)\[unchecked\].*"},
-        {"name": "Rate-limited (not checked)", "matchedStatuses": ["skipped"],
-         "messageRegex": r"(?s)\[rate-limited\].*"},
-        {"name": "Gaps observed (not judged)", "matchedStatuses": ["skipped"],
-         "messageRegex": r"(?s)\[gap-observed\].*"},
-    ]
-    (path / "categories.json").write_text(json.dumps(categories, indent=2), encoding="utf-8")
-    env = {"target": summary.target, "profile": summary.profile,
-           "services": ",".join(summary.contracts)}
-    (path / "environment.properties").write_text(
-        "".join(f"{k}={v}\n" for k, v in env.items()), encoding="utf-8")
+    _mark_broken(path, summary)
+    targets = config.stash.get(_TARGETS, {})
+    base_urls = {}
+    for service, target in targets.items():
+        try:
+            base_urls[service] = target.base_url()
+        except Exception:  # noqa: BLE001 (a target without a usable URL already failed its rules)
+            continue
+    write_results_extras(path, summary.as_json(), base_urls)
 
 
-def _mark_interrupted(alluredir: Path, summary: RunSummary) -> None:
-    """allure-pytest writes a rule stopped by Ctrl-C or SIGTERM as passed (pytest never reports
-    it): such results are rewritten as broken, saying the rule was interrupted."""
+def _mark_broken(alluredir: Path, summary: RunSummary) -> None:
+    """A harness error is broken, not failed: the target was not judged (Allure's "Test errors",
+    not "Product errors"). allure-pytest writes every ``pytest.fail`` as failed, and a rule
+    stopped by Ctrl-C or SIGTERM as passed (pytest never reports it): both are rewritten here."""
     import json
 
-    stopped = {o.case_id for o in summary.outcomes.values() if o.status == INTERRUPTED}
-    if not stopped:
+    broken = {o.case_id: o for o in summary.outcomes.values() if o.status in (INTERRUPTED, ERROR)}
+    if not broken:
         return
     for result in alluredir.glob("*-result.json"):
         try:
@@ -270,7 +256,10 @@ def _mark_interrupted(alluredir: Path, summary: RunSummary) -> None:
         except (OSError, ValueError):
             continue
         rule_id = str(data.get("name", "")).split(":", 1)[0]
-        if rule_id in stopped:
-            data["status"] = "broken"
+        outcome = broken.get(rule_id)
+        if outcome is None:
+            continue
+        data["status"] = "broken"
+        if outcome.status == INTERRUPTED:
             data["statusDetails"] = {"message": "interrupted (Ctrl-C or SIGTERM) while running: not checked"}
-            result.write_text(json.dumps(data), encoding="utf-8")
+        result.write_text(json.dumps(data), encoding="utf-8")

@@ -1,28 +1,41 @@
-"""Builds the self-contained HTML report from allure-results with Allure 3 (npm package)."""
+"""Builds the self-contained HTML report from allure-results with Allure 3 (npm package).
+
+History: Allure 3 keeps one line per report in a JSONL file (``historyPath``) and reads it back
+on the next build, which is what trends, "new failed", "fixed" and flaky marks are made of. The
+file lives beside the runs (reports/history.jsonl by default), not in a run directory, so it
+survives from one night to the next; CI keeps it as an artefact.
+"""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
+import uuid
 from pathlib import Path
 
 from conformance.errors import HarnessError, UsageError
+from conformance.reporting.allure_meta import allure3_config
 
-__all__ = ["build_html"]
+__all__ = ["ALLURE_PACKAGE", "build_html"]
 
-# Pinned major: the config format below is Allure 3's. singleFile, because the multi-file
-# report does not open from file://.
-ALLURE_PACKAGE = "allure@3"
-_CONFIG = """export default {
-  name: "API conformance",
-  output: "./allure-report",
-  plugins: { awesome: { options: { singleFile: true, reportName: "API conformance" } } },
-};
-"""
+# Pinned exactly: the configuration written below (categories rules, historyPath, the awesome
+# plugin's singleFile) is Allure 3's and changed between 3.x minors; 3.18.0 is the one the
+# browser test renders.
+ALLURE_PACKAGE = "allure@3.18.0"
 _TIMEOUT = 600
 
 
-def build_html(report_dir: Path) -> Path:
+def _add_page(results: Path, name: str, markdown: str) -> None:
+    """A report-wide attachment (Allure's "globals"): the triage against the previous run."""
+    source = f"{uuid.uuid4()}-attachment.md"
+    (results / source).write_text(markdown, encoding="utf-8")
+    globals_file = results / f"{uuid.uuid4()}-globals.json"
+    globals_file.write_text(json.dumps({"attachments": [{"name": name, "source": source, "type": "text/markdown"}],
+                                        "errors": []}), encoding="utf-8")
+
+
+def build_html(report_dir: Path, *, history: Path | None = None, triage_markdown: str | None = None) -> Path:
     results = report_dir / "allure-results"
     if not results.is_dir() or not any(results.glob("*-result.json")):
         raise UsageError(f"no Allure results in {results}: run `conformance run` first")
@@ -30,7 +43,18 @@ def build_html(report_dir: Path) -> Path:
     if npx is None:
         raise HarnessError("npx (Node.js) is needed to build the HTML report; "
                            "or open the results with any Allure 2/3 installation")
-    (report_dir / "allurerc.mjs").write_text(_CONFIG, encoding="utf-8")
+    if history is not None:
+        try:
+            history.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise HarnessError(f"cannot create {history.parent} for the history file: {exc.strerror}") from None
+        if history.exists() and not history.is_file():
+            raise UsageError(f"--history {history} is not a file")
+    for stale in results.glob("*-globals.json"):  # a rebuilt report shows this triage only
+        stale.unlink()
+    if triage_markdown:
+        _add_page(results, "Triage: what changed since the previous run", triage_markdown)
+    (report_dir / "allurerc.mjs").write_text(allure3_config(history), encoding="utf-8")
     try:
         proc = subprocess.run([npx, "--yes", ALLURE_PACKAGE, "generate", "./allure-results"],
                               cwd=report_dir, capture_output=True, text=True, timeout=_TIMEOUT)

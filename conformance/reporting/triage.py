@@ -4,6 +4,13 @@ Reads two ``summary.json`` files (or run directories holding one) and sorts ever
 failures, fixed, still failing, newly skipped, other changes, and rules added or removed by a
 contract change. A verdict that changed while the service's contract digest did not is the
 target's doing (or a flaky check); one that changed with the contract is marked as such.
+
+Flaky: given the runs before the base too (``conformance triage`` over reports/runs reads the
+last ``--window`` runs), a rule whose verdict flipped more than once inside the window while its
+contract stayed the same is listed as flaky instead of new failure or fixed. Gap drift: what the
+target showed for a documented gap or conflict (the gap observatory, summary.json's
+``observed``) changed between the two runs; the documents do not specify it, so it is news,
+not a verdict.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from typing import Any
 
 from conformance.errors import UsageError
 
-__all__ = ["Change", "Triage", "compare", "load_summary", "previous_run"]
+__all__ = ["Change", "Drift", "Triage", "compare", "finished_runs", "load_summary", "previous_run", "run_before"]
 
 _BAD = ("failed", "error", "interrupted")
 
@@ -34,9 +41,24 @@ def load_summary(where: Path) -> dict[str, Any]:
     return data
 
 
+def finished_runs(reports: Path) -> list[Path]:
+    """Run directories under ``reports/runs`` that finished (hold a summary), oldest first: their
+    names start with the UTC time, so name order is time order."""
+    return sorted(p for p in (reports / "runs").glob("*") if (p / "summary.json").is_file())
+
+
+def run_before(run_dir: Path) -> Path | None:
+    """The finished run just before ``run_dir`` in its runs/ folder, if any."""
+    run_dir = run_dir.resolve()
+    if run_dir.parent.name != "runs":
+        return None
+    earlier = [p for p in finished_runs(run_dir.parent.parent) if p.resolve().name < run_dir.name]
+    return earlier[-1] if earlier else None
+
+
 def previous_run(reports: Path) -> tuple[Path, Path]:
     """The last two finished runs under ``reports/runs`` (the base, then the current one)."""
-    runs = sorted(p for p in (reports / "runs").glob("*") if (p / "summary.json").is_file())
+    runs = finished_runs(reports)
     if len(runs) < 2:
         raise UsageError(f"triage needs two finished runs under {reports / 'runs'} (found {len(runs)}); "
                          "or name them: conformance triage BASE CURRENT")
@@ -54,12 +76,24 @@ class Change:
 
 
 @dataclass
+class Drift:
+    """What the target showed for a gap or conflict, before and after."""
+
+    service: str
+    id: str
+    before: list[str]
+    after: list[str]
+
+
+@dataclass
 class Triage:
     new_failures: list[Change] = field(default_factory=list)
     fixed: list[Change] = field(default_factory=list)
     still_failing: list[Change] = field(default_factory=list)
     newly_skipped: list[Change] = field(default_factory=list)
     other: list[Change] = field(default_factory=list)
+    flaky: list[Change] = field(default_factory=list)
+    gap_drift: list[Drift] = field(default_factory=list)
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
 
@@ -69,7 +103,9 @@ class Triage:
 
         return {"new_failures": rows(self.new_failures), "fixed": rows(self.fixed),
                 "still_failing": rows(self.still_failing), "newly_skipped": rows(self.newly_skipped),
-                "other_changes": rows(self.other), "rules_added": self.added, "rules_removed": self.removed}
+                "other_changes": rows(self.other), "flaky": rows(self.flaky),
+                "gap_drift": [vars(d) for d in self.gap_drift],
+                "rules_added": self.added, "rules_removed": self.removed}
 
     def markdown(self, docs_url: str = "") -> str:
         def link(c: Change) -> str:
@@ -85,6 +121,8 @@ class Triage:
         for title, items, show_message in (("New failures", self.new_failures, True), ("Fixed", self.fixed, False),
                                            ("Still failing", self.still_failing, False),
                                            ("Newly skipped", self.newly_skipped, True),
+                                           ("Flaky (verdict flipped more than once, contract unchanged)",
+                                            self.flaky, True),
                                            ("Other changes", self.other, False)):
             lines.append(f"## {title} ({len(items)})")
             for c in items:
@@ -92,6 +130,11 @@ class Triage:
                 if show_message and c.message:
                     lines.append(f"  > {c.message.strip().splitlines()[0][:200]}")
             lines.append("")
+        lines.append(f"## Gap drift: what the target showed where the documents are silent ({len(self.gap_drift)})")
+        for d in self.gap_drift:
+            was, now = "; ".join(d.before) or "nothing", "; ".join(d.after) or "nothing"
+            lines.append(f"- `{d.service}.{d.id}`: {was[:200]} → {now[:200]}")
+        lines.append("")
         lines.append(f"## Rules added ({len(self.added)}) / removed ({len(self.removed)})")
         lines += [f"- added `{r}`" for r in self.added] + [f"- removed `{r}`" for r in self.removed]
         return "\n".join(lines) + "\n"
@@ -106,9 +149,40 @@ def _rules(summary: dict[str, Any]) -> dict[str, tuple[str, dict[str, Any]]]:
     return out
 
 
-def compare(base: dict[str, Any], current: dict[str, Any]) -> Triage:
+def _flips(rule_id: str, service: str, runs: list[dict[str, Any]]) -> int:
+    """How often the rule's verdict (bad or not) changed across ``runs`` with one contract."""
+    seen: list[bool] = []
+    digests = set()
+    for run in runs:
+        data = run["services"].get(service)
+        rule = _rules(run).get(rule_id)
+        if data is None or rule is None or rule[1].get("status") in ("skipped", "not run"):
+            continue
+        digests.add(data.get("contract_digest"))
+        seen.append(str(rule[1].get("status")) in _BAD)
+    if len(digests) > 1:
+        return 0
+    return sum(1 for a, b in zip(seen, seen[1:], strict=False) if a != b)
+
+
+def _observed(summary: dict[str, Any]) -> dict[tuple[str, str], list[str]]:
+    out: dict[tuple[str, str], list[str]] = {}
+    for service, data in summary["services"].items():
+        for item in [*(data.get("gaps") or []), *(data.get("conflicts") or [])]:
+            if isinstance(item, dict) and "id" in item:
+                out[(service, str(item["id"]))] = [str(v) for v in item.get("observed") or []]
+    return out
+
+
+def compare(base: dict[str, Any], current: dict[str, Any], earlier: list[dict[str, Any]] | None = None) -> Triage:
+    """``earlier``: runs before ``base``, oldest first, for telling flaky rules apart."""
     before, after = _rules(base), _rules(current)
     result = Triage(added=sorted(set(after) - set(before)), removed=sorted(set(before) - set(after)))
+    window = [*(earlier or []), base, current]
+    seen_before, seen_after = _observed(base), _observed(current)
+    for key in sorted(set(seen_before) & set(seen_after)):
+        if seen_before[key] != seen_after[key] and seen_after[key]:
+            result.gap_drift.append(Drift(key[0], key[1], seen_before[key], seen_after[key]))
     for rule_id in sorted(set(before) & set(after)):
         (service, old), (_, new) = before[rule_id], after[rule_id]
         was, now = str(old.get("status")), str(new.get("status"))
@@ -116,7 +190,9 @@ def compare(base: dict[str, Any], current: dict[str, Any]) -> Triage:
         digest_new = current["services"][service].get("contract_digest")
         change = Change(rule_id, was, now, str(new.get("source", "")), str(new.get("message", "")),
                         contract_changed=bool(digest_old and digest_new and digest_old != digest_new))
-        if now in _BAD and was not in _BAD and now != "not run":
+        if (now in _BAD) != (was in _BAD) and not change.contract_changed and _flips(rule_id, service, window) > 1:
+            result.flaky.append(change)
+        elif now in _BAD and was not in _BAD and now != "not run":
             result.new_failures.append(change)
         elif was in _BAD and now == "passed":
             result.fixed.append(change)

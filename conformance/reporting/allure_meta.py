@@ -1,0 +1,111 @@
+"""What Allure shows beside the results: categories, environment and the Allure 3 configuration.
+
+One list of categories serves both Allure generations: Allure 2 reads ``categories.json`` in the
+results folder; Allure 3 takes ``categories`` from its configuration file (it reads the same
+``matchedStatuses``/``messageRegex`` keys there) and groups contract violations by rule kind
+(the ``subSuite`` label the plugin sets). Skip messages lead with ``[skip-kind]`` (plugin.py),
+harness errors with ``HARNESS ERROR`` and are broken, not failed. Patterns use ``[\\s\\S]*``,
+not ``(?s)``: Allure 2 matches them whole in Java, Allure 3 searches in JavaScript, which has no
+inline flags (``(?s)`` stopped Allure 3 from building the report at all).
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+__all__ = ["CATEGORIES", "allure3_config", "environment", "write_results_extras"]
+
+HARNESS_ERROR_MARK = "HARNESS ERROR"
+
+CATEGORIES: list[dict[str, Any]] = [
+    {"name": "Target unavailable", "matchedStatuses": ["broken"],
+     "messageRegex": rf"[\s\S]*{HARNESS_ERROR_MARK}[\s\S]*(unreachable|refused|timed out|timeout|connect)[\s\S]*"},
+    {"name": "Harness errors (not the target's fault)", "matchedStatuses": ["failed", "broken"],
+     "messageRegex": rf"[\s\S]*{HARNESS_ERROR_MARK}[\s\S]*"},
+    {"name": "Interrupted (not checked)", "matchedStatuses": ["broken"], "messageRegex": r"interrupted[\s\S]*"},
+    {"name": "Contract violations", "matchedStatuses": ["failed"]},
+    {"name": "Credential or setting missing on this target", "matchedStatuses": ["skipped"],
+     "messageRegex": r"[\s\S]*\[credential-missing\][\s\S]*"},
+    {"name": "Not checkable on this target", "matchedStatuses": ["skipped"],
+     "messageRegex": r"[\s\S]*\[not-checkable-on-target\][\s\S]*"},
+    {"name": "Cassette missing (record it)", "matchedStatuses": ["skipped"],
+     "messageRegex": r"[\s\S]*\[cassette-missing\][\s\S]*"},
+    {"name": "Not exercised by the target's data", "matchedStatuses": ["skipped"],
+     "messageRegex": r"[\s\S]*\[not-exercised\][\s\S]*"},
+    {"name": "Unchecked rules", "matchedStatuses": ["skipped"], "messageRegex": r"[\s\S]*\[unchecked\][\s\S]*"},
+    {"name": "Rate-limited (not checked)", "matchedStatuses": ["skipped"],
+     "messageRegex": r"[\s\S]*\[rate-limited\][\s\S]*"},
+    {"name": "Needs an allowance (--allow spend/write)", "matchedStatuses": ["skipped"],
+     "messageRegex": r"[\s\S]*\[needs-allowance\][\s\S]*"},
+    {"name": "Gaps observed (not judged)", "matchedStatuses": ["skipped"],
+     "messageRegex": r"[\s\S]*\[gap-observed\][\s\S]*"},
+]
+
+
+def _allure3_rules() -> list[dict[str, Any]]:
+    rules = []
+    for category in CATEGORIES:
+        rule = dict(category)
+        if category["name"] == "Contract violations":
+            rule["groupBy"] = [{"label": "subSuite"}]  # the rule kind: auth, enum, limit, paging ...
+        rules.append(rule)
+    return rules
+
+
+def allure3_config(history_path: Path | None, name: str = "API conformance") -> str:
+    """allurerc.mjs: one self-contained file (the multi-file report does not open from file://),
+    categories, and the history file that makes trends, "new failed" and "fixed" work."""
+    config: dict[str, Any] = {
+        "name": name,
+        "output": "./allure-report",
+        "categories": {"rules": _allure3_rules()},
+        # The tree: service / operation / rule (the labels the plugin sets), not the one pytest
+        # file every rule runs through.
+        "plugins": {"awesome": {"options": {"singleFile": True, "reportName": name,
+                                            "groupBy": ["epic", "feature", "story"]}}},
+    }
+    if history_path is not None:
+        config["historyPath"] = str(history_path.resolve())
+    return f"export default {json.dumps(config, indent=2)};\n"
+
+
+def _tool_versions() -> dict[str, str]:
+    tools = {}
+    for package in ("pytest", "hypothesis", "schemathesis", "httpx", "vcrpy", "jsonschema", "allure-pytest"):
+        try:
+            tools[package] = version(package)
+        except PackageNotFoundError:
+            continue
+    return tools
+
+
+def environment(summary_json: dict[str, Any], base_urls: dict[str, str]) -> dict[str, str]:
+    """The run's identity for the report's Environment panel: harness, commit, contracts, target."""
+    env = {
+        "harness": str(summary_json.get("harness_version")),
+        "commit": str(summary_json.get("commit") or "not a git checkout"),
+        "target": str(summary_json.get("target")),
+        "profile": str(summary_json.get("profile")),
+        # The gate seeds each property test from its rule id; nightly draws at random.
+        "seed": "per rule, from the rule id" if summary_json.get("profile") == "gate" else "random",
+        "python": platform.python_version(),
+    }
+    for service, data in sorted(summary_json.get("services", {}).items()):
+        env[f"contract.{service}"] = str(data.get("contract_digest", ""))[:12]
+        if service in base_urls:
+            env[f"base_url.{service}"] = base_urls[service]
+    env.update({f"tool.{k}": v for k, v in _tool_versions().items()})
+    return env
+
+
+def write_results_extras(alluredir: Path, summary_json: dict[str, Any], base_urls: dict[str, str]) -> None:
+    alluredir.mkdir(parents=True, exist_ok=True)
+    (alluredir / "categories.json").write_text(json.dumps(CATEGORIES, indent=2), encoding="utf-8")
+    env = environment(summary_json, base_urls)
+    # Properties format: keys may not hold '=' or ':' unescaped; ours are dotted names.
+    (alluredir / "environment.properties").write_text(
+        "".join(f"{k}={v}\n" for k, v in env.items()), encoding="utf-8")
