@@ -91,8 +91,16 @@ def test_unreachable_http_target_is_a_harness_error_not_a_failure(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CONFORMANCE_PRESENTATIONS_BASE_URL", "http://127.0.0.1:9")
     monkeypatch.setenv("CONFORMANCE_PRESENTATIONS_API_KEY", "k")
-    result = _run(pytester, "--target", "http", "-k", "invalid-key")
+    alluredir = pytester.path / "allure"
+    result = _run(pytester, "--target", "http", "-k", "invalid-key", "--alluredir", str(alluredir))
     result.stdout.fnmatch_lines(["*HARNESS ERROR*TargetUnreachable*"])
+    # In the report it is broken (a test error), not failed (a product error).
+    import json
+
+    [written] = [json.loads(p.read_text()) for p in alluredir.glob("*-result.json")]
+    assert written["status"] == "broken" and "HARNESS ERROR" in written["statusDetails"]["message"]
+    env = (alluredir / "environment.properties").read_text()
+    assert "base_url.presentations=http://127.0.0.1:9" in env and "tool.hypothesis=" in env
 
 
 def test_live_target_rule_that_would_spend_needs_an_allowance(

@@ -1,0 +1,89 @@
+"""Triage across runs (flaky rules, gap drift) and the report's categories, on synthetic summaries."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from conformance.reporting.allure_meta import CATEGORIES, allure3_config
+from conformance.reporting.triage import compare, run_before
+
+RULE = "svc.auth.key-required"
+
+
+def summary(status: str, *, digest: str = "d1", observed: list[str] | None = None) -> dict[str, Any]:
+    return {"services": {"svc": {
+        "contract_digest": digest,
+        "rules": [{"id": RULE, "status": status, "source": "docs/spec/v.md#a", "message": f"[{RULE}] m"}],
+        "gaps": [{"id": "gap.order", "observed": observed or []}],
+        "conflicts": [],
+    }}}
+
+
+def test_a_rule_that_keeps_flipping_is_flaky_not_a_new_failure() -> None:
+    earlier = [summary("failed"), summary("passed")]
+    result = compare(summary("passed"), summary("failed"), earlier)
+    assert [c.rule for c in result.flaky] == [RULE] and not result.new_failures
+
+
+def test_a_first_failure_after_steady_passes_is_new() -> None:
+    result = compare(summary("passed"), summary("failed"), [summary("passed"), summary("passed")])
+    assert [c.rule for c in result.new_failures] == [RULE] and not result.flaky
+
+
+def test_flips_across_a_contract_change_are_not_flaky() -> None:
+    earlier = [summary("failed", digest="old"), summary("passed", digest="old")]
+    result = compare(summary("passed"), summary("failed"), earlier)
+    assert [c.rule for c in result.new_failures] == [RULE] and not result.flaky
+
+
+def test_gap_drift_reports_what_the_target_showed_before_and_after() -> None:
+    result = compare(summary("passed", observed=["newest first"]), summary("passed", observed=["oldest first"]))
+    assert [(d.id, d.before, d.after) for d in result.gap_drift] == [("gap.order", ["newest first"], ["oldest first"])]
+    assert "gap.order" in result.markdown() and "oldest first" in result.markdown()
+    unchanged = compare(summary("passed", observed=["x"]), summary("passed", observed=["x"]))
+    assert not unchanged.gap_drift
+
+
+def test_run_before_finds_the_previous_finished_run(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    for name in ("20260101T000000Z-1", "20260102T000000Z-2", "20260103T000000Z-3"):
+        (runs / name).mkdir(parents=True)
+    (runs / "20260101T000000Z-1" / "summary.json").write_text(json.dumps(summary("passed")))
+    (runs / "20260103T000000Z-3" / "summary.json").write_text(json.dumps(summary("passed")))
+    # The unfinished run in between (no summary) is not a base.
+    assert run_before(runs / "20260103T000000Z-3") == runs / "20260101T000000Z-1"
+    assert run_before(runs / "20260101T000000Z-1") is None
+    assert run_before(tmp_path) is None
+
+
+def _category(status: str, message: str) -> str | None:
+    """Allure 2's matching: the first category whose status fits and whose pattern matches whole."""
+    for category in CATEGORIES:
+        pattern = category.get("messageRegex")
+        if status in category["matchedStatuses"] and (pattern is None or re.fullmatch(pattern, message)):
+            return str(category["name"])
+    return None
+
+
+def test_categories_sort_results_by_kind_not_wording() -> None:
+    assert _category("broken", "HARNESS ERROR (not a target failure): TargetUnreachable: connection refused\n"
+                               "more") == "Target unavailable"
+    assert _category("broken", "HARNESS ERROR (not a target failure): CassetteMismatch") == \
+        "Harness errors (not the target's fault)"
+    assert _category("failed", "[svc.auth.key-required] got 200\nline two") == "Contract violations"
+    assert _category("skipped", "[credential-missing] needs X") == "Credential or setting missing on this target"
+    assert _category("skipped", "[unchecked] no check") == "Unchecked rules"
+
+
+def test_allure3_config_is_plain_data_javascript_can_read() -> None:
+    text = allure3_config(Path("/tmp/h.jsonl"))
+    assert text.startswith("export default ") and text.rstrip().endswith(";")
+    config = json.loads(text.removeprefix("export default ").rstrip().rstrip(";"))
+    assert config["historyPath"] == "/tmp/h.jsonl"
+    assert config["plugins"]["awesome"]["options"]["groupBy"] == ["epic", "feature", "story"]
+    # JavaScript has no inline flags: one "(?s)" and Allure 3 refuses to build the report.
+    assert all("(?" not in str(rule.get("messageRegex", "")) for rule in config["categories"]["rules"])
+    assert "historyPath" not in json.loads(allure3_config(None).removeprefix("export default ").rstrip().rstrip(";"))
