@@ -214,7 +214,12 @@ def _serve(args: argparse.Namespace) -> int:
             raise HarnessError("--option clock is not a simulator option; use --clock-rate")
         options[name] = value
     sim = create_simulator(args.service, WallClock(rate=args.clock_rate), **options)
-    print(f"serving the {args.service} simulator on http://{args.host}:{args.port} "
+    if args.fault:
+        from conformance.faults import fault_decorator
+
+        sim = fault_decorator(args.service, args.fault)(sim)
+    with_fault = f" with {args.fault}" if args.fault else ""
+    print(f"serving the {args.service} simulator{with_fault} on http://{args.host}:{args.port} "
           f"(clock rate {args.clock_rate}); seeded credentials:", flush=True)
     for name, value in sorted(sim.credentials.items()):
         print(f"  CONFORMANCE_{args.service.upper()}_{name}={value}", flush=True)
@@ -380,6 +385,8 @@ def _parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="serve a simulator over HTTP (127.0.0.1 by default)")
     serve.add_argument("service")
     serve.add_argument("--port", type=int, default=8080)
+    serve.add_argument("--fault", default=None,
+                       help="serve with a named fault or allowed variant (`conformance selftest --list`)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--clock-rate", type=float, default=1.0,
                        help="simulated seconds per real second (pair with CONFORMANCE_TIME_SCALE)")

@@ -22,6 +22,7 @@ from conformance.reporting.summary import RunSummary
 from conformance.runner import ERROR, FAILED, INTERRUPTED, SKIPPED, Case, Outcome, collect_cases, interrupted, run_case
 from conformance.settings import PROFILES, TARGETS, RunSettings
 from conformance.targets import Target, make_target
+from conformance.targets.base import SimTarget
 
 __all__ = ["pytest_addoption", "pytest_configure", "pytest_generate_tests"]
 
@@ -158,7 +159,24 @@ def _name_by_rule(config: pytest.Config, case: Case) -> None:
         result.testCaseId = hashlib.md5(result.fullName.encode()).hexdigest()  # noqa: S324 (an id, as allure's)
 
 
-def _attach(outcome: Outcome, target: Target) -> None:
+_SERVE_PORT = 8080
+
+
+def _reproduction(target: Target, settings: RunSettings) -> tuple[str | None, str]:
+    """Where the curl line can reach what this run talked to, and how to get it there."""
+    if isinstance(target, SimTarget):
+        fault = f" --fault {settings.fault}" if settings.fault else ""
+        fault += "".join(f" --option {name}={value}" for name, value in sorted(target.serve_options().items()))
+        return (f"http://127.0.0.1:{_SERVE_PORT}",
+                f"# The in-process simulator, served: conformance serve {target.service} --port {_SERVE_PORT}{fault}\n"
+                "# Put the key it prints where the line says REDACTED.\n")
+    if target.name == "replay":
+        return None, ("# Replayed from a cassette: the host below is a placeholder. Against a live target, put\n"
+                      "# its base URL there and its key where the line says REDACTED.\n")
+    return None, "# Put the key where the line says REDACTED (credentials never reach a report).\n"
+
+
+def _attach(outcome: Outcome, target: Target, settings: RunSettings) -> None:
     import allure
 
     exchange = outcome.failure.exchange if outcome.failure and outcome.failure.exchange else (
@@ -168,7 +186,9 @@ def _attach(outcome: Outcome, target: Target) -> None:
     secrets = outcome.secrets
     allure.attach(render_request(exchange, secrets), "request (redacted)", allure.attachment_type.TEXT)
     allure.attach(render_response(exchange, secrets), "response", allure.attachment_type.TEXT)
-    allure.attach(curl_line(exchange, secrets), "reproduce with curl", allure.attachment_type.TEXT)
+    base_url, preamble = _reproduction(target, settings)
+    allure.attach(curl_line(exchange, secrets, base_url=base_url, preamble=preamble), "reproduce with curl",
+                  allure.attachment_type.TEXT)
 
 
 @pytest.fixture
@@ -192,7 +212,7 @@ def conformance_check(conformance_settings: RunSettings, conformance_summary: Ru
             raise
         conformance_summary.add(contract, outcome)
         if outcome.status in (FAILED, ERROR):
-            _attach(outcome, target)
+            _attach(outcome, target, conformance_settings)
         if outcome.status == SKIPPED:
             # The kind leads the message: report categories match on it, not on the wording.
             kind = outcome.skip_kind.value if outcome.skip_kind else "not-exercised"

@@ -73,12 +73,27 @@ def scrub_url_params(text: str) -> str:
     return _URL_PARAM.sub(lambda m: f"{m.group(1)}={REDACTED}", text) if "=" in text else text
 
 
+# An authorization scheme (RFC 9110 section 11.4: a token, then the credentials) is no secret and
+# a reader needs it to reproduce a request: "Bearer REDACTED", not "REDACTED".
+_AUTH_HEADERS = frozenset({"authorization", "proxy-authorization"})
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*) +\S")
+
+
+def _redacted_header(name: str, value: Any) -> str:
+    if name.lower() in _AUTH_HEADERS:
+        scheme = _SCHEME.match(str(value))
+        if scheme:
+            return f"{scheme.group(1)} {REDACTED}"
+    return REDACTED
+
+
 def scrub_headers(headers: dict[str, Any], secrets: Iterable[str]) -> dict[str, Any]:
     secrets = list(secrets)
     out: dict[str, Any] = {}
     for name, value in headers.items():
         if name.lower() in SECRET_NAMES:
-            out[name] = [REDACTED] if isinstance(value, list) else REDACTED
+            out[name] = ([_redacted_header(name, v) for v in value] if isinstance(value, list)
+                         else _redacted_header(name, value))
         elif isinstance(value, list):
             out[name] = [scrub_url_params(scrub_text(str(v), secrets)) for v in value]
         else:

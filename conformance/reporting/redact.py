@@ -20,10 +20,10 @@ def _body(raw: bytes, secrets: list[str]) -> str:
     return scrub_json_text(text, secrets)
 
 
-def _target(exchange: Exchange, secrets: list[str]) -> str:
+def _target(exchange: Exchange, secrets: list[str], base_url: str | None = None) -> str:
     req = exchange.request
     query = urlencode(scrub_pairs(req.query, secrets))
-    return exchange.base_url + req.path + (f"?{query}" if query else "")
+    return (base_url or exchange.base_url) + req.path + (f"?{query}" if query else "")
 
 
 def _render(first: str, headers: dict[str, str], body: bytes, secrets: list[str]) -> str:
@@ -43,9 +43,11 @@ def render_response(exchange: Exchange, secrets: list[str]) -> str:
     return _render(f"HTTP {res.status}", res.headers, res.body, secrets)
 
 
-def curl_line(exchange: Exchange, secrets: list[str]) -> str:
+def curl_line(exchange: Exchange, secrets: list[str], *, base_url: str | None = None, preamble: str = "") -> str:
+    """One runnable curl command; ``base_url`` replaces the exchange's (an in-process simulator's
+    host cannot be reached: the report says how to serve it), ``preamble`` comes first as comments."""
     req = exchange.request
-    parts = ["curl", "-sS", "-X", req.method, shlex.quote(_target(exchange, secrets))]
+    parts = ["curl", "-sS", "-X", req.method, shlex.quote(_target(exchange, secrets, base_url))]
     for name, value in scrub_headers(req.headers, secrets).items():
         if name in ("content-length", "host"):
             continue
@@ -56,4 +58,4 @@ def curl_line(exchange: Exchange, secrets: list[str]) -> str:
             parts += ["--data-binary", "@body.json", f"# body of {len(text)} characters omitted"]
         else:
             parts += ["--data-raw", shlex.quote(scrub_json_text(text, secrets))]
-    return " ".join(parts)
+    return preamble + " ".join(parts)

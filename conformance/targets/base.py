@@ -229,12 +229,14 @@ class SimTarget(Target):
             self._seeded = seeded
         return self._seeded.get(name) or None
 
+    def serve_options(self) -> dict[str, str]:
+        """Path settings changed from their default (--option, environment): the simulator serves
+        them, as `conformance serve --option` does."""
+        return {name: value for name, (value, _d) in self.contract.server_variables().items()
+                if os.environ.get(env_name(self.service, name.upper())) is not None}
+
     def _client(self) -> httpx.Client:
-        # A path setting changed from its default (--option, environment) is served by the
-        # simulator too, as `conformance serve --option` does.
-        changed = {name: value for name, (value, _d) in self.contract.server_variables().items()
-                   if os.environ.get(env_name(self.service, name.upper())) is not None}
-        sim = create_simulator(self.service, None, **changed)
+        sim = create_simulator(self.service, None, **self.serve_options())
         if self._decorate is not None:
             sim = self._decorate(sim)
         self.simulator = sim

@@ -6,7 +6,9 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -134,3 +136,31 @@ def test_allure_history_ids_are_stable_across_runs(tmp_path: Path) -> None:
         results = [_json.loads(p.read_text()) for p in (tmp_path / name / "allure-results").glob("*-result.json")]
         ids.append({r["name"].split(":")[0]: r["historyId"] for r in results})
     assert ids[0] == ids[1] and len(ids[0]) == 2
+
+
+def test_the_curl_line_of_a_sim_failure_reproduces_it_against_the_served_simulator(
+        tmp_path: Path, served: Callable[..., Any]) -> None:
+    """The report's reproduction runs: served as it says, the faulty simulator answers the curl
+    line with the status the rule failed on."""
+    import json
+    import shlex
+    import shutil
+
+    from conformance.faults import fault_decorator
+
+    if shutil.which("curl") is None:
+        pytest.skip("curl is not installed")
+    proc = conformance("run", "--service", "presentations", "--fault", "accepts-bearer", "-k", "bearer",
+                       "--report-dir", str(tmp_path))
+    assert proc.returncode == 1, proc.stderr
+    [result] = [json.loads(p.read_text()) for p in (tmp_path / "allure-results").glob("*-result.json")]
+    curl = next(a for a in result["attachments"] if a["name"] == "reproduce with curl")
+    text = (tmp_path / "allure-results" / curl["source"]).read_text()
+    assert "conformance serve presentations --port 8080 --fault accepts-bearer" in text
+    line = next(x for x in text.splitlines() if x.startswith("curl "))
+    with served("presentations", decorate=fault_decorator("presentations", "accepts-bearer")) as (url, sim):
+        args = [a.replace("http://127.0.0.1:8080", url).replace("REDACTED", sim.credentials["API_KEY"])
+                for a in shlex.split(line)]
+        answer = subprocess.run([*args, "-o", "/dev/null", "-w", "%{http_code}"], capture_output=True, text=True,
+                                timeout=30, check=False)
+    assert answer.stdout == "200", answer.stderr  # the fault's answer: a bearer token accepted

@@ -74,3 +74,15 @@ def test_every_form_of_a_secret_is_masked(encode: Any) -> None:
 def test_issued_tokens_are_masked_in_bodies_that_are_not_strict_json(body: str) -> None:
     out = scrub_json_text(body, [])
     assert "tok-123456" not in out and "ref-123456" not in out
+
+
+def test_an_authorization_scheme_stays_readable_its_credentials_do_not() -> None:
+    from conformance.recording.scrub import scrub_headers
+
+    out = scrub_headers({"Authorization": "Bearer s3cr3t-token", "proxy-authorization": "Basic dXNlcjpwYXNz",
+                         "x-api-key": "Bearer-looking key", "authorization-hint": "x"}, ["s3cr3t-token"])
+    assert out["Authorization"] == "Bearer REDACTED"
+    assert out["proxy-authorization"] == "Basic REDACTED"
+    assert out["x-api-key"] == "REDACTED"  # not an authorization header: the whole value goes
+    assert "s3cr3t" not in str(out) and "dXNlcjpwYXNz" not in str(out)
+    assert scrub_headers({"authorization": "s3cr3t-token"}, [])["authorization"] == "REDACTED"
