@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from conformance.errors import HarnessError, UsageError
+from conformance.settings import RECORD_MODES
 
 __all__ = ["main"]
 
@@ -48,7 +49,7 @@ def _run(args: argparse.Namespace) -> int:
 
     # Validate up front so a typo is one line, not a pytest collection error.
     settings = RunSettings.from_env(target=args.target, profile=args.profile,
-                                    record=args.record or None, fault=args.fault,
+                                    record=args.record or None, record_mode=args.record_mode, fault=args.fault,
                                     allow=frozenset(args.allow or ()) or None)
     from conformance.runner import collect_cases
 
@@ -86,8 +87,8 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--alluredir", str(report_dir / "allure-results"), "--clean-alluredir"]
     for service in args.service or []:
         argv += ["--service", service]
-    if args.record:
-        argv.append("--record")
+    if settings.record:
+        argv += ["--record-mode", settings.record_mode]
     if args.fault:
         argv += ["--fault", args.fault]
     if args.k:
@@ -367,7 +368,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--target", choices=("sim", "http", "replay"), default=None,
                      help="sim (default), http or replay; or set CONFORMANCE_TARGET")
     run.add_argument("--profile", choices=("gate", "nightly"), default=None)
-    run.add_argument("--record", action="store_true", help="record cassettes while running")
+    run.add_argument("--record", action="store_true", help="record cassettes while running (--record-mode rewrite)")
+    run.add_argument("--record-mode", choices=RECORD_MODES, default=None,
+                     help="pytest-recording's modes: none (default), once (only missing cassettes), new_episodes, "
+                          "all, rewrite")
     run.add_argument("--fault", help="inject a named fault into the simulator")
     run.add_argument("--option", action="append", metavar="NAME=VALUE",
                      help="a path setting the documents do not show (see `conformance env`), e.g. shop_resource=shops")

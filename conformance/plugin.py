@@ -20,7 +20,7 @@ from conformance.contract.loader import available_services, docs_dir
 from conformance.reporting.redact import curl_line, render_request, render_response
 from conformance.reporting.summary import RunSummary
 from conformance.runner import ERROR, FAILED, INTERRUPTED, SKIPPED, Case, Outcome, collect_cases, interrupted, run_case
-from conformance.settings import PROFILES, TARGETS, RunSettings
+from conformance.settings import PROFILES, RECORD_MODES, TARGETS, RunSettings
 from conformance.targets import Target, make_target
 from conformance.targets.base import SimTarget
 
@@ -39,7 +39,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--profile", dest="conformance_profile", choices=PROFILES, default=None,
                     help="gate (default: derandomized, bounded) or nightly (deep, random)")
     group.addoption("--record", dest="conformance_record", action="store_true",
-                    help="record each rule's traffic into cassettes/<id>/<rule>.yaml (scrubbed)")
+                    help="record each rule's traffic into cassettes/<id>/<rule>.yaml afresh (scrubbed); "
+                         "= --record-mode rewrite")
+    group.addoption("--record-mode", dest="conformance_record_mode", choices=RECORD_MODES, default=None,
+                    help="pytest-recording's modes: none (default), once, new_episodes, all, rewrite")
     group.addoption("--fault", dest="conformance_fault", default=None,
                     help="apply a named fault to the simulator (see `conformance selftest --list`)")
     group.addoption("--allow", dest="conformance_allow", action="append", choices=("spend", "write"), default=None,
@@ -71,6 +74,7 @@ def _settings(config: pytest.Config) -> RunSettings:
         target=config.getoption("conformance_target"),
         profile=config.getoption("conformance_profile"),
         record=config.getoption("conformance_record") or None,
+        record_mode=config.getoption("conformance_record_mode"),
         fault=config.getoption("conformance_fault"),
         cassette_dir=config.getoption("conformance_cassettes"),
         allow=frozenset(config.getoption("conformance_allow") or ()) or None,

@@ -77,6 +77,12 @@ _LIMIT_ENV = {
     "spend_budget": "CONFORMANCE_SPEND_BUDGET",
 }
 
+# pytest-recording's vocabulary for cassettes (vcrpy's modes plus "rewrite"): none records
+# nothing; once records a rule whose cassette is missing and replays one that exists; new_episodes
+# replays what is recorded and adds what is not; all records every request again, keeping
+# recorded ones the run did not send; rewrite starts each rule's cassette afresh (`--record`).
+RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
+
 # What a run may do to a live target beyond reading: spend credits, write vendor data.
 ALLOWANCES = ("spend", "write")
 
@@ -86,6 +92,7 @@ class RunSettings:
     target: str = "sim"
     profile: str = "gate"
     record: bool = False
+    record_mode: str = "none"
     fault: str | None = None
     # Real seconds per simulated second on an HTTP target: a simulator served with
     # `--clock-rate R` needs the harness to wait 1/R as long.
@@ -107,6 +114,11 @@ class RunSettings:
         unknown = set(self.allow) - set(ALLOWANCES)
         if unknown:
             raise UsageError(f"unknown allowance {', '.join(sorted(unknown))}; choose from {', '.join(ALLOWANCES)}")
+        if self.record_mode not in RECORD_MODES:
+            raise UsageError(f"unknown record mode '{self.record_mode}'; choose one of {', '.join(RECORD_MODES)}")
+        if self.record and self.record_mode == "none":
+            self.record_mode = "rewrite"  # --record: each rule's cassette recorded afresh
+        self.record = self.record_mode != "none"
         if self.record and self.target == "replay":
             raise UsageError("--record needs a live target (sim or http), not replay")
 
@@ -117,6 +129,7 @@ class RunSettings:
             "profile": os.environ.get("CONFORMANCE_PROFILE", "gate"),
             "limits": Limits.from_env(),
             "allow": frozenset(a.strip() for a in os.environ.get("CONFORMANCE_ALLOW", "").split(",") if a.strip()),
+            "record_mode": os.environ.get("CONFORMANCE_RECORD_MODE", "none"),
         }
         scale = os.environ.get("CONFORMANCE_TIME_SCALE")
         if scale:

@@ -11,6 +11,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import vcr
 import yaml
+from vcr.errors import CannotOverwriteExistingCassetteException
 from vcr.serialize import deserialize as vcr_deserialize
 from vcr.serializers import yamlserializer
 
@@ -129,20 +130,29 @@ def _interaction_problem(item: Any) -> str | None:
 
 
 @contextmanager
-def cassette_context(path: Path, *, secrets: list[str]) -> Iterator[None]:
-    """Record every exchange inside the block into ``path`` (vcrpy), scrubbed of ``secrets``."""
+def cassette_context(path: Path, *, secrets: list[str], mode: str = "rewrite") -> Iterator[None]:
+    """Record every exchange inside the block into ``path`` (vcrpy), scrubbed of ``secrets``.
+
+    ``mode``: pytest-recording's vocabulary (settings.RECORD_MODES); "rewrite" replaces the old
+    cassette whole, the others are vcrpy's own modes over the existing file."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.unlink(missing_ok=True)  # a recording replaces the old one whole
+        if mode == "rewrite":
+            path.unlink(missing_ok=True)
     except OSError as exc:
         raise HarnessError(f"cannot write cassettes into {path.parent}: {exc.strerror}") from None
     recorder = vcr.VCR(
-        record_mode="all",
+        record_mode="all" if mode == "rewrite" else mode,
         match_on=MATCH_ON,
         before_record_request=request_scrubber(secrets),
         before_record_response=_response_scrubber(secrets),
         decode_compressed_response=True,
     )
     recorder.register_serializer("cassette", CassetteFormat(path))
-    with recorder.use_cassette(str(path), serializer="cassette"):
-        yield
+    try:
+        with recorder.use_cassette(str(path), serializer="cassette"):
+            yield
+    except CannotOverwriteExistingCassetteException:
+        raise CassetteMismatch(
+            f"record mode {mode}: {path} exists and does not hold a request this rule now sends; "
+            "record it again with --record-mode new_episodes (add) or rewrite (afresh)") from None

@@ -175,7 +175,7 @@ class Target:
             elif self.settings.record:
                 folder = Path(self.settings.cassette_dir) / self.service
                 _remember_configured(folder, self.configured(), self.recorded_settings())
-                with cassette_context(cassette, secrets=session.secrets):
+                with cassette_context(cassette, secrets=session.secrets, mode=self.settings.record_mode):
                     yield session
             else:
                 yield session
