@@ -17,6 +17,7 @@ import pytest
 from conformance.contract import Contract, load_contract
 from conformance.contract.catalogue_schema import RULE_KINDS
 from conformance.contract.loader import available_services, docs_dir
+from conformance.reporting.progress import Progress
 from conformance.reporting.redact import curl_line, render_request, render_response
 from conformance.reporting.summary import RunSummary
 from conformance.runner import ERROR, FAILED, INTERRUPTED, SKIPPED, Case, Outcome, collect_cases, interrupted, run_case
@@ -47,6 +48,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="apply a named fault to the simulator (see `conformance selftest --list`)")
     group.addoption("--allow", dest="conformance_allow", action="append", choices=("spend", "write"), default=None,
                     help="on --target http, allow rules that spend credits or write vendor data (repeatable)")
+    group.addoption("--conformance-progress", dest="conformance_progress", choices=("auto", "live", "lines", "off"),
+                    default="auto", help="progress line: live on a terminal, a line per service and every 25 rules "
+                                         "in a log (auto), or off (pytest's dots)")
     group.addoption("--cassette-dir", dest="conformance_cassettes", default="cassettes",
                     help="where cassettes live (default: cassettes)")
     group.addoption("--report-dir", dest="conformance_reports", default="reports",
@@ -229,7 +233,53 @@ def conformance_check(conformance_settings: RunSettings, conformance_summary: Ru
     return run
 
 
+_PROGRESS = pytest.StashKey[Progress]()
+
+
+def _rule_of(nodeid: str) -> str | None:
+    """The rule id of a conformance item (``...::test_rule[<rule id>]``), else None."""
+    if "::test_rule[" not in nodeid:
+        return None
+    return nodeid.rsplit("[", 1)[1].rstrip("]")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    config = session.config
+    mode = config.getoption("conformance_progress")
+    rules = [item for item in session.items if _rule_of(item.nodeid)]
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if mode == "off" or not rules or reporter is None or config.get_verbosity() > 0 or config.option.collectonly:
+        return
+    live = mode == "live" or (mode == "auto" and bool(getattr(reporter, "isatty", False)))
+    reporter.write_line("")
+    config.stash[_PROGRESS] = Progress(total=len(rules), out=reporter, live=live)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
+    """With the progress line on, a rule's result is counted there, not printed as a dot."""
+    result = yield
+    progress = config.stash.get(_PROGRESS, None)
+    rule = _rule_of(report.nodeid)
+    if progress is None or rule is None or not isinstance(result, tuple) or not result[1]:
+        return result
+    category, _letter, word = result
+    progress.finish(rule, {"passed": "passed", "skipped": "skipped"}.get(category, "failed")
+                    if report.when == "call" or category == "skipped" else "error")
+    return category, "", word
+
+
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    progress = item.config.stash.get(_PROGRESS, None)
+    rule = _rule_of(item.nodeid)
+    if progress is not None and rule is not None:
+        progress.start(rule)
+
+
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    progress = config.stash.get(_PROGRESS, None)
+    if progress is not None:
+        progress.close()
     summary = config.stash.get(_SUMMARY, None)
     if summary is None or not summary.outcomes:
         return

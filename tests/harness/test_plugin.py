@@ -127,3 +127,32 @@ def test_rules_are_selectable_by_service_kind_and_basis_markers(pytester: pytest
     result.stdout.fnmatch_lines(["*presentations.auth.*"])
     assert "presentations.generate" not in result.stdout.str()
     assert "PytestUnknownMarkWarning" not in result.stdout.str()
+
+
+def test_a_log_shows_progress_lines_with_counts_instead_of_dots(pytester: pytest.Pytester) -> None:
+    result = _run(pytester, "-q", "-k", "auth or paging", "-o", "console_output_style=classic")
+    out = result.stdout.str()
+    assert "[0/5] starting" in out and "[5/5] 5 passed" in out and " done" in out
+    assert "....." not in out  # counted in the progress line, not printed as dots
+    off = _run(pytester, "-q", "-k", "auth or paging", "-o", "console_output_style=classic",
+               "--conformance-progress", "off")
+    assert "....." in off.stdout.str() and "[5/5]" not in off.stdout.str()
+
+
+def test_the_live_line_is_rewritten_in_place_and_cleared() -> None:
+    from conformance.reporting.progress import Progress
+
+    written: list[str] = []
+
+    class Out:
+        def write(self, content: str, *, flush: bool = False) -> None:
+            written.append(content)
+
+    progress = Progress(total=3, out=Out(), live=True, width=60)
+    for rule, status in (("a.x.one", "passed"), ("a.x.two", "failed"), ("b.y.three", "skipped")):
+        progress.start(rule)
+        progress.finish(rule, status)
+    progress.close()
+    assert all(w.startswith("\r") for w in written[:-1]) and "a.x.two" in written[1]
+    assert written[-1].startswith("[3/3] 1 passed, 1 failed, 1 skipped") and written[-1].endswith("done\n")
+    assert max(len(w.strip("\r\n")) for w in written) <= 60
