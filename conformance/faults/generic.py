@@ -4,6 +4,12 @@
 plausible wrong value (another case, a dropped last letter, a plural) for the listed one, while
 still refusing a plainly foreign value. A check that tries only one made-up value passes such a
 server; the generic enum check must catch it. One fault per enum rule, named after the rule.
+
+``refusal-as-404``: for each auth rule whose document names the refusal's status (401, 403), a
+server that answers that refusal with 404 instead. A check that took any 4xx would pass it (and a
+404 is also what a route the target does not serve gets); the refusal check holds a documented
+status exactly. Where the document names no status, a 404 to a bad credential that differs from
+the answer with a good one is a refusal (a server may hide a resource): no fault, by design.
 """
 
 from __future__ import annotations
@@ -15,9 +21,9 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode
 
 from conformance.contract import Contract, Rule
-from conformance.faults.base import Fault, fault, on_request
+from conformance.faults.base import Fault, fault, on_request, on_response
 from conformance.simulators.base import Simulator
-from conformance.transport.model import Request
+from conformance.transport.model import Request, Response
 
 __all__ = ["generic_faults"]
 
@@ -69,8 +75,28 @@ def _near_miss(rule: Rule, allowed: list[str]) -> Callable[[Simulator], Simulato
     return on_request(before)
 
 
+def _refusal_as_404(rule: Rule, status: int) -> Callable[[Simulator], Simulator]:
+    pattern = _path_pattern(rule.path) if rule.operation else None
+
+    def after(request: Request, response: Response) -> Response:
+        if response.status != status:
+            return response
+        if pattern is not None and (request.method != rule.method or not pattern.search(unquote(request.path))):
+            return response
+        return Response.json_response(404, {"message": "not found"})
+
+    return on_response(after)
+
+
 def generic_faults(contract: Contract) -> list[Fault]:
     faults: list[Fault] = []
+    for rule in contract.rules:
+        status = (rule.violation or {}).get("status")
+        if rule.kind == "auth" and status in (401, 403):
+            faults.append(fault(
+                f"refusal-as-404:{rule.id.split('.', 1)[1]}", rule.id,
+                f"the documented {status} refusal of {rule.operation or 'every operation'} is answered 404",
+            )(_refusal_as_404(rule, int(status))))
     for rule in contract.rules:
         if rule.kind != "enum" or not rule.operation or not rule.where:
             continue
