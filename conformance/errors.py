@@ -101,6 +101,7 @@ class SkipKind(str, Enum):
     RATE_LIMITED = "rate-limited"  # the target kept answering 429 beyond the back-off ceiling
     NEEDS_ALLOWANCE = "needs-allowance"  # would spend credits or write vendor data on a live target
     GAP_OBSERVED = "gap-observed"  # a documented gap probed: what the target shows, never judged
+    DEPENDS_ON_GAP = "depends-on-gap"  # the rule rests on a gap no target setting resolves here
     UNCHECKED = "unchecked"  # no check implements the rule
 
 

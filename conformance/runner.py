@@ -78,6 +78,19 @@ def _missing_requirement(case: Case, target: Target) -> str | None:
     return None
 
 
+def _open_gap(case: Case, target: Target) -> str | None:
+    """A rule resting on a gap runs only where a target setting resolves the gap."""
+    for gap in target.contract.gaps:
+        if gap.id not in case.rule.depends_on:
+            continue
+        if gap.setting is None:
+            return f"rests on gap {gap.id}, which the documents leave open: {gap.statement}"
+        if not target.credential(gap.setting):
+            return (f"rests on gap {gap.id} ({gap.statement}); set {env_name(case.service, gap.setting)} "
+                    f"to say what target '{target.name}' does")
+    return None
+
+
 def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
     started = time.perf_counter()
     if case.check is None:
@@ -86,6 +99,9 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
     reason = _missing_requirement(case, target)
     if reason:
         return Outcome(case.id, SKIPPED, reason, SkipKind.CREDENTIAL_MISSING)
+    reason = _open_gap(case, target)
+    if reason:
+        return Outcome(case.id, SKIPPED, reason, SkipKind.DEPENDS_ON_GAP)
     if target.unavailable:
         # One clear cause for every remaining rule, not N timeouts: the circuit breaker is open.
         return Outcome(case.id, ERROR, f"target unavailable, rule not run: {target.unavailable}")

@@ -75,6 +75,9 @@ CATALOGUE_SCHEMA: dict[str, Any] = {
                     # own words) names it, so a report can tell "breaks its document" from
                     # "breaks a standard the document relies on".
                     "standard": {"type": "string", "pattern": r"^(RFC [0-9]+|ISO [0-9]+|OAuth 2\.0|OpenID Connect)"},
+                    # Gaps the rule rests on: skipped, naming them, unless a setting resolves each.
+                    "depends_on": {"type": "array", "minItems": 1,
+                                   "items": {"type": "string", "pattern": r"^[a-z]+\.gap\.[a-z0-9-]+$"}},
                     "source": _SOURCE,
                 },
             },
@@ -88,6 +91,14 @@ CATALOGUE_SCHEMA: dict[str, Any] = {
                 "properties": {
                     "id": {"type": "string", "pattern": r"^[a-z]+\.gap\.[a-z0-9-]+$"},
                     "statement": {"type": "string", "minLength": 1},
+                    # What is not shown, so the loader can refuse a rule that checks it anyway.
+                    "about": {"type": "array", "minItems": 1, "items": {
+                        "type": "object", "required": ["operation"], "additionalProperties": False,
+                        "properties": {"operation": {"type": "string", "pattern": "^(GET|POST|PUT|PATCH|DELETE) /"},
+                                       "where": {"type": "string", "pattern": r"^(body|query|header|path)\."}},
+                    }},
+                    # The target setting (a credential name) that resolves the gap on a target.
+                    "setting": {"type": "string", "pattern": "^[A-Z][A-Z0-9_]*$"},
                     "source": _SOURCE,
                 },
             },

@@ -216,6 +216,7 @@ def _load(service: str, root: str) -> Contract:
             params=raw.get("params") or {},
             requires=tuple(raw.get("requires") or ()),
             standard=raw.get("standard"),
+            depends_on=tuple(raw.get("depends_on") or ()),
         )
         for named_op in rule.params.get("operations") or []:
             try:
@@ -240,9 +241,22 @@ def _load(service: str, root: str) -> Contract:
     for i, rule in enumerate(contract.rules):
         _check_params(rule, service, f"{rules_path}: rules[{i}] ({rule.id})")
     for i, raw in enumerate(cat["gaps"]):
-        contract.gaps.append(
-            Gap(raw["id"], raw["statement"], _source(raw["source"], doc, part, f"{rules_path}: gaps[{i}]"))
-        )
+        about = tuple((str(a["operation"]), a.get("where")) for a in raw.get("about") or ())
+        gap = Gap(raw["id"], raw["statement"], _source(raw["source"], doc, part, f"{rules_path}: gaps[{i}]"),
+                  about=about, setting=raw.get("setting"))
+        if gap.setting and gap.setting not in credential_names:
+            raise ContractFileError(f"{rules_path}: gaps[{i}] ({gap.id}): setting {gap.setting} is not among the "
+                                    "credentials")
+        for operation, point in gap.about:
+            try:
+                contract.operation(operation)
+                if point:
+                    contract.where_schema(operation, point)
+            except KeyError:
+                raise ContractFileError(f"{rules_path}: gaps[{i}] ({gap.id}): about {operation} {point or ''} "
+                                        "does not resolve in openapi.yaml") from None
+        contract.gaps.append(gap)
+    _check_gap_dependencies(contract, rules_path)
     for i, raw in enumerate(cat.get("conflicts") or []):
         contract.conflicts.append(
             Conflict(
@@ -252,6 +266,25 @@ def _load(service: str, root: str) -> Contract:
             )
         )
     return contract
+
+
+def _check_gap_dependencies(contract: Contract, rules_path: Path) -> None:
+    """A rule and a gap may not claim opposite things about one point: a rule that checks what a
+    gap says the documents do not show must say it depends on that gap (and is then skipped,
+    naming it, unless a target setting resolves the gap)."""
+    gaps = {g.id: g for g in contract.gaps}
+    for rule in contract.rules:
+        unknown = [g for g in rule.depends_on if g not in gaps]
+        if unknown:
+            raise ContractFileError(f"{rules_path}: rule {rule.id}: depends_on names {', '.join(unknown)}, "
+                                    "not a gap of this catalogue")
+        for gap in contract.gaps:
+            covered = gap.covers(rule)
+            if covered and gap.id not in rule.depends_on:
+                point = f"{covered[0]} {covered[1] or ''}".strip()
+                raise ContractFileError(
+                    f"{rules_path}: rule {rule.id} checks {point}, which gap {gap.id} says the documents do not "
+                    f"show ({gap.statement!r}): add depends_on: [{gap.id}] to the rule, or correct one of them")
 
 
 def _check_params(rule: Rule, service: str, where: str) -> None:

@@ -43,6 +43,8 @@ class Rule:
     requires: tuple[str, ...] = ()
     # The standard the rule rests on ("RFC 6749 section 4.1.2"), None for the document's own words.
     standard: str | None = None
+    # Gaps the rule rests on: it is checked only where a target setting resolves each of them.
+    depends_on: tuple[str, ...] = ()
 
     @property
     def basis(self) -> str:
@@ -62,6 +64,21 @@ class Gap:
     id: str
     statement: str
     source: Source
+    # What the gap says the documents do not show: operations, each optionally narrowed to a
+    # ``where`` (``query.status``); a rule checking one of them must depend on the gap.
+    about: tuple[tuple[str, str | None], ...] = ()
+    # The target setting (a credential name) that resolves the gap on a target, if any.
+    setting: str | None = None
+
+    def covers(self, rule: Rule) -> tuple[str, str | None] | None:
+        """The point of ``about`` that ``rule`` checks, if any."""
+        for operation, where in self.about:
+            if rule.operation != operation:
+                continue
+            if where is None or (rule.where is not None and (rule.where == where
+                                                             or rule.where.startswith(where + "."))):
+                return operation, where
+        return None
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,8 @@ CATEGORIES: list[dict[str, Any]] = [
      "messageRegex": r"[\s\S]*\[rate-limited\][\s\S]*"},
     {"name": "Needs an allowance (--allow spend/write)", "matchedStatuses": ["skipped"],
      "messageRegex": r"[\s\S]*\[needs-allowance\][\s\S]*"},
+    {"name": "Resting on an open gap (set the target setting that resolves it)", "matchedStatuses": ["skipped"],
+     "messageRegex": r"[\s\S]*\[depends-on-gap\][\s\S]*"},
     {"name": "Gaps observed (not judged)", "matchedStatuses": ["skipped"],
      "messageRegex": r"[\s\S]*\[gap-observed\][\s\S]*"},
 ]

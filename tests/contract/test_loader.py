@@ -107,3 +107,68 @@ def test_unknown_service_package_is_a_usage_error() -> None:
 
     with pytest.raises(UsageError, match="no service package for 'nope'"):
         load_service("nope")
+
+
+_GAP_ABOUT_TEXT_MODE = """  - id: presentations.gap.text-mode-spelling
+    statement: (test) how textMode is spelled is not shown
+    about:
+      - {operation: POST /generations, where: body.textMode}
+    setting: TEMPLATE_ID
+    source: {section: Endpoints, detail: POST /generations body}
+"""
+
+
+def test_a_rule_checking_what_a_gap_says_is_not_shown_is_refused(contract_copy: Path) -> None:
+    _edit(contract_copy / "rules.yaml", "gaps:\n", "gaps:\n" + _GAP_ABOUT_TEXT_MODE)
+    with pytest.raises(ContractFileError, match=r"rule presentations\.generate\.text-mode-required checks POST "
+                                                r"/generations body\.textMode, which gap presentations\.gap\."
+                                                r"text-mode-spelling says the documents do not show"):
+        load_contract("presentations")
+
+
+def test_a_rule_may_rest_on_a_gap_it_names(contract_copy: Path) -> None:
+    _edit(contract_copy / "rules.yaml", "gaps:\n", "gaps:\n" + _GAP_ABOUT_TEXT_MODE)
+    text = (contract_copy / "rules.yaml").read_text()
+    for rule in ("text-mode-required", "text-mode-enum"):
+        head = f"id: presentations.generate.{rule}\n"
+        text = text.replace(head, head + "    depends_on: [presentations.gap.text-mode-spelling]\n", 1)
+    (contract_copy / "rules.yaml").write_text(text)
+    contract = load_contract("presentations")
+    assert contract.rule("presentations.generate.text-mode-enum").depends_on == (
+        "presentations.gap.text-mode-spelling",)
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ("id: presentations.generate.text-mode-enum\n",
+     "id: presentations.generate.text-mode-enum\n    depends_on: [presentations.gap.nowhere]\n",
+     "depends_on names presentations.gap.nowhere, not a gap"),
+    ("gaps:\n", "gaps:\n" + _GAP_ABOUT_TEXT_MODE.replace("TEMPLATE_ID", "NO_SUCH_SETTING"),
+     "setting NO_SUCH_SETTING is not among the credentials"),
+    ("gaps:\n", "gaps:\n" + _GAP_ABOUT_TEXT_MODE.replace("body.textMode", "body.noSuchMember"),
+     "about POST /generations body.noSuchMember does not resolve"),
+])
+def test_gap_links_that_do_not_resolve_fail_clearly(contract_copy: Path, old: str, new: str, message: str) -> None:
+    _edit(contract_copy / "rules.yaml", old, new)
+    with pytest.raises(ContractFileError, match=message):
+        load_contract("presentations")
+
+
+def test_a_rule_resting_on_an_open_gap_skips_naming_it_until_a_setting_resolves_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.errors import SkipKind
+    from conformance.runner import SKIPPED, collect_cases, run_case
+    from conformance.settings import RunSettings
+    from conformance.targets import make_target
+
+    contract = load_contract("scanning")
+    [case] = [c for c in collect_cases(contract) if c.id == "scanning.host.minify"]
+    monkeypatch.setenv("CONFORMANCE_SCANNING_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("CONFORMANCE_SCANNING_API_KEY", "k")
+    monkeypatch.delenv("CONFORMANCE_SCANNING_BOOLEAN_TRUE", raising=False)
+    outcome = run_case(case, make_target(contract, RunSettings(target="http")))
+    assert outcome.status == SKIPPED and outcome.skip_kind == SkipKind.DEPENDS_ON_GAP
+    assert "scanning.gap.boolean-spelling" in outcome.message
+    assert "set CONFORMANCE_SCANNING_BOOLEAN_TRUE" in outcome.message
+    monkeypatch.setenv("CONFORMANCE_SCANNING_BOOLEAN_TRUE", "1")
+    resolved = run_case(case, make_target(contract, RunSettings(target="http")))
+    assert resolved.skip_kind != SkipKind.DEPENDS_ON_GAP  # it ran (and met the unreachable port)

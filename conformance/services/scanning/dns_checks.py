@@ -123,7 +123,9 @@ def org_member_add_remove(ctx: CheckContext) -> None:
     # Leave the organization as found: a present member is removed first, then added back.
     steps = [(REMOVE, False), (ADD, True)] if has_member(members, user) else [(ADD, True), (REMOVE, False)]
     for operation, present in steps:
-        params = {"notify": "true" if p["notify"] else "false"} if operation == ADD else None
+        # notify is optional and its spelling not shown (gap boolean-spelling): left out unless
+        # the rule asks for the e-mail, then spelled as the target's BOOLEAN_TRUE setting says.
+        params = {"notify": ctx.credential("BOOLEAN_TRUE")} if operation == ADD and p["notify"] else None
         exchange = ctx.call(operation, auth=admin, path_values={"user": user}, params=params)
         body = expect_shape(ctx, exchange, operation, f"{operation} {user}")
         expect(body.get("success") is True, ctx.rule.id, f"{operation} answered {body}",

@@ -54,7 +54,7 @@ def host_minify(ctx: CheckContext) -> None:
     exchange, full = _host(ctx, ip)
     expect(bool(_banners(full)), ctx.rule.id, f"by default (minify false) {ip} has no banners",
            exchange=exchange, expected="banners in data by default")
-    exchange, small = _host(ctx, ip, minify="true")
+    exchange, small = _host(ctx, ip, minify=ctx.credential("BOOLEAN_TRUE"))
     expect("ports" in small, ctx.rule.id, "minify=true dropped ports", exchange=exchange,
            expected="ports and general host info")
     expect(not _banners(small), ctx.rule.id,
@@ -71,7 +71,7 @@ def host_history(ctx: CheckContext) -> None:
     exchange: Exchange | None = None
     for ip in ips:
         _, current = _host(ctx, ip)
-        exchange, history = _host(ctx, ip, history="true")
+        exchange, history = _host(ctx, ip, history=ctx.credential("BOOLEAN_TRUE"))
         now, past = _banners(current), _banners(history)
         expect(len(past) >= len(now), ctx.rule.id,
                f"history=true returned {len(past)} banners of {ip}, the default {len(now)}",

@@ -66,6 +66,8 @@ class ScanningSimulator(Simulator):
         "ENTERPRISE_API_KEY": "sim-enterprise-key",
         "NO_CREDITS_API_KEY": "sim-broke-key",
         "ORG_MEMBER": "carol",
+        # SIM-CHOICE: the spelling of true it seeds (it takes true and 1); gap boolean-spelling.
+        "BOOLEAN_TRUE": "true",
     }
 
     def __init__(self, clock: Clock | None = None, *, product: str | None = None) -> None:

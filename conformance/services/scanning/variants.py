@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from conformance.faults.base import Variant, json_edit, on_request, on_response, variant
+from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
 
 __all__ = ["VARIANTS"]
@@ -81,7 +82,26 @@ def _error_detail(request: Request, response: Response) -> Response:
     return response
 
 
+_BOOLEANS = ("history", "minify", "notify")
+
+
+def _digits_only(request: Request, response: Response) -> Response:
+    # Gap boolean-spelling: a target that spells booleans 1/0 and refuses true/false.
+    if any(k in _BOOLEANS and v in ("true", "false") for k, v in request.query):
+        return Response.json_response(400, {"error": "booleans are 1 or 0"})
+    return response
+
+
+def _booleans_as_digits(sim: Simulator) -> Simulator:
+    wrapped = on_response(_digits_only)(sim)
+    # The target's setting says so, as a user would set CONFORMANCE_SCANNING_BOOLEAN_TRUE=1.
+    wrapped.credentials = {**sim.credentials, "BOOLEAN_TRUE": "1"}  # type: ignore[misc]
+    return wrapped
+
+
 VARIANTS: list[Variant] = [
+    variant("booleans-as-digits", "boolean query parameters are spelled 1/0; true/false are refused (400)")(
+        _booleans_as_digits),
     variant("banners-without-cpe", "banners without a product carry no cpe and no opts")(_banner_edit(_without_cpe)),
     variant("offset-timestamps", "banner timestamps carry a +00:00 offset")(_banner_edit(_offset_timestamp)),
     variant("extra-banner-blocks", "banners carry an ssl block and a vulns member")(_banner_edit(_extra_blocks)),
