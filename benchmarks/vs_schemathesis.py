@@ -57,7 +57,7 @@ from conformance.simulators import Simulator, create_simulator  # noqa: E402
 from conformance.simulators.asgi import SimulatorApp  # noqa: E402
 from conformance.simulators.base import WallClock  # noqa: E402
 
-SERVICES = ("tokenrisk", "presentations", "contracts", "scanning", "outreach", "marketplace", "affiliate")
+SERVICES = ("tokenrisk", "presentations", "contracts", "social", "scanning", "outreach", "marketplace", "affiliate")
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
 START_TIMEOUT = 10.0
 
