@@ -12,7 +12,6 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import vcr
 import yaml
 from vcr.errors import CannotOverwriteExistingCassetteException
-from vcr.serialize import deserialize as vcr_deserialize
 from vcr.serializers import yamlserializer
 
 from conformance.errors import CassetteMismatch, CassetteMissing, HarnessError
@@ -97,8 +96,10 @@ class CassetteFormat:
             return str(yamlserializer.serialize(data))
 
 
-def read_cassette(path: Path) -> tuple[list[Any], list[dict[str, Any]]]:
-    """The recorded requests (vcrpy's Request) and responses (bodies as bytes) of ``path``."""
+def read_cassette(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The recorded requests and responses of ``path``, as stored (checked as vcrpy would need
+    them). Not vcrpy's Request objects: building one per recorded request cost more than the
+    replay reading them (benchmarks/bench.py, replay)."""
     if not path.is_file():
         raise CassetteMissing(f"no cassette {path}: record it first with `conformance run --record` "
                               "(against the simulator or a live target)")
@@ -106,8 +107,8 @@ def read_cassette(path: Path) -> tuple[list[Any], list[dict[str, Any]]]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CassetteMismatch(f"cassette {path} is not readable ({type(exc).__name__}); re-record it") from None
-    requests, responses, *_metadata = vcr_deserialize(text, CassetteFormat(path))
-    return requests, responses
+    interactions = CassetteFormat(path).deserialize(text)["interactions"]
+    return [item["request"] for item in interactions], [item["response"] for item in interactions]
 
 
 def _interaction_problem(item: Any) -> str | None:

@@ -7,17 +7,22 @@ in benchmarks/bench.py). Replay needs none of that: the recorded requests are in
 the same four things vcrpy matches on here (method, path, query, body; host and port left out)
 and each request is a dict lookup. Recording, the file format and the scrubbing stay vcrpy's
 and ours (recording/cassettes.py); this module only reads.
+
+No vcrpy ``Request`` is built on either side: the key needs only the method, the URI, the body
+and the Content-Type, and building a Request (two case-insensitive header dicts, a URL parse)
+cost more than the lookup it serves, for every recorded and every incoming request.
 """
 
 from __future__ import annotations
 
 import json
 from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlparse
 
 import httpx
-from vcr.request import Request as VcrRequest
 
 from conformance.errors import CassetteMismatch
 from conformance.recording.cassettes import read_cassette, request_scrubber
@@ -27,13 +32,12 @@ __all__ = ["ReplayTransport", "match_key"]
 Key = tuple[str, str, tuple[tuple[str, str], ...], bytes]
 
 
-def _body_key(request: VcrRequest) -> bytes:
-    body = request.body or b""
+def _body_key(body: Any, content_type: str) -> bytes:
+    body = body or b""
     if isinstance(body, str):
         body = body.encode("utf-8")
     if not isinstance(body, bytes):
         return repr(body).encode()
-    content_type = str(request.headers.get("Content-Type") or "")
     if body and "json" in content_type.lower():
         try:
             # Member order and spacing do not count (as in vcrpy's JSON body matcher).
@@ -43,9 +47,35 @@ def _body_key(request: VcrRequest) -> bytes:
     return body
 
 
-def match_key(request: VcrRequest) -> Key:
+def match_key(method: str, uri: str, body: Any, content_type: str) -> Key:
     """Method, path, query (sorted pairs, as vcrpy's ``query`` matcher compares) and body."""
-    return (request.method.upper(), request.path, tuple(request.query), _body_key(request))
+    parts = urlparse(uri)
+    return method.upper(), parts.path, tuple(sorted(parse_qsl(parts.query))), _body_key(body, content_type)
+
+
+def _header(headers: dict[Any, Any], name: str) -> str:
+    """A recorded request's header as vcrpy reads it: names compare case-insensitively (the last
+    spelling wins) and a list of values stands for its first."""
+    found: Any = None
+    for key, value in headers.items():
+        if str(key).lower() == name:
+            found = (value[0] if value else None) if isinstance(value, (list, tuple)) else value
+    return str(found or "")
+
+
+def _recorded_key(request: dict[str, Any]) -> Key:
+    return match_key(request["method"], request["uri"], request.get("body"),
+                     _header(request.get("headers") or {}, "content-type"))
+
+
+@dataclass(slots=True)
+class _Incoming:
+    """What ``request_scrubber`` reads and rewrites of a request. Of the headers only the
+    Content-Type is handed over: the scrubber treats each header alone and the key reads no other."""
+
+    uri: str
+    headers: dict[str, Any]
+    body: Any
 
 
 def _to_httpx(response: dict[str, Any]) -> httpx.Response:
@@ -69,13 +99,17 @@ class ReplayTransport(httpx.BaseTransport):
         self._scrub = request_scrubber(secrets)
         self._index: dict[Key, deque[int]] = {}
         for i, recorded in enumerate(requests):
-            self._index.setdefault(match_key(recorded), deque()).append(i)
+            self._index.setdefault(_recorded_key(recorded), deque()).append(i)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         # The request goes through the scrubber it was recorded through, so a secret-named
         # parameter compares as the REDACTED it was stored as.
-        incoming = self._scrub(VcrRequest(request.method, str(request.url), request.read(), dict(request.headers)))
-        queue = self._index.get(match_key(incoming))
+        content_type = request.headers.get("Content-Type")
+        incoming = self._scrub(_Incoming(str(request.url), {} if content_type is None else
+                                         {"Content-Type": content_type}, request.read()))
+        key = match_key(request.method, incoming.uri, incoming.body,
+                        str(incoming.headers.get("Content-Type") or ""))
+        queue = self._index.get(key)
         if not queue:
             raise CassetteMismatch(
                 f"replay: no recorded response for {request.method} {request.url.raw_path.decode('ascii')}. "

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import socket
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
 from conformance.contract import load_contract
@@ -106,3 +109,52 @@ def test_corrupt_cassette_is_a_clear_error(tmp_path: Path, content: str) -> None
     path.write_text(content)
     with pytest.raises(CassetteMismatch, match="re-record"):
         ReplayTransport(path, secrets=[])
+
+
+def _send_all(client: httpx.Client, calls: list[dict[str, Any]]) -> list[str]:
+    return [client.request(**call).text for call in calls]
+
+
+def test_replay_matches_as_recorded_through_vcrpy_and_the_scrubber(tmp_path: Path, no_network: None) -> None:
+    """Incoming requests are scrubbed as vcrpy recorded them: secret values and secret-named query
+    parameters and JSON members compare as REDACTED, JSON member order does not count, repeated
+    requests are served in recorded order, and what differs elsewhere is a mismatch."""
+    from conformance.recording.cassettes import cassette_context
+    from conformance.recording.replay import ReplayTransport
+
+    secret = "s3cr3t-value"
+    served = iter(range(100))
+
+    def numbered(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, text=f"response {next(served)}")
+
+    def calls(token: str, password: str, code: str) -> list[dict[str, Any]]:
+        form = {"Content-Type": "application/x-www-form-urlencoded"}
+        return [
+            {"method": "GET", "url": f"/items?b=&token={token}&a=1&a=0"},
+            {"method": "GET", "url": f"/items?b=&token={token}&a=1&a=0"},
+            {"method": "GET", "url": f"/users/{secret}/profile", "params": {"ref": secret}},
+            {"method": "POST", "url": "/login", "json": {"user": "u", "password": password, "n": [1.5, None]}},
+            {"method": "POST", "url": "/token", "content": f"code={code}&name=n", "headers": form},
+            {"method": "PUT", "url": "/blob", "content": b"\xff\xfe not utf-8",
+             "headers": {"Content-Type": "application/octet-stream"}},
+        ]
+
+    path = tmp_path / "case.yaml"
+    with cassette_context(path, secrets=[secret]):
+        recorded = _send_all(httpx.Client(base_url="http://h", transport=httpx.MockTransport(numbered)),
+                             calls("t1", "pw1", "c1"))
+
+    replayed = httpx.Client(base_url="http://replay.invalid", transport=ReplayTransport(path, [secret]))
+    again = calls("t2", "pw2", "c2")
+    again[3]["content"] = json.dumps({"n": [1.5, None], "password": "pw2", "user": "u"})  # other member order
+    again[3]["headers"] = {"Content-Type": "application/json"}
+    del again[3]["json"]
+    assert _send_all(replayed, again) == recorded
+    with pytest.raises(CassetteMismatch, match="re-record"):
+        replayed.get("/items?b=&token=t3&a=1&a=0")  # both recorded answers already served
+    for changed in ({"method": "GET", "url": "/items?b=x&token=t1&a=1&a=0"},
+                    {"method": "POST", "url": "/login", "json": {"user": "v", "password": "pw1", "n": [1.5, None]}},
+                    {"method": "PUT", "url": "/blob", "content": b"\xff\xfe other"}):
+        with pytest.raises(CassetteMismatch, match="re-record"):
+            httpx.Client(base_url="http://r", transport=ReplayTransport(path, [secret])).request(**changed)
