@@ -115,7 +115,10 @@ def _new_run_dir(base: Path) -> Path:
     """Each run writes to its own directory (UTC time + process id), so two runs never mix."""
     import datetime
 
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    # Microseconds too: two runs in one second must still sort in the order they started
+    # (triage and `conformance report` take the previous run by name order).
+    now = datetime.datetime.now(datetime.timezone.utc)
+    stamp = now.strftime("%Y%m%dT%H%M%S") + f"{now.microsecond:06d}Z"
     run_dir = base / "runs" / f"{stamp}-{os.getpid()}"
     try:
         run_dir.mkdir(parents=True, exist_ok=False)

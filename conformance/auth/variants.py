@@ -46,7 +46,9 @@ class AuthAs:
 
     def describe(self) -> str:
         if self.none:
-            return "without credentials"
+            # A bare request may still carry an extra header (Authorization: Bearer ...): say so.
+            extra = [f"{h}: {t}" for h, t in self.also.items()]
+            return "without credentials" + (f" but with {', '.join(extra)}" if extra else "")
         parts = [f"{a} as {b}" for a, b in self.swap.items()] + [f"{k}={v!r}" for k, v in self.values.items()]
         parts += [f"without {o}" for o in sorted(self.omit)] + [f"{h}: {t}" for h, t in self.also.items()]
         if self.invalid:
