@@ -156,6 +156,8 @@ def open_attachment(page: Page, name: str) -> Locator:
     """Expands a text attachment of the open test result; returns its rendered content."""
     attachment = page.get_by_test_id("test-result-attachment").filter(
         has=page.get_by_test_id("test-result-attachment-header").get_by_text(name, exact=True))
+    page.get_by_test_id("test-result-attachment-header").first.wait_for()  # the test body has rendered
+    assert attachment.count() == 1, f"the test result has no attachment {name!r}"
     attachment.get_by_test_id("test-result-attachment-header").click()
     content = attachment.get_by_test_id("code-attachment-content")
     content.wait_for()
