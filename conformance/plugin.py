@@ -17,6 +17,7 @@ import pytest
 from conformance.contract import Contract, load_contract
 from conformance.contract.catalogue_schema import RULE_KINDS
 from conformance.contract.loader import available_services, docs_dir
+from conformance.reporting.allure_meta import HARNESS_ERROR_MARK
 from conformance.reporting.progress import Progress
 from conformance.reporting.redact import curl_line, render_request, render_response
 from conformance.reporting.summary import RunSummary
@@ -228,7 +229,7 @@ def conformance_check(conformance_settings: RunSettings, conformance_summary: Ru
         if outcome.status == FAILED:
             pytest.fail(outcome.message, pytrace=False)
         if outcome.status == ERROR:
-            pytest.fail(f"HARNESS ERROR (not a target failure): {outcome.message}", pytrace=False)
+            pytest.fail(f"{HARNESS_ERROR_MARK} (not a target failure): {outcome.message}", pytrace=False)
 
     return run
 
@@ -288,15 +289,15 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.write_line(line)
     report_dir = Path(config.getoption("conformance_reports"))
     try:
-        summary.write(report_dir)
-        _write_allure_extras(config, summary)
+        written = summary.write(report_dir)
+        _write_allure_extras(config, summary, written)
     except OSError as exc:
         terminalreporter.write_line(f"could not write the report to {report_dir}: {exc.strerror}")
         return
     terminalreporter.write_line(f"summary: {report_dir / 'summary.json'}; triage: {report_dir / 'triage.md'}")
 
 
-def _write_allure_extras(config: pytest.Config, summary: RunSummary) -> None:
+def _write_allure_extras(config: pytest.Config, summary: RunSummary, summary_json: dict[str, Any]) -> None:
     from conformance.reporting.allure_meta import write_results_extras
 
     alluredir = config.getoption("allure_report_dir", None)
@@ -312,7 +313,7 @@ def _write_allure_extras(config: pytest.Config, summary: RunSummary) -> None:
             base_urls[service] = target.base_url()
         except Exception:  # noqa: BLE001 (a target without a usable URL already failed its rules)
             continue
-    write_results_extras(path, summary.as_json(), base_urls)
+    write_results_extras(path, summary_json, base_urls)
 
 
 def _mark_broken(alluredir: Path, summary: RunSummary) -> None:

@@ -44,13 +44,21 @@ def _path_pattern(path: str) -> re.Pattern[str]:
     return re.compile("".join("[^/]+" if p.startswith("{") else re.escape(p) for p in parts) + "$")
 
 
+def _on_operation(rule: Rule) -> Callable[[Request], bool]:
+    """Whether a request is to the rule's operation (every request when the rule names none)."""
+    if not rule.operation:
+        return lambda request: True
+    pattern = _path_pattern(rule.path)
+    return lambda request: request.method == rule.method and bool(pattern.search(unquote(request.path)))
+
+
 def _near_miss(rule: Rule, allowed: list[str]) -> Callable[[Simulator], Simulator]:
     assert rule.where
     area, _, dotted = rule.where.partition(".")
-    pattern = _path_pattern(rule.path)
+    on_operation = _on_operation(rule)
 
     def before(request: Request) -> Request:
-        if request.method != rule.method or not pattern.search(unquote(request.path)):
+        if not on_operation(request):
             return request
         if area == "query":
             request.query = [(k, _listed_for(v, allowed) or v) if k == dotted else (k, v) for k, v in request.query]
@@ -76,12 +84,10 @@ def _near_miss(rule: Rule, allowed: list[str]) -> Callable[[Simulator], Simulato
 
 
 def _refusal_as_404(rule: Rule, status: int) -> Callable[[Simulator], Simulator]:
-    pattern = _path_pattern(rule.path) if rule.operation else None
+    on_operation = _on_operation(rule)
 
     def after(request: Request, response: Response) -> Response:
-        if response.status != status:
-            return response
-        if pattern is not None and (request.method != rule.method or not pattern.search(unquote(request.path))):
+        if response.status != status or not on_operation(request):
             return response
         return Response.json_response(404, {"message": "not found"})
 

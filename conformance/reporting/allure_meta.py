@@ -17,9 +17,24 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from conformance.errors import SkipKind
+
 __all__ = ["CATEGORIES", "allure3_config", "environment", "write_results_extras"]
 
 HARNESS_ERROR_MARK = "HARNESS ERROR"
+
+# One category per reason a rule was not checked, keyed by the kind the skip message leads with.
+_SKIPPED: dict[SkipKind, str] = {
+    SkipKind.CREDENTIAL_MISSING: "Credential or setting missing on this target",
+    SkipKind.NOT_ON_TARGET: "Not checkable on this target",
+    SkipKind.CASSETTE_MISSING: "Cassette missing (record it)",
+    SkipKind.NOT_EXERCISED: "Not exercised by the target's data",
+    SkipKind.UNCHECKED: "Unchecked rules",
+    SkipKind.RATE_LIMITED: "Rate-limited (not checked)",
+    SkipKind.NEEDS_ALLOWANCE: "Needs an allowance (--allow spend/write)",
+    SkipKind.DEPENDS_ON_GAP: "Resting on an open gap (set the target setting that resolves it)",
+    SkipKind.GAP_OBSERVED: "Gaps observed (not judged)",
+}
 
 CATEGORIES: list[dict[str, Any]] = [
     {"name": "Target unavailable", "matchedStatuses": ["broken"],
@@ -28,23 +43,8 @@ CATEGORIES: list[dict[str, Any]] = [
      "messageRegex": rf"[\s\S]*{HARNESS_ERROR_MARK}[\s\S]*"},
     {"name": "Interrupted (not checked)", "matchedStatuses": ["broken"], "messageRegex": r"interrupted[\s\S]*"},
     {"name": "Contract violations", "matchedStatuses": ["failed"]},
-    {"name": "Credential or setting missing on this target", "matchedStatuses": ["skipped"],
-     "messageRegex": r"[\s\S]*\[credential-missing\][\s\S]*"},
-    {"name": "Not checkable on this target", "matchedStatuses": ["skipped"],
-     "messageRegex": r"[\s\S]*\[not-checkable-on-target\][\s\S]*"},
-    {"name": "Cassette missing (record it)", "matchedStatuses": ["skipped"],
-     "messageRegex": r"[\s\S]*\[cassette-missing\][\s\S]*"},
-    {"name": "Not exercised by the target's data", "matchedStatuses": ["skipped"],
-     "messageRegex": r"[\s\S]*\[not-exercised\][\s\S]*"},
-    {"name": "Unchecked rules", "matchedStatuses": ["skipped"], "messageRegex": r"[\s\S]*\[unchecked\][\s\S]*"},
-    {"name": "Rate-limited (not checked)", "matchedStatuses": ["skipped"],
-     "messageRegex": r"[\s\S]*\[rate-limited\][\s\S]*"},
-    {"name": "Needs an allowance (--allow spend/write)", "matchedStatuses": ["skipped"],
-     "messageRegex": r"[\s\S]*\[needs-allowance\][\s\S]*"},
-    {"name": "Resting on an open gap (set the target setting that resolves it)", "matchedStatuses": ["skipped"],
-     "messageRegex": r"[\s\S]*\[depends-on-gap\][\s\S]*"},
-    {"name": "Gaps observed (not judged)", "matchedStatuses": ["skipped"],
-     "messageRegex": r"[\s\S]*\[gap-observed\][\s\S]*"},
+    *({"name": name, "matchedStatuses": ["skipped"], "messageRegex": rf"[\s\S]*\[{kind.value}\][\s\S]*"}
+      for kind, name in _SKIPPED.items()),
 ]
 
 

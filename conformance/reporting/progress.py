@@ -29,7 +29,6 @@ class Progress:
     counts: Counter[str] = field(default_factory=Counter)
     started: float = field(default_factory=time.monotonic)
     _service: str = ""
-    _shown: int = 0
 
     @property
     def done(self) -> int:

@@ -103,9 +103,12 @@ class RunSummary:
                 "target": self.target, "profile": self.profile, "counts": dict(self.counts()),
                 "skip_kinds": dict(skips), "missing_required": self.missing_required, "services": services}
 
-    def write(self, report_dir: Path) -> None:
+    def write(self, report_dir: Path) -> dict[str, Any]:
+        """Writes summary.json and triage.md; returns what summary.json holds (the Allure
+        environment reads it too, without a second git call)."""
         report_dir.mkdir(parents=True, exist_ok=True)
-        _write_atomic(report_dir / "summary.json", json.dumps(self.as_json(), indent=2))
+        data = self.as_json()
+        _write_atomic(report_dir / "summary.json", json.dumps(data, indent=2))
         triage = ["# Triage", "", f"Target `{self.target}`, profile `{self.profile}`.", ""]
         bad = [o for o in self.outcomes.values() if o.status in (FAILED, ERROR, INTERRUPTED)]
         if not bad:
@@ -113,6 +116,7 @@ class RunSummary:
         for outcome in bad:
             triage += [f"## {outcome.status.upper()}: {outcome.case_id}", "", "```", outcome.message.strip(), "```", ""]
         _write_atomic(report_dir / "triage.md", "\n".join(triage) + "\n")
+        return data
 
 
 def _kind(outcome: Outcome | None) -> str | None:

@@ -149,13 +149,14 @@ def _rules(summary: dict[str, Any]) -> dict[str, tuple[str, dict[str, Any]]]:
     return out
 
 
-def _flips(rule_id: str, service: str, runs: list[dict[str, Any]]) -> int:
-    """How often the rule's verdict (bad or not) changed across ``runs`` with one contract."""
+def _flips(rule_id: str, service: str, runs: list[tuple[dict[str, Any], dict[str, Any]]]) -> int:
+    """How often the rule's verdict (bad or not) changed across ``runs`` (each a summary with its
+    rules indexed by ``_rules``) with one contract."""
     seen: list[bool] = []
     digests = set()
-    for run in runs:
+    for run, rules in runs:
         data = run["services"].get(service)
-        rule = _rules(run).get(rule_id)
+        rule = rules.get(rule_id)
         if data is None or rule is None or rule[1].get("status") in ("skipped", "not run"):
             continue
         digests.add(data.get("contract_digest"))
@@ -178,7 +179,7 @@ def compare(base: dict[str, Any], current: dict[str, Any], earlier: list[dict[st
     """``earlier``: runs before ``base``, oldest first, for telling flaky rules apart."""
     before, after = _rules(base), _rules(current)
     result = Triage(added=sorted(set(after) - set(before)), removed=sorted(set(before) - set(after)))
-    window = [*(earlier or []), base, current]
+    window = [(run, _rules(run)) for run in (*(earlier or []), base, current)]
     seen_before, seen_after = _observed(base), _observed(current)
     for key in sorted(set(seen_before) & set(seen_after)):
         if seen_before[key] != seen_after[key] and seen_after[key]:

@@ -87,3 +87,10 @@ def test_allure3_config_is_plain_data_javascript_can_read() -> None:
     # JavaScript has no inline flags: one "(?s)" and Allure 3 refuses to build the report.
     assert all("(?" not in str(rule.get("messageRegex", "")) for rule in config["categories"]["rules"])
     assert "historyPath" not in json.loads(allure3_config(None).removeprefix("export default ").rstrip().rstrip(";"))
+
+
+def test_every_skip_kind_has_its_category() -> None:
+    from conformance.errors import SkipKind
+
+    for kind in SkipKind:
+        assert _category("skipped", f"[{kind.value}] some reason") not in (None, "Contract violations"), kind
