@@ -269,11 +269,50 @@ def _selftest(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+def _coverage(args: argparse.Namespace) -> int:
+    """Per service: the document's statements, how many rules cover, gaps record, conflicts hold
+    or are not checkable; then every statement not covered by a rule, with how it is accounted."""
+    from conformance.contract.loader import available_services, docs_dir, load_index, _read_yaml, schemas_dir
+    from conformance.contract.statements import skeleton, units_for
+
+    services = args.service or available_services()
+    if args.skeleton:
+        for service in services:
+            cat = _read_yaml(schemas_dir() / service / "rules.yaml")
+            print(skeleton(service, units_for(service, docs_dir() / cat["document"], cat["part"])), end="")
+        return 0
+    totals: dict[str, int] = {}
+    rows = []
+    for service in services:
+        index = load_index(service)
+        counts = {"statements": len(index)}
+        for statement in index:
+            counts[statement.accounting.status] = counts.get(statement.accounting.status, 0) + 1
+        for key, value in counts.items():
+            totals[key] = totals.get(key, 0) + value
+        rows.append((service, counts, index))
+    keys = ("statements", "covered", "gap", "conflict", "not-checkable")
+    print("| service | " + " | ".join(keys) + " |\n|---" * 1 + "|---" * len(keys) + "|")
+    for service, counts, _ in rows + [("all", totals, [])]:
+        print(f"| {service} | " + " | ".join(str(counts.get(k, 0)) for k in keys) + " |")
+    if args.uncovered:
+        for service, _, index in rows:
+            print(f"\n# {service}: statements no rule covers")
+            for statement in index:
+                a = statement.accounting
+                if a.status != "covered":
+                    why = a.not_checkable or ", ".join(a.gaps + a.conflicts)
+                    print(f"  {statement.unit.id:28} {a.status:13} {statement.unit.text[:70]!r} -- {why}")
+    return 0
+
+
 def _rules(args: argparse.Namespace) -> int:
     from conformance.contract import load_contract
     from conformance.contract.loader import available_services
     from conformance.runner import collect_cases
 
+    if args.coverage or args.skeleton:
+        return _coverage(args)
     for service in args.service or available_services():
         contract = load_contract(service)
         checked = 0
@@ -414,6 +453,12 @@ def _parser() -> argparse.ArgumentParser:
 
     rules = sub.add_parser("rules", help="the rule catalogue with each rule's check, gaps and conflicts")
     rules.add_argument("--service", action="append")
+    rules.add_argument("--coverage", action="store_true",
+                       help="the statement index: per service, statements covered, gaps, not checkable")
+    rules.add_argument("--uncovered", action="store_true",
+                       help="with --coverage: list every statement no rule covers, with how it is accounted")
+    rules.add_argument("--skeleton", action="store_true",
+                       help="print an empty statements.yaml (every sentence and row of the service's part)")
     rules.set_defaults(func=_rules)
 
     triage = sub.add_parser("triage", help="what changed between two runs (new failures, fixed, skipped ...)")

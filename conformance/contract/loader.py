@@ -19,9 +19,10 @@ import yaml
 
 from conformance.contract.catalogue_schema import CATALOGUE_SCHEMA
 from conformance.contract.model import Conflict, Contract, Gap, Rule, Source
+from conformance.contract.statements import STATEMENTS_SCHEMA, Accounting, Statement, units_for
 from conformance.errors import ContractFileError, UsageError
 
-__all__ = ["SERVICES", "docs_dir", "load_contract", "schemas_dir"]
+__all__ = ["SERVICES", "docs_dir", "load_contract", "load_index", "schemas_dir"]
 
 # Service ids in document order (DESIGN.md). A service is runnable once its directory exists.
 SERVICES = (
@@ -341,3 +342,55 @@ def _requirements(contract: Contract, operation: str) -> list[tuple[str, Any]]:
     op = contract.operation(operation)
     reqs = op["security"] if "security" in op else contract.openapi.get("security") or []
     return [(name, None) for req in reqs or [] for name in req]
+
+
+def load_index(service: str) -> list[Statement]:
+    """``schemas/<service>/statements.yaml`` checked against the document and the catalogue:
+    every unit of the service's part present with its exact text (and nothing else), each
+    accounted for, every rule, gap, conflict and operation it names existing, and every rule of
+    the catalogue named by some statement."""
+    contract = load_contract(service)
+    path = schemas_dir() / service / "statements.yaml"
+    if not path.is_file():
+        raise ContractFileError(f"{path}: missing: every statement of the document needs accounting for "
+                                f"(start from `conformance rules --coverage --skeleton --service {service}`)")
+    raw = _read_yaml(path)
+    _validate(raw, STATEMENTS_SCHEMA, path)
+    if raw["service"] != service:
+        raise ContractFileError(f"{path}: says service '{raw['service']}', expected '{service}'")
+    cat = _read_yaml(schemas_dir() / service / "rules.yaml")
+    units = {u.id: u for u in units_for(service, docs_dir() / cat["document"], cat["part"])}
+    rules = {r.id for r in contract.rules}
+    gaps = {g.id for g in contract.gaps}
+    conflicts = {c.id for c in contract.conflicts}
+    operations = set(contract.operations())
+    problems: list[str] = []
+    out: list[Statement] = []
+    seen: set[str] = set()
+    for entry in raw["statements"]:
+        sid = entry["id"]
+        unit = units.get(sid)
+        if unit is None:
+            problems.append(f"{sid}: no such sentence or row in {cat['document']} part {cat['part']}")
+            continue
+        if sid in seen:
+            problems.append(f"{sid}: listed twice")
+        seen.add(sid)
+        if entry["text"] != unit.text:
+            problems.append(f"{sid}: text differs from the document (line {unit.line}): {unit.text!r}")
+        for key, known in (("rules", rules), ("gaps", gaps), ("conflicts", conflicts), ("derived", operations)):
+            unknown = [n for n in entry.get(key) or () if n not in known]
+            if unknown:
+                problems.append(f"{sid}: {key} names {', '.join(unknown)}, not in the contract")
+        out.append(Statement(unit, Accounting(
+            rules=tuple(entry.get("rules") or ()), gaps=tuple(entry.get("gaps") or ()),
+            conflicts=tuple(entry.get("conflicts") or ()), derived=tuple(entry.get("derived") or ()),
+            not_checkable=entry.get("not_checkable"))))
+    missing = [u for uid, u in units.items() if uid not in seen]
+    problems += [f"{u.id}: not accounted for (line {u.line}): {u.text!r}" for u in missing]
+    named = {r for s in out for r in s.accounting.rules}
+    problems += [f"rule {r}: names no statement of the document (no statement lists it)"
+                 for r in sorted(rules - named)]
+    if problems:
+        raise ContractFileError(f"{path}: {len(problems)} problem(s):\n  " + "\n  ".join(problems))
+    return out
