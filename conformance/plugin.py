@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from conformance.contract import Contract, load_contract
-from conformance.contract.catalogue_schema import RULE_KINDS
+from conformance.contract.catalogue_schema import DERIVED_KINDS, RULE_KINDS
 from conformance.contract.loader import available_services, docs_dir
 from conformance.reporting.allure_meta import HARNESS_ERROR_MARK
 from conformance.reporting.progress import Progress
@@ -70,7 +70,7 @@ def pytest_configure(config: pytest.Config) -> None:
     asked = [Path(str(a).split("::")[0]).resolve() for a in config.args]
     if config.getoption("numprocesses", None) and any(a == suites or suites in a.parents for a in asked):
         raise pytest.UsageError(_XDIST_REFUSED)
-    for name in (*available_services(), *RULE_KINDS, "document", "standard"):
+    for name in (*available_services(), *RULE_KINDS, *DERIVED_KINDS, "document", "standard"):
         config.addinivalue_line("markers", f"{name}: conformance rules of that service, kind or basis")
 
 

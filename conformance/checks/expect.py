@@ -11,9 +11,13 @@ from conformance.contract import Contract
 from conformance.errors import ContractFailure, RuleSkipped, SkipKind
 from conformance.transport.model import Exchange
 
-__all__ = ["expect", "expect_status", "expect_json_schema", "success_statuses", "validator"]
+__all__ = ["FORMAT_CHECKER", "expect", "expect_status", "expect_json_schema", "success_statuses", "validator"]
 
 _VALIDATORS: dict[int, jsonschema.protocols.Validator] = {}
+# Formats are assertions, not annotations: a date-time member holding "not-a-date" breaks the
+# contract. Which formats are really checked depends on jsonschema's optional dependencies
+# (the format-nongpl extra); tests/checks/test_formats.py fails if one of ours is not.
+FORMAT_CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
 
 
 def expect(condition: bool, rule_id: str, message: str, *, exchange: Exchange | None = None,
@@ -44,7 +48,8 @@ def validator(contract: Contract, schema: dict[str, Any]) -> jsonschema.protocol
     # Keyed by identity of the contract's own schema object: contracts are cached and read-only.
     key = id(schema)
     if key not in _VALIDATORS:
-        _VALIDATORS[key] = jsonschema.Draft202012Validator(contract.standalone(schema))
+        _VALIDATORS[key] = jsonschema.Draft202012Validator(contract.standalone(schema),
+                                                           format_checker=FORMAT_CHECKER)
     return _VALIDATORS[key]
 
 

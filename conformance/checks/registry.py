@@ -69,6 +69,7 @@ _GENERIC = (
     "conformance.checks.wellformed",
     "conformance.checks.observatory",
     "conformance.checks.bodies",
+    "conformance.checks.derived",
 )
 _loaded = False
 

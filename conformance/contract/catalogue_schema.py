@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CATALOGUE_SCHEMA", "RULE_KINDS"]
+__all__ = ["CATALOGUE_SCHEMA", "DERIVED_KINDS", "RULE_KINDS"]
 
 RULE_KINDS = (
     "limit", "enum", "required", "type", "auth", "error", "schema", "header", "paging",
     "state", "cost", "rate-limit", "endpoint", "conflict", "format",
 )
+# Kinds of the rules derived from openapi.yaml (contract/derive.py), never written in rules.yaml.
+DERIVED_KINDS = ("fields", "body")
 
 _SOURCE: dict[str, Any] = {
     "type": "object",

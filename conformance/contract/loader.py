@@ -17,8 +17,9 @@ from typing import Any
 import jsonschema
 import yaml
 
-from conformance.contract.catalogue_schema import CATALOGUE_SCHEMA
+from conformance.contract.catalogue_schema import CATALOGUE_SCHEMA, DERIVED_KINDS
 from conformance.contract.model import Conflict, Contract, Gap, Rule, Source
+from conformance.contract.derive import derived_rules
 from conformance.contract.statements import STATEMENTS_SCHEMA, Accounting, Statement, units_for
 from conformance.errors import ContractFileError, UsageError
 
@@ -109,6 +110,8 @@ _SERVERS = {"type": "array", "items": {"type": "object", "required": ["url"],
                                                        "variables": {"type": "object"}}}}
 _OPENAPI_SHAPE: dict[str, Any] = {
     "type": "object",
+    "$defs": {"refusal": {"type": "object", "additionalProperties": False, "properties": {
+        k: {"type": "integer", "minimum": 400, "maximum": 499} for k in ("invalid", "malformed", "media")}}},
     "required": ["openapi", "paths"],
     "properties": {
         "servers": _SERVERS,
@@ -122,7 +125,12 @@ _OPENAPI_SHAPE: dict[str, Any] = {
                                "responses": {"type": "object"},
                                # Ours: what the operation does beyond reading (a live target needs
                                # --allow for it).
-                               "x-effects": {"type": "array", "items": {"enum": ["spend", "write"]}}},
+                               "x-effects": {"type": "array", "items": {"enum": ["spend", "write"]}},
+                               # Ours: why no probes are derived from this operation's fields.
+                               "x-no-derived-probes": {"type": "string", "minLength": 10},
+                               # Ours: the status the document names for invalid, malformed or
+                               # other-media input (contract/derive.py).
+                               "x-refusal-status": {"$ref": "#/$defs/refusal"}},
             }},
         }},
         # Ours: request rates the document asks clients to keep (the harness keeps them on live
@@ -131,6 +139,7 @@ _OPENAPI_SHAPE: dict[str, Any] = {
             "type": "object", "required": ["requests", "per_seconds"], "additionalProperties": False,
             "properties": {"requests": {"type": "integer", "minimum": 1},
                            "per_seconds": {"type": "number", "exclusiveMinimum": 0}}}},
+        "x-refusal-status": {"$ref": "#/$defs/refusal"},
         "components": {"type": "object", "properties": {
             "schemas": {"type": "object"}, "responses": {"type": "object"},
             "parameters": {"type": "object"}, "securitySchemes": {"type": "object"},
@@ -238,6 +247,12 @@ def _load(service: str, root: str) -> Contract:
         if unknown:
             raise ContractFileError(f"{where}: requires {', '.join(unknown)}, not among the credentials")
         contract.rules.append(rule)
+    endpoints = _source({"section": "Endpoints"}, doc, part, f"{rules_path}: derived rules")
+    for rule in derived_rules(contract, endpoints):
+        if rule.id in ids:
+            raise ContractFileError(f"{rules_path}: rule id {rule.id} is taken by a derived rule (kind {rule.kind}); "
+                                    "rename the catalogue's rule")
+        contract.rules.append(rule)
     _check_security(contract, openapi_path, credential_names)
     for i, rule in enumerate(contract.rules):
         _check_params(rule, service, f"{rules_path}: rules[{i}] ({rule.id})")
@@ -275,6 +290,8 @@ def _check_gap_dependencies(contract: Contract, rules_path: Path) -> None:
     naming it, unless a target setting resolves the gap)."""
     gaps = {g.id: g for g in contract.gaps}
     for rule in contract.rules:
+        if rule.kind in DERIVED_KINDS:
+            continue  # derived probes leave out every point a gap holds open (contract/derive.py)
         unknown = [g for g in rule.depends_on if g not in gaps]
         if unknown:
             raise ContractFileError(f"{rules_path}: rule {rule.id}: depends_on names {', '.join(unknown)}, "
@@ -389,7 +406,10 @@ def load_index(service: str) -> list[Statement]:
     missing = [u for uid, u in units.items() if uid not in seen]
     problems += [f"{u.id}: not accounted for (line {u.line}): {u.text!r}" for u in missing]
     named = {r for s in out for r in s.accounting.rules}
-    problems += [f"rule {r}: names no statement of the document (no statement lists it)"
+    derived_ops = {op for s in out for op in s.accounting.derived}
+    named |= {r.id for r in contract.rules if r.kind in DERIVED_KINDS and r.operation in derived_ops}
+    problems += [f"rule {r}: names no statement of the document (no statement lists it"
+                 f"{', nor its operation under derived' if r.split('.')[1].startswith('request-') else ''})"
                  for r in sorted(rules - named)]
     if problems:
         raise ContractFileError(f"{path}: {len(problems)} problem(s):\n  " + "\n  ".join(problems))

@@ -10,6 +10,17 @@ server that answers that refusal with 404 instead. A check that took any 4xx wou
 404 is also what a route the target does not serve gets); the refusal check holds a documented
 status exactly. Where the document names no status, a 404 to a bad credential that differs from
 the answer with a good one is a refusal (a server may hide a resource): no fault, by design.
+
+``lenient-field``: for each derived ``fields`` rule, a server that does not validate one request
+field (the first one probed): whatever is sent there, it uses the example's value, or, for a
+query parameter, ignores it. The derived check must catch it.
+
+``broken-body-500``: for each derived ``body`` rule, a server that crashes (500) on a body that
+does not parse as JSON: a client's mistake answered with a 5xx.
+
+``bad-format``: for each service whose schema-checking rules read a response member with a
+``format``, a server that writes "not-a-<format>" there: the validator's format checker must
+catch it.
 """
 
 from __future__ import annotations
@@ -21,6 +32,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode
 
 from conformance.contract import Contract, Rule
+from conformance.contract.derive import MISSING, field_probes
 from conformance.faults.base import Fault, fault, on_request, on_response
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
@@ -119,4 +131,143 @@ def generic_faults(contract: Contract) -> list[Fault]:
             f"{rule.operation} takes a near miss of a listed {rule.where} (other case, a letter short, a plural) "
             "for the listed value, while refusing a plainly foreign one",
         )(_near_miss(rule, list(allowed))))
+    return faults + derived_faults(contract)
+
+
+def _lenient(rule: Rule, where: str, example: Any) -> Callable[[Simulator], Simulator]:
+    area, _, dotted = where.partition(".")
+    on_operation = _on_operation(rule)
+    parts = dotted.split(".")
+
+    def before(request: Request) -> Request:
+        if not on_operation(request):
+            return request
+        if area == "query":
+            request.query = [(k, v) for k, v in request.query if k != dotted]
+            return request
+        try:
+            body = json.loads(request.body)
+        except ValueError:
+            return request
+        node, want = body, example
+        for part in parts[:-1]:
+            key: Any = int(part) if isinstance(node, list) else part
+            try:
+                node, want = node[key], want[key]
+            except (KeyError, IndexError, TypeError):
+                return request
+        last: Any = int(parts[-1]) if isinstance(node, list) else parts[-1]
+        try:
+            node[last] = want[last]
+        except (KeyError, IndexError, TypeError):
+            return request
+        request.body = json.dumps(body).encode()
+        return request
+
+    return on_request(before)
+
+
+def _crash_on_unparsable(rule: Rule) -> Callable[[Simulator], Simulator]:
+    on_operation = _on_operation(rule)
+
+    def after(request: Request, response: Response) -> Response:
+        if not on_operation(request):
+            return response
+        try:
+            json.loads(request.body)
+        except ValueError:
+            return Response.json_response(500, {"message": "internal error"})
+        return response
+
+    return on_response(after)
+
+
+def _leniency_point(contract: Contract, rule: Rule) -> str | None:
+    """The first probed field the example gives a value for (body) or that is optional (query)."""
+    assert rule.operation
+    example = contract.request_example(rule.operation)
+    required_query = {p.where for p in field_probes(contract, rule.operation)
+                      if p.value is MISSING and p.where.startswith("query.")}
+    for probe in field_probes(contract, rule.operation):
+        area, _, dotted = probe.where.partition(".")
+        if area == "query" and probe.where not in required_query:
+            return probe.where
+        if area == "body":
+            node: Any = example
+            for part in dotted.split("."):
+                key: Any = int(part) if isinstance(node, list) and part.isdigit() else part
+                try:
+                    node = node[key]
+                except (KeyError, IndexError, TypeError):
+                    node = MISSING
+                    break
+            if node is not MISSING and not (isinstance(node, str) and "{" in node):
+                return probe.where
+    return None
+
+
+def _formatted_members(contract: Contract, schema: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], str]]:
+    """(member path, format) of each formatted member of a response schema (objects only)."""
+    schema = contract.deref(schema) if isinstance(schema, dict) else {}
+    out: list[tuple[tuple[str, ...], str]] = []
+    if isinstance(schema.get("format"), str) and path and schema["format"] in _FORMAT_MISSES:
+        out.append((path, schema["format"]))
+    for name, sub in (schema.get("properties") or {}).items():
+        out += _formatted_members(contract, sub, (*path, name))
+    return out
+
+
+_FORMAT_MISSES = {"date-time", "date", "uuid", "email", "uri", "ipv4", "ipv6"}
+
+
+def _bad_format(rule: Rule, members: list[tuple[tuple[str, ...], str]]) -> Callable[[Simulator], Simulator]:
+    on_operation = _on_operation(rule)
+
+    def after(request: Request, response: Response) -> Response:
+        if not on_operation(request) or not 200 <= response.status < 300:
+            return response
+        try:
+            body = json.loads(response.body)
+        except ValueError:
+            return response
+        changed = False
+        for path, fmt in members:
+            node = body
+            for part in path[:-1]:
+                node = node.get(part) if isinstance(node, dict) else None
+            if isinstance(node, dict) and isinstance(node.get(path[-1]), str):
+                node[path[-1]] = f"not-a-{fmt}"
+                changed = True
+        if changed:
+            response.body = json.dumps(body).encode()
+        return response
+
+    return on_response(after)
+
+
+def derived_faults(contract: Contract) -> list[Fault]:
+    """The faults that prove the derived checks and the format checker (module doc)."""
+    faults: list[Fault] = []
+    for rule in contract.rules:
+        short = rule.id.split(".", 2)[2]
+        if rule.kind == "fields" and rule.operation:
+            where = _leniency_point(contract, rule)
+            if where:
+                faults.append(fault(f"lenient-field:{short}", rule.id,
+                                    f"{rule.operation} does not validate {where}: any value is taken")(
+                    _lenient(rule, where, contract.request_example(rule.operation))))
+        elif rule.kind == "body" and rule.operation:
+            faults.append(fault(f"broken-body-500:{short}", rule.id,
+                                f"{rule.operation} answers a body that is not JSON with 500")(_crash_on_unparsable(rule)))
+    seen_ops: set[str] = set()
+    for rule in contract.rules:
+        if rule.kind != "schema" or not rule.operation or rule.operation in seen_ops:
+            continue
+        members = [m for status in (200, 201) for m in _formatted_members(
+            contract, contract.response_schema(rule.operation, status) or {})]
+        if members:
+            seen_ops.add(rule.operation)
+            faults.append(fault(f"bad-format:{rule.id.split('.', 1)[1]}", rule.id,
+                                f"{rule.operation} answers {', '.join('.'.join(p) for p, _ in members)} "
+                                "with a value outside the documented format")(_bad_format(rule, members)))
     return faults

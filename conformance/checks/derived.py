@@ -1,0 +1,132 @@
+"""The checks of the rules derived from openapi.yaml (``conformance/contract/derive.py``).
+
+``fields``: the operation's example request (the control) must succeed; then each probe (one
+request field sent wrong) must be refused with the documented status, else any 4xx. ``body``:
+the same control, then each broken JSON body must be refused. Every probe is sent before the
+verdict, so one disputed field does not hide another; a 5xx to any probe fails the rule.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from conformance.checks.context import CheckContext
+from conformance.checks.examples import ExampleRequest, example_request
+from conformance.checks.expect import expect_status
+from conformance.checks.registry import for_kind
+from conformance.contract.derive import MISSING, Probe, body_probes, field_probes, refusal_status
+from conformance.errors import ContractFailure
+from conformance.transport.model import Exchange
+
+__all__ = ["broken_bodies_refused", "fields_refused"]
+
+_ANY_4XX = frozenset(range(400, 500))
+
+
+def _set_at(node: Any, parts: list[str], value: Any) -> None:
+    """Set (or, for MISSING, remove) the member at ``parts`` (list items by index)."""
+    for part in parts[:-1]:
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    last = parts[-1]
+    if isinstance(node, list):
+        node[int(last)] = value
+    elif value is MISSING:
+        node.pop(last, None)
+    else:
+        node[last] = value
+
+
+def _send(ctx: CheckContext, operation: str, base: ExampleRequest, probe: Probe | None = None) -> Exchange:
+    body = copy.deepcopy(base.body)
+    query = dict(base.query)
+    path = dict(base.path)
+    if probe is not None:
+        area, _, rest = probe.where.partition(".")
+        if area == "body":
+            _set_at(body, rest.split("."), probe.value)
+        elif area == "query":
+            if probe.value is MISSING:
+                query.pop(rest, None)
+            else:
+                query[rest] = probe.value
+        elif area == "path":
+            path[rest] = str(probe.value)
+    if body is None:
+        return ctx.call(operation, params=query or None, path_values=path)
+    if body == {} and ctx.contract.request_media(operation) == "application/json":
+        # Every member left out is still a JSON body ({}), not none (which body_request sends).
+        return ctx.call(operation, content=b"{}", headers={"content-type": "application/json"},
+                        params=query or None, path_values=path)
+    return ctx.call(operation, json_body=body, params=query or None, path_values=path)
+
+
+def _verdict(ctx: CheckContext, operation: str, answers: list[tuple[str, Exchange]], status: int | None) -> None:
+    allowed = {status} if status else _ANY_4XX
+    disputes: list[tuple[str, Exchange]] = []
+    for label, exchange in answers:
+        got = exchange.response.status
+        if got == 429 and 429 not in allowed:
+            expect_status(ctx.rule.id, exchange, allowed, label)  # raises: rate-limited, not checked
+        if got not in allowed:
+            disputes.append((label, exchange))
+    if disputes:
+        expected = f"status {status}" if status else "a 4xx refusal"
+        lines = "\n".join(f"  - {label}: got {e.response.status}" for label, e in disputes)
+        crashed = [e for _l, e in disputes if e.response.status >= 500]
+        raise ContractFailure(ctx.rule.id, f"{operation}: {len(disputes)} of {len(answers)} wrong requests not "
+                              f"refused as documented:\n{lines}", expected=expected,
+                              exchange=(crashed or [disputes[0][1]])[0])
+
+
+def _controlled(ctx: CheckContext, operation: str, base: ExampleRequest) -> None:
+    exchange = _send(ctx, operation, base)
+    status = exchange.response.status
+    if status >= 500:
+        raise ContractFailure(ctx.rule.id, f"{operation}: the contract's example request (the control) answered "
+                              f"{status}", expected="a 2xx, never a 5xx", exchange=exchange)
+    if status == 429:
+        expect_status(ctx.rule.id, exchange, set(range(200, 300)), f"{operation}: the control")
+    if not 200 <= status < 300:
+        ctx.skip(f"{operation}: the example request (the control) was answered {exchange.response.summary()}, so a "
+                 "refusal would show nothing; check the target's settings (conformance env)")
+
+
+@for_kind("fields")
+def fields_refused(ctx: CheckContext) -> None:
+    operation = str(ctx.rule.operation)
+    probes = field_probes(ctx.contract, operation)
+    base = example_request(ctx, operation)
+    _controlled(ctx, operation, base)
+    answers = [(f"{p.where} {p.label} ({_shown(p.value)})", _send(ctx, operation, base, p)) for p in probes]
+    _verdict(ctx, operation, answers, refusal_status(ctx.contract, operation, "invalid"))
+
+
+@for_kind("body")
+def broken_bodies_refused(ctx: CheckContext) -> None:
+    operation = str(ctx.rule.operation)
+    base = example_request(ctx, operation)
+    _controlled(ctx, operation, base)
+    disputes: list[tuple[str, Exchange]] = []
+    for label, media, content in body_probes(ctx.contract, operation):
+        what = "malformed" if media == "application/json" else "media"
+        exchange = ctx.call(operation, content=content, headers={"content-type": media},
+                            params=base.query or None, path_values=base.path)
+        try:
+            _verdict(ctx, operation, [(label, exchange)], refusal_status(ctx.contract, operation, what))
+        except ContractFailure:
+            disputes.append((label, exchange))
+    if disputes:
+        lines = "\n".join(f"  - {label}: got {e.response.status}" for label, e in disputes)
+        crashed = [e for _l, e in disputes if e.response.status >= 500]
+        raise ContractFailure(ctx.rule.id, f"{operation}: {len(disputes)} broken bodies not refused as documented:"
+                              f"\n{lines}", expected="the documented status, else a 4xx; never a 5xx",
+                              exchange=(crashed or [disputes[0][1]])[0])
+
+
+def _shown(value: Any) -> str:
+    if value is MISSING:
+        return "left out"
+    text = json.dumps(value) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 40 else f"{text[:30]}... ({len(text)} chars)"

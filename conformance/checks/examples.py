@@ -1,0 +1,133 @@
+"""The contract's example requests made right for a target (a shared building block).
+
+Examples in openapi.yaml may hold what only the target knows:
+
+* ``"{NAME}"`` inside a string: the target setting NAME (an id in a filter string);
+* ``x-settings: {member: NAME}`` on the media type: the member takes setting NAME (configured,
+  else rules.yaml ``settings.defaults``), typed as the member's schema says (JSON text for an
+  object or array, digits for an integer);
+* ``x-relative-dates: {member: {days: -10, format: date|datetime}}``: a date counted from the
+  target's today (the TODAY setting, else ``settings.today``), never from the harness's clock.
+
+``example_request(ctx, operation)`` gives the body, query and path values of the operation's
+example on this target: the control every derived probe starts from.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any
+
+from conformance.auth.variants import render
+from conformance.checks.context import CheckContext
+from conformance.checks.routes import path_values
+from conformance.errors import ContractFileError
+
+__all__ = ["ExampleRequest", "example_request", "fill"]
+
+
+def fill(ctx: CheckContext, node: Any) -> Any:
+    """``node`` with every ``{NAME}`` in its strings replaced by that target setting (the rule
+    is skipped when one is not configured)."""
+    if isinstance(node, str):
+        return render(node, ctx.credential) if "{" in node else node
+    if isinstance(node, list):
+        return [fill(ctx, item) for item in node]
+    if isinstance(node, dict):
+        return {key: fill(ctx, value) for key, value in node.items()}
+    return node
+
+
+def _setting_value(ctx: CheckContext, name: str) -> str | None:
+    value = ctx.optional(name)
+    if value:
+        return value
+    default = (ctx.contract.settings.get("defaults") or {}).get(name)
+    return None if default is None else str(default)
+
+
+def _typed(text: str, schema: dict[str, Any], example: Any) -> Any:
+    # The member's schema says its type; where it does not, the example's own value does.
+    kind = schema.get("type") or {int: "integer", float: "number", dict: "object", list: "array"}.get(type(example))
+    if kind in ("object", "array"):
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+    if kind in ("integer", "number") and text.lstrip("-").isdigit():
+        return int(text)
+    return text
+
+
+def _today(ctx: CheckContext) -> date:
+    text = ctx.optional("TODAY") or str(ctx.contract.settings.get("today", ""))
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise ContractFileError(f"{ctx.contract.service}: TODAY / settings.today {text!r} is not YYYY-mm-DD") from None
+
+
+def _body(ctx: CheckContext, operation: str) -> Any:
+    contract = ctx.contract
+    media = contract.json_media(operation)
+    example = fill(ctx, contract.request_example(operation))
+    if not isinstance(example, dict):
+        return example
+    props = contract.deref(contract.request_schema(operation)).get("properties") or {}
+    for member, name in (media.get("x-settings") or {}).items():
+        value = _setting_value(ctx, str(name))
+        if value is not None:
+            example[member] = _typed(value, contract.deref(props.get(member) or {}), example.get(member))
+    relative = media.get("x-relative-dates") or {}
+    if relative:
+        base = _today(ctx)
+        for member, spec in relative.items():
+            day = base + timedelta(days=int(spec["days"]))
+            example[member] = f"{day.isoformat()} 00:00:00" if spec.get("format") == "datetime" else day.isoformat()
+    return example
+
+
+def _catalogue_params(ctx: CheckContext, operation: str, name: str) -> dict[str, Any]:
+    """``params.<name>`` (base_query, path_values) of the first catalogue rule on the operation:
+    what the catalogue already knows the operation needs."""
+    for rule in ctx.contract.rules:
+        ops = rule.params.get("operations") or [rule.operation]
+        if operation in ops and isinstance(rule.params.get(name), dict):
+            return dict(rule.params[name])
+    return {}
+
+
+def _base_query(ctx: CheckContext, operation: str) -> dict[str, Any]:
+    """Query values the operation needs: a catalogue rule's ``base_query`` for the operation,
+    then each required parameter's ``x-setting`` or ``example``."""
+    query = ctx.query_in(_catalogue_params(ctx, operation, "base_query"))
+    for param in ctx.contract.operation(operation).get("parameters") or []:
+        if "$ref" in param:
+            param = ctx.contract.openapi["components"]["parameters"][param["$ref"].rsplit("/", 1)[-1]]
+        if param.get("in") != "query" or not param.get("required") or param["name"] in query:
+            continue
+        if param.get("x-setting"):
+            query[param["name"]] = ctx.credential(str(param["x-setting"]))
+        elif "example" in param:
+            query[param["name"]] = fill(ctx, param["example"])
+    return query
+
+
+@dataclass(frozen=True)
+class ExampleRequest:
+    body: Any
+    query: dict[str, Any]
+    path: dict[str, str]
+
+
+def example_request(ctx: CheckContext, operation: str) -> ExampleRequest:
+    """The operation's example request on this target (module doc)."""
+    has_body = bool(ctx.contract.operation(operation).get("requestBody"))
+    given = _catalogue_params(ctx, operation, "path_values")
+    try:
+        values = path_values(ctx, operation, ctx.settings_in(given) if given else None).values
+    except ContractFileError as exc:
+        ctx.skip(f"{operation}: no value for a path parameter ({exc}): give the parameter an x-setting")
+    return ExampleRequest(_body(ctx, operation) if has_body else None, _base_query(ctx, operation), values)

@@ -1,0 +1,264 @@
+"""Rules derived from openapi.yaml: every documented request field sent wrong, every JSON body broken.
+
+Adding a field to a contract adds its probes, with no code. For each operation:
+
+* ``<service>.request-fields.<operation>`` (kind ``fields``), when the operation documents a
+  request field with something to hold it to: each field of the JSON body (at every depth the
+  example reaches, array items included) and each query or path parameter is sent with a value of
+  the wrong type, a value outside its format, left out where required, just past each bound, and
+  off its list (a foreign value, a letter short, a plural, and any ``x-outside`` values the schema
+  names; no other-case spelling: no document says matching is case-sensitive). An operation no
+  fixed example can call (an OAuth step) says why in ``x-no-derived-probes`` and gets none.
+* ``<service>.request-body.<operation>`` (kind ``body``), when the operation takes a JSON body:
+  a body that does not parse, a body of another media type, and (where a body is required) none.
+
+Each probe expects the status the document names for such input (``x-refusal-status`` on the
+operation, else at the top of openapi.yaml: ``invalid``, ``malformed``, ``media``), else any 4xx,
+after the example request (the control) succeeded; a 5xx fails everywhere. A point a gap says the
+documents leave open (``about``) is not probed. This module is data only: the checks that send the
+probes are ``conformance/checks/derived.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from conformance.contract.model import Contract, Rule, Source
+
+__all__ = ["MISSING", "Probe", "body_probes", "derived_rules", "field_probes", "refusal_status"]
+
+MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<left out>"})()
+
+# A value no member of the format can be.
+_FORMAT_MISSES = {
+    "date-time": "not-a-date-time", "date": "not-a-date", "time": "not-a-time", "uuid": "not-a-uuid",
+    "email": "not-an-email", "uri": "not a uri", "ipv4": "not-an-ip", "ipv6": "not-an-ip",
+    "hostname": "not a hostname",
+}
+# Values of other JSON types, tried in order until one is of none of the documented types. An
+# object comes first: a number or a boolean could be read back as its text by a lenient server
+# taking a string, an object cannot.
+_WRONG_VALUES: tuple[Any, ...] = ({"conformance": "wrong type"}, "wrong-type", ["conformance"], True)
+
+
+@dataclass(frozen=True)
+class Probe:
+    where: str  # body.a.b (list items by index: body.a.0.b), query.x, path.id
+    label: str  # what is wrong with the value, for the report
+    value: Any  # MISSING: leave the member out
+
+
+def _slug(operation: str) -> str:
+    method, path = operation.split(" ", 1)
+    return re.sub(r"[^a-z0-9]+", "-", f"{method} {path}".lower()).strip("-")
+
+
+def refusal_status(contract: Contract, operation: str, what: str) -> int | None:
+    """The documented status for ``what`` (invalid, malformed, media) input to the operation."""
+    for holder in (contract.operation(operation), contract.openapi):
+        status = (holder.get("x-refusal-status") or {}).get(what)
+        if status is not None:
+            return int(status)
+    return None
+
+
+def _types(schema: dict[str, Any]) -> list[str]:
+    kind = schema.get("type")
+    return [kind] if isinstance(kind, str) else list(kind or [])
+
+
+def _bound_probes(where: str, schema: dict[str, Any], text: bool) -> list[Probe]:
+    out: list[Probe] = []
+    types = _types(schema)
+    if "string" in types:
+        if "maxLength" in schema:
+            out.append(Probe(where, f"maxLength {schema['maxLength']} + 1", "a" * (schema["maxLength"] + 1)))
+        if schema.get("minLength", 0) > 0:
+            out.append(Probe(where, f"minLength {schema['minLength']} - 1", "a" * (schema["minLength"] - 1)))
+    if "array" in types and not text:
+        item = (schema.get("items") or {})
+        filler = (lambda i: i) if _types(item)[:1] in (["integer"], ["number"]) else (lambda i: f"item-{i}")
+        if "maxItems" in schema:
+            out.append(Probe(where, f"maxItems {schema['maxItems']} + 1",
+                             [filler(i) for i in range(schema["maxItems"] + 1)]))
+        if schema.get("minItems", 0) > 0:
+            out.append(Probe(where, f"minItems {schema['minItems']} - 1",
+                             [filler(i) for i in range(schema["minItems"] - 1)]))
+    if "integer" in types or "number" in types:
+        step = 1 if "integer" in types else 0.5
+        for key, sign in (("maximum", 1), ("minimum", -1)):
+            if key in schema:
+                value = schema[key] + sign * step
+                out.append(Probe(where, f"{key} {schema[key]} {'+' if sign > 0 else '-'} {step}",
+                                 str(value) if text else value))
+        for key in ("exclusiveMaximum", "exclusiveMinimum"):
+            if key in schema:
+                out.append(Probe(where, f"{key} {schema[key]} (at it)", str(schema[key]) if text else schema[key]))
+    return out
+
+
+def _enum_probes(where: str, schema: dict[str, Any], text: bool) -> list[Probe]:
+    allowed = schema.get("enum")
+    if not allowed:
+        return []
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in allowed):
+        candidates: list[Any] = [max(allowed) + 1, min(allowed) - 1]
+    elif all(isinstance(v, str) for v in allowed):
+        candidates = ["zz-not-listed"]
+        for value in [v for v in allowed if len(v) > 1][:3]:
+            candidates += [value[:-1], value + "s"]
+    else:
+        return []
+    candidates += list(schema.get("x-outside") or ())
+    out: list[Probe] = []
+    for value in candidates:
+        if value not in allowed and all(p.value != value for p in out):
+            shown = str(value) if text else value
+            out.append(Probe(where, f"off the list {value!r}", shown))
+    return out
+
+
+def _json_type(value: Any) -> str:
+    return {bool: "boolean", int: "integer", float: "number", str: "string", dict: "object",
+            list: "array"}[type(value)]
+
+
+def _wrong_type(types: list[str], text: bool) -> Any:
+    """A value of none of the documented types (MISSING when none exists on the wire)."""
+    if text:
+        # On the wire a query, path or form value is text: only numbers can be sent wrong.
+        return "not-a-number" if types and all(t in ("integer", "number", "null") for t in types) else MISSING
+    if types and all(t in ("integer", "number", "null") for t in types):
+        return "not-a-number"
+    for value in _WRONG_VALUES:
+        kind = _json_type(value)
+        if kind not in types and not (kind == "integer" and "number" in types):
+            return value
+    return MISSING
+
+
+def _leaf_probes(where: str, schema: dict[str, Any], *, text: bool) -> list[Probe]:
+    types = _types(schema)
+    out: list[Probe] = []
+    wrong = _wrong_type(types, text) if types else MISSING
+    if wrong is not MISSING:
+        out.append(Probe(where, f"wrong type ({_json_type(wrong) if not text else 'text'} for {'/'.join(types)})",
+                         wrong))
+    fmt = schema.get("format")
+    if isinstance(fmt, str) and fmt in _FORMAT_MISSES and ("string" in types or not types):
+        out.append(Probe(where, f"not a {fmt}", _FORMAT_MISSES[fmt]))
+    out += _bound_probes(where, schema, text)
+    out += _enum_probes(where, schema, text)
+    return out
+
+
+def _body_probes(contract: Contract, schema: dict[str, Any], example: Any, where: str, text: bool) -> list[Probe]:
+    schema = contract.deref(schema)
+    out: list[Probe] = []
+    if isinstance(example, dict) and isinstance(schema.get("properties"), dict):
+        required = set(schema.get("required") or ())
+        for name, sub in schema["properties"].items():
+            member = f"{where}.{name}"
+            sub = contract.deref(sub)
+            if sub.get("readOnly"):
+                continue  # not a request field (documented as output only)
+            if name in required:
+                out.append(Probe(member, "left out (required)", MISSING))
+            out += _leaf_probes(member, sub, text=text)
+            if name in example:
+                out += _body_probes(contract, sub, example[name], member, text)
+    elif isinstance(example, list) and example and isinstance(schema.get("items"), dict):
+        item = contract.deref(schema["items"])
+        if isinstance(example[0], dict):
+            out += _body_probes(contract, item, example[0], f"{where}.0", text)
+        else:
+            out += _leaf_probes(f"{where}.0", item, text=text)
+    return out
+
+
+def _parameters(contract: Contract, operation: str) -> list[dict[str, Any]]:
+    method, path = operation.split(" ", 1)
+    item = contract.openapi["paths"][path]
+    params = list(item.get("parameters") or []) + list(contract.operation(operation).get("parameters") or [])
+    out = []
+    for param in params:
+        if "$ref" in param:
+            param = contract.openapi["components"]["parameters"][param["$ref"].rsplit("/", 1)[-1]]
+        out.append(param)
+    return out
+
+
+def _open_points(contract: Contract, operation: str) -> list[str | None]:
+    return [where for gap in contract.gaps for op, where in gap.about if op == operation]
+
+
+def _is_open(where: str, open_points: list[str | None]) -> bool:
+    return any(p is None or where == p or where.startswith(p + ".") for p in open_points)
+
+
+def _has_example(contract: Contract, operation: str) -> bool:
+    body = contract.operation(operation).get("requestBody") or {}
+    media = (body.get("content") or {}).get(contract.request_media(operation)) or {}
+    return "example" in media
+
+
+def field_probes(contract: Contract, operation: str) -> list[Probe]:
+    """Every probe of the operation's documented request fields (module doc)."""
+    out: list[Probe] = []
+    media = contract.request_media(operation)
+    has_body = bool(contract.operation(operation).get("requestBody"))
+    # Body fields need the example (the control, and how deep the probes reach).
+    if has_body and media in ("application/json", "application/x-www-form-urlencoded") and _has_example(contract, operation):
+        form = media != "application/json"
+        out += _body_probes(contract, contract.request_schema(operation), contract.request_example(operation),
+                            "body", form)
+    for param in _parameters(contract, operation):
+        if param.get("in") not in ("query", "path"):
+            continue
+        where = f"{param['in']}.{param['name']}"
+        schema = contract.deref(param.get("schema") or {})
+        if param.get("required") and param["in"] == "query":
+            out.append(Probe(where, "left out (required)", MISSING))
+        out += _leaf_probes(where, schema, text=True)
+    open_points = _open_points(contract, operation)
+    return [p for p in out if not _is_open(p.where, open_points)]
+
+
+def body_probes(contract: Contract, operation: str) -> list[tuple[str, str, bytes]]:
+    """(label, content type, body) of each broken JSON body the operation must refuse."""
+    if not contract.operation(operation).get("requestBody") or contract.request_media(operation) != "application/json":
+        return []
+    if not _has_example(contract, operation):
+        return []  # a payload the document does not show: no control to compare with
+    out = [("a body that is not JSON (cut short), sent as application/json", "application/json",
+            b'{"conformance": '),
+           ("a plain-text body sent as text/plain", "text/plain", b"conformance: not JSON")]
+    body = contract.operation(operation)["requestBody"]
+    schema = contract.deref(contract.request_schema(operation))
+    if body.get("required") or schema.get("required"):
+        out.append(("an empty body, sent as application/json", "application/json", b""))
+    return out
+
+
+def derived_rules(contract: Contract, source: Source) -> list[Rule]:
+    """The derived rules of every operation that has probes (``source``: the part's Endpoints)."""
+    out: list[Rule] = []
+    for operation in contract.operations():
+        if contract.operation(operation).get("x-no-derived-probes"):
+            continue  # a request no fixed example can make (an OAuth step): the reason is in openapi.yaml
+        detail = Source(source.doc, source.section, source.part, operation, source.anchor)
+        if field_probes(contract, operation):
+            out.append(Rule(
+                id=f"{contract.service}.request-fields.{_slug(operation)}", kind="fields", operation=operation,
+                statement=f"{operation}: every documented request field sent wrong (type, format, left out where "
+                          "required, past a bound, off its list) is refused; a 5xx never",
+                source=detail))
+        if body_probes(contract, operation):
+            out.append(Rule(
+                id=f"{contract.service}.request-body.{_slug(operation)}", kind="body", operation=operation,
+                statement=f"{operation}: a body that is not JSON, of another media type, or missing where "
+                          "required is refused; a 5xx never",
+                source=detail))
+    return out
