@@ -7,7 +7,9 @@ requirement (operation-level, else top-level). A check asks for a call ``AuthAs`
 
 * ``DEFAULT``: every scheme of the operation filled from the default credentials;
 * ``NONE``: no credential at all;
-* ``AuthAs(invalid=True)``: every scheme filled with a value no account has;
+* ``AuthAs(invalid=True)``: every scheme filled with a well-formed value no account has: the
+  scheme's template with each credential replaced (``Bearer conformance-invalid-credential``),
+  so the probe tests a token no account has, not a malformed header;
 * ``AuthAs(swap={"API_KEY": "FREE_API_KEY"})``: another plan, a limited scope, another account;
 * ``AuthAs(values={"oauth2": "Bearer 1.never-issued"})``: a literal value (missing part, unissued token);
 * ``AuthAs(omit={"oauth2"})``: one scheme left out;
@@ -116,7 +118,8 @@ def apply_auth(contract: Contract, operation: str | None, request: Request, how:
         if scheme_name in how.values:
             value = render(how.values[scheme_name], lookup)
         elif how.invalid:
-            value = INVALID_CREDENTIAL
+            # The documented form (scheme word, separators) with values no account has.
+            value = render(str(scheme["x-credential"]), lambda _name: INVALID_CREDENTIAL)
         else:
             value = render(str(scheme["x-credential"]), lookup)
         where, name = scheme_location(scheme)

@@ -4,9 +4,11 @@ A gap is no rule, so nothing a target does there is a failure. But a gap a reque
 worth seeing: ``gap-probe`` sends the probe its rule describes to each listed operation and
 records the answers (status, media type, top-level shape, matching headers, the CSV header row
 or the body), then ends as a skip of kind not-exercised whose reason is the observation, so it
-is never counted as passed and always shown. The one thing it can fail on is an answer that is
-ill-formed for the media type it declares (RFC 9110 section 8.3), the same judgement as
-``well-formed-by-type``, because a probe is also a request like any other.
+is never counted as passed and always shown. It fails on an answer that is ill-formed for the
+media type it declares (RFC 9110 section 8.3), the same judgement as ``well-formed-by-type``,
+because a probe is also a request like any other; and on a 5xx to a probe that is a client's
+mistake (a body that is not JSON, an id no target issued): however the document leaves the
+answer open, a crash is never it.
 
 A candidate for ``conformance/checks/`` with a first-class "observed" outcome, so an observation
 need not ride in a skip reason (see the report).
@@ -99,11 +101,18 @@ def gap_probe(ctx: CheckContext) -> None:
     # Without a credential configured, every call is already bare: then one request each.
     compare = bool(params.get("without_credential")) and bool(ctx.optional("AUTH_VALUE"))
     seen: list[str] = []
+    # What the document leaves open is how such a request is answered, not whether it may crash.
+    mistake = ("a body that is not JSON" if params.get("body") == "malformed-json"
+               else "an id no target issued" if params.get("path_values") else "")
     for operation in params["operations"]:
         exchanges = [_send(ctx, operation, params, bare=bool(params.get("without_credential")))]
         if compare:
             exchanges.append(_send(ctx, operation, params, bare=False))
         for exchange in exchanges:
+            if mistake and exchange.response.status >= 500:
+                raise ContractFailure(ctx.rule.id, f"{operation}: {mistake} answered {exchange.response.status}",
+                                      expected="an answer or a 4xx refusal; a 5xx is never right for a client's "
+                                      "mistake", exchange=exchange)
             problem = ill_formed(exchange.response)
             if problem:
                 raise ContractFailure(ctx.rule.id, f"{operation}: {problem}",

@@ -108,8 +108,14 @@ def call_listed(ctx: CheckContext, operation: str, values: PathValues, *, auth: 
 
 def missing(ctx: CheckContext, operation: str, exchange: Exchange, values: PathValues,
             statuses: list[int]) -> None:
-    """Fail when the answer says the route or method is absent; skip when a default may be why."""
+    """Fail when the answer says the route or method is absent, or is a 5xx (a crash shows no
+    route served: either the request was complete and must be answered, or the client's mistake
+    must be refused); skip a 404 when a defaulted id may be why."""
     status = exchange.response.status
+    if status >= 500:
+        raise ContractFailure(ctx.rule.id, f"{operation} answered {status} to {values.values or 'a call with no id'}",
+                              expected="the route served: an answer, or a 4xx for what the call lacks; never a 5xx",
+                              exchange=exchange)
     if status not in statuses:
         return
     if values.defaulted and status == 404:
@@ -137,13 +143,15 @@ def route_served(ctx: CheckContext) -> None:
     """``none_statuses``: for a route naming a resource by id, where the document does not say
     whether an id with nothing to show is answered 404 or an empty answer, those statuses
     cannot tell a missing route from "none for this id": skipped, naming the settings to change
-    (405 and 501, the method not being there, still fail)."""
+    (405 and 501, the method not being there, always fail; a 5xx always fails)."""
     operation = ctx.rule.operation
     if not operation:
         raise ContractFileError(f"{ctx.rule.id}: route-served needs an operation")
     values = path_values(ctx, operation)
     exchange = call_listed(ctx, operation, values)
     status = exchange.response.status
+    # A configured id does not settle it: the target may hold the token and still have nothing
+    # under it (no votes), and the document does not say how "nothing" is answered.
     if status in (ctx.rule.params.get("none_statuses") or ()):
         settings = ", ".join(env_name(ctx.contract.service, s) for s in _settings_of(ctx, operation))
         ctx.skip(f"{operation} answered {status} for {values.values}: the document does not say whether an id "

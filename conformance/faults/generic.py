@@ -18,6 +18,15 @@ query parameter, ignores it. The derived check must catch it.
 ``broken-body-500``: for each derived ``body`` rule, a server that crashes (500) on a body that
 does not parse as JSON: a client's mistake answered with a 5xx.
 
+``any-well-formed-credential``: for each auth rule sending an invalid credential, a server that
+checks only the credential's form: a value in the documented form (``Bearer <anything>``) is
+taken as the seeded one. A probe sending a malformed value (no ``Bearer`` word) would pass it.
+
+``route-crash``: for the first ``route-served`` rule of a service, a server answering 500: a
+crash is not a served route.
+
+``crash-on-mistake``: for each gap probe sending a body that is not JSON, a server answering 500.
+
 ``bad-format``: for each service whose schema-checking rules read a response member with a
 ``format``, a server that writes "not-a-<format>" there: the validator's format checker must
 catch it.
@@ -131,7 +140,7 @@ def generic_faults(contract: Contract) -> list[Fault]:
             f"{rule.operation} takes a near miss of a listed {rule.where} (other case, a letter short, a plural) "
             "for the listed value, while refusing a plainly foreign one",
         )(_near_miss(rule, list(allowed))))
-    return faults + derived_faults(contract)
+    return faults + derived_faults(contract) + credential_faults(contract) + route_faults(contract) + mistake_faults(contract)
 
 
 def _lenient(rule: Rule, where: str, example: Any) -> Callable[[Simulator], Simulator]:
@@ -270,4 +279,72 @@ def derived_faults(contract: Contract) -> list[Fault]:
             faults.append(fault(f"bad-format:{rule.id.split('.', 1)[1]}", rule.id,
                                 f"{rule.operation} answers {', '.join('.'.join(p) for p, _ in members)} "
                                 "with a value outside the documented format")(_bad_format(rule, members)))
+    return faults
+
+
+def _any_well_formed(contract: Contract, rule: Rule) -> Callable[[Simulator], Simulator] | None:
+    from conformance.auth.variants import INVALID_CREDENTIAL, render, scheme_location
+
+    schemes = contract.security_for(rule.operation)
+    if not schemes:
+        return None
+
+    def wrap(sim: Simulator) -> Simulator:
+        seeded = dict(getattr(sim, "credentials", {}) or {})
+        swaps = []
+        for _name, scheme in schemes:
+            template = str(scheme.get("x-credential", ""))
+            try:
+                valid = render(template, lambda n: seeded[n])
+            except KeyError:
+                continue
+            swaps.append((scheme_location(scheme), render(template, lambda _n: INVALID_CREDENTIAL), valid))
+
+        def before(request: Request) -> Request:
+            for (where, name), invalid, valid in swaps:
+                if where == "header" and request.headers.get(name.lower()) == invalid:
+                    request.headers[name.lower()] = valid
+                elif where == "query":
+                    request.query = [(k, valid if k == name and v == invalid else v) for k, v in request.query]
+            return request
+
+        return on_request(before)(sim)
+
+    return wrap
+
+
+def credential_faults(contract: Contract) -> list[Fault]:
+    faults: list[Fault] = []
+    for rule in contract.rules:
+        if rule.kind == "auth" and (rule.params.get("as") or {}).get("invalid"):
+            wrap = _any_well_formed(contract, rule)
+            if wrap is not None:
+                faults.append(fault(f"any-well-formed-credential:{rule.id.split('.', 1)[1]}", rule.id,
+                                    "any credential in the documented form is taken as a valid one")(wrap))
+    return faults
+
+
+def _answer(rule: Rule, status: int) -> Callable[[Simulator], Simulator]:
+    on_operation = _on_operation(rule)
+
+    def after(request: Request, response: Response) -> Response:
+        return Response.json_response(status, {"message": "conformance fault"}) if on_operation(request) else response
+
+    return on_response(after)
+
+
+def mistake_faults(contract: Contract) -> list[Fault]:
+    """For each gap probe sending a body that is not JSON: a server crashing on it."""
+    return [fault(f"crash-on-mistake:{r.id.split('.', 1)[1]}", r.id, "a body that is not JSON is answered 500")(
+        _crash_on_unparsable(r)) for r in contract.rules
+        if r.params.get("check") == "gap-probe" and r.params.get("body") == "malformed-json"]
+
+
+def route_faults(contract: Contract) -> list[Fault]:
+    served = [r for r in contract.rules if r.params.get("check") == "route-served" and r.operation]
+    faults: list[Fault] = []
+    if served:
+        rule = served[0]
+        faults.append(fault(f"route-crash:{rule.id.split('.', 1)[1]}", rule.id,
+                            f"{rule.operation} answers 500")(_answer(rule, 500)))
     return faults
