@@ -95,6 +95,21 @@ def generation_shape(ctx: CheckContext) -> None:
     _poll(ctx, ctx.rule.id, generation_id)  # the final form is validated on the way
 
 
+@for_rule("presentations.status.warnings-only-on-create")
+def warnings_only_on_create(ctx: CheckContext) -> None:
+    """The Generation table says warnings is "only in the create response": every poll of the
+    status endpoint, first to final, carries no warnings member."""
+    _, generation_id = _create(ctx, ctx.rule.id)
+    first = ctx.call(STATUS, path_values={"generationId": generation_id})
+    expect_status(ctx.rule.id, first, 200, "status of a new generation")
+    polls = [(first, first.response.json())]
+    polls.append(_poll(ctx, ctx.rule.id, generation_id))
+    for exchange, body in polls:
+        expect(not (isinstance(body, dict) and "warnings" in body), ctx.rule.id,
+               "the status endpoint's Generation carries warnings (only in the create response)",
+               exchange=exchange, expected="a Generation without warnings")
+
+
 def _stays(ctx: CheckContext, body: dict[str, Any]) -> None:
     interval = ctx.contract.rule("presentations.lifecycle.reaches-final").params["poll_seconds"]
     for _ in range(ctx.rule.params["extra_polls"]):

@@ -30,6 +30,32 @@ def _gen_response(edit: Any) -> Any:
     return on_response(after)
 
 
+def _status_warnings(body: Any) -> Any:
+    if isinstance(body, dict):
+        body["warnings"] = "imageOptions.model is ignored for web image sources"
+    return body
+
+
+def _any_recipient(body: dict[str, Any]) -> dict[str, Any]:
+    # A server that takes any string as a recipient: what is no address becomes one.
+    email = (body.get("sharingOptions") or {}).get("emailOptions") if isinstance(body.get("sharingOptions"), dict) else None
+    if isinstance(email, dict) and isinstance(email.get("recipients"), list):
+        email["recipients"] = [r if not isinstance(r, str) or "@" in r else f"{r}@example.com"
+                               for r in email["recipients"]]
+    return body
+
+
+def _coerce_flag(flag: str) -> Any:
+    # A lenient server reading the text "true" or the number 1 as the boolean true.
+    def edit(body: dict[str, Any]) -> dict[str, Any]:
+        cards = body.get("cardOptions")
+        hf = cards.get("headerFooter") if isinstance(cards, dict) else None
+        if isinstance(hf, dict) and hf.get(flag) in ("true", 1) and not isinstance(hf.get(flag), bool):
+            hf[flag] = True
+        return body
+    return edit
+
+
 def _truncate_text(body: dict[str, Any]) -> dict[str, Any]:
     if isinstance(body.get("inputText"), str):
         body["inputText"] = body["inputText"][:400_000]
@@ -300,4 +326,17 @@ FAULTS: list[Fault] = [
           "theme items carry their id as 'themeId', not 'id'")(on_response(_theme_id_renamed)),
     fault("created-201-garbage", "presentations.generate.valid-accepted",
           "generations are created with 201 and a body that is not {generationId}")(on_response(_created_garbage)),
+    # Issue 20 (statement index): the Generation table's warnings row.
+    fault("status-carries-warnings", "presentations.status.warnings-only-on-create",
+          "the status endpoint repeats the create response's warnings in the Generation")(
+        _gen_response(_status_warnings)),
+    fault("accepts-any-recipient", "presentations.generate.recipients-email",
+          "a recipient that is no e-mail address is accepted")(
+        request_json_edit(lambda r: r.method == "POST" and r.path.startswith("/v1.0/generations"), _any_recipient)),
+    fault("coerces-hide-from-first-card", "presentations.generate.hide-from-first-card-type",
+          'hideFromFirstCard "true" (text) or 1 is read as true')(
+        _body_edit("/v1.0/generations", _coerce_flag("hideFromFirstCard"))),
+    fault("coerces-hide-from-last-card", "presentations.generate.hide-from-last-card-type",
+          'hideFromLastCard "true" (text) or 1 is read as true')(
+        _body_edit("/v1.0/generations", _coerce_flag("hideFromLastCard"))),
 ]
