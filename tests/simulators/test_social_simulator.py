@@ -92,3 +92,22 @@ def test_body_and_accept_not_json_are_415() -> None:
                                     headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "text/plain"}))
     assert text.status == 415
     assert call(sim, "GET", "/v1/metadata/client", Accept="text/html").status == 415
+
+
+def test_optional_message_filters_narrow_and_a_wrongly_typed_timezone_or_fields_is_400() -> None:
+    sim = SocialSimulator()
+    base = [f"group_id.eq({GROUP})", f"customer_profile_id.eq({PROFILE})", "created_time.in(2026-03-01..2026-03-15)"]
+
+    def guids(*extra: str) -> dict[str, str]:
+        query = {"filters": [*base, *extra], "fields": ["guid", "post_type"], "limit": 100}
+        res = call(sim, "POST", "/messages", query)
+        assert res.status == 200 and "paging" not in res.json()  # one page holds them all
+        return {r["guid"]: r["post_type"] for r in res.json()["data"]}
+
+    every = guids()
+    kind = next(iter(every.values()))
+    assert guids(f"post_type.eq({kind})") == {g: t for g, t in every.items() if t == kind}
+    assert set(guids("tag_id.eq(2)")) < set(every) and set(guids("language_code.eq(en)")) <= set(every)
+    assert posts(sim, "created_time.in(2026-03-01..2026-03-31)", timezone={"zone": "UTC"}).status == 400
+    metrics = call(sim, "POST", "/listening/topics/t-brand/metrics", {"metrics": ["likes"], "fields": 5})
+    assert metrics.status == 400

@@ -264,7 +264,23 @@ def _resolve_empty(request: Request, response: Response) -> Response:
     return response
 
 
+def _default_page(path: str | re.Pattern[str], page: str) -> Callable[[Simulator], Simulator]:
+    """Requests to ``path`` without page serve ``page`` instead of page 1."""
+    def before(request: Request) -> Request:
+        hit = path.match(request.path) if isinstance(path, re.Pattern) else request.path == path
+        if request.method == "GET" and hit and "page" not in request.params:
+            request.query = [*request.query, ("page", page)]
+        return request
+    return on_request(before)
+
+
+DNS_DOMAIN = re.compile(r"^/dns/domain/[^/]+$")
+
 FAULTS: list[Fault] = [
+    fault("search-default-page-2", "scanning.search.page-default", "a search without page serves page 2")(
+        _default_page(SEARCH, "2")),
+    fault("dns-default-page-2", "scanning.dns.page-default", "a DNS domain lookup without page serves page 2")(
+        _default_page(DNS_DOMAIN, "2")),
     fault("count-charges-credit", "scanning.credits.count-free",
           "host count takes a query credit")(_refund(_path(COUNT), "query_credits", lambda r, b: -1)),
     fault("search-101-results", "scanning.search.page-size",

@@ -249,3 +249,34 @@ def facet_count_suffix(ctx: CheckContext) -> None:
         expect(got == count, ctx.rule.id, f"facets={name}:{count} returned {got} values",
                exchange=exchange,
                expected=f"{count} values (the property has at least {len(plain[name])})")
+
+
+# -- page defaults ----------------------------------------------------------------------
+@for_rule("scanning.search.page-default", "scanning.dns.page-default",
+          params={"query": {"type": "object", "additionalProperties": STRING},
+                  "path_values": {"type": "object", "additionalProperties": STRING},
+                  "items_field": STRING, "id_fields": {"type": "array", "items": STRING, "minItems": 1}},
+          required=("query", "items_field", "id_fields"))
+def page_default(ctx: CheckContext) -> None:
+    """"page (integer, default 1)": the rule's operation without page answers what page=1 answers
+    (the same items in the same order, named by ``id_fields``). ``query`` values may name
+    target settings ({SAMPLE_QUERY})."""
+    operation, params = ctx.rule.operation, ctx.rule.params
+    assert operation
+    query = ctx.query_in(params["query"])
+    path = ctx.settings_in(params.get("path_values"))
+
+    def items(page: dict[str, int]) -> tuple[Exchange, list[str]]:
+        exchange = ctx.call(operation, params={**query, **page}, path_values=path)
+        body = expect_shape(ctx, exchange, operation, f"{operation} {page or 'without page'}")
+        rows = body.get(params["items_field"]) if isinstance(body, dict) else None
+        rows = rows if isinstance(rows, list) else []
+        return exchange, [json.dumps([r.get(k) if isinstance(r, dict) else r for k in params["id_fields"]])
+                          for r in rows]
+
+    exchange, plain = items({})
+    _, first = items({"page": 1})
+    if not first:
+        ctx.skip(f"{operation} page 1 holds nothing: the default page cannot be told apart")
+    expect(plain == first, ctx.rule.id, f"without page {len(plain)} items, {len(set(plain) & set(first))} of them "
+           f"on page 1 ({len(first)} items)", exchange=exchange, expected="page 1 (the default)")

@@ -61,15 +61,18 @@ def one_year(ctx: CheckContext) -> None:
                    partial(period, days + ctx.rule.params["beyond_days"]), control=partial(period, days - 1))
 
 
-@for_rule("social.profiles.result-cap", params={"cap": {"type": "integer", "minimum": 1},
+@for_rule("social.profiles.result-cap", "social.posts.result-cap", params={"cap": {"type": "integer", "minimum": 1},
                                                "profiles": {"type": "integer", "minimum": 1},
                                                "other_filters": _FILTERS, "max_pages": {"type": "integer"}},
           required=("cap", "profiles", "other_filters", "max_pages"))
 def result_cap(ctx: CheckContext) -> None:
-    cap, params = ctx.rule.params["cap"], ctx.rule.params
+    """Any analytics response (profiles or posts: the rule's operation) is cut at the cap."""
+    cap, params, operation = ctx.rule.params["cap"], ctx.rule.params, ctx.rule.operation
+    assert operation
     ids = customer_profiles(ctx, params["profiles"])
-    query = body(ctx, PROFILES, filters=[f"customer_profile_id.eq({', '.join(ids)})", *params["other_filters"]])
-    rows, paging = rows_of(ctx, PROFILES, query, "page 1")
+    query = body(ctx, operation, filters=[f"customer_profile_id.eq({', '.join(ids)})", *params["other_filters"]])
+    query.pop("limit", None)
+    rows, paging = rows_of(ctx, operation, query, "page 1")
     size, pages = len(rows), paging["total_pages"]
     if pages <= 1:
         ctx.skip(f"the answer fits one page ({size} rows): the cap was not approached")
@@ -77,32 +80,41 @@ def result_cap(ctx: CheckContext) -> None:
            f"{pages} pages of {size} rows are stated", expected=f"at most {cap} results in all")
     # Pages before the last are full (the paging-walk rule holds that): page 1 and the last
     # page give the total without reading the ten thousand rows between.
-    last = rows_of(ctx, PROFILES, {**query, "page": pages}, f"page {pages}, the last")[0]
+    last = rows_of(ctx, operation, {**query, "page": pages}, f"page {pages}, the last")[0]
     seen = size * (pages - 1) + len(last)
     expect(seen <= cap, ctx.rule.id, f"the pages hold {seen} results", expected=f"at most {cap} (extra results cut)")
     if seen < cap:
         ctx.skip(f"the query has {seen} results, fewer than the cap of {cap}: the cut was not exercised")
 
 
-@for_rule("social.posts.guid-only-default")
+@for_rule("social.posts.guid-only-default", "social.messages.guid-only-default")
 def guid_only_default(ctx: CheckContext) -> None:
-    query = body(ctx, POSTS)
+    """The rule's operation (posts or messages) without fields: rows carry only guid."""
+    operation = ctx.rule.operation
+    assert operation
+    query = body(ctx, operation)
     query.pop("fields", None)
-    rows, _ = rows_of(ctx, POSTS, query, "posts without fields")
+    rows, _ = rows_of(ctx, operation, query, f"{operation} without fields")
     if not rows:
-        ctx.skip("the example's posts query returned no rows")
+        ctx.skip(f"the example's {operation} query returned no rows")
     extra = sorted({k for row in rows for k in row} - {"guid", "metrics"})
     expect(not extra and all("guid" in row for row in rows), ctx.rule.id,
            f"without fields the rows carry {extra or 'no guid'}", expected="only guid (and the metrics object)")
 
 
-@for_rule("social.posts.fields-returned", params={"fields": {"type": "array", "items": {"type": "string"}}},
-          required=("fields",))
+@for_rule("social.posts.fields-returned", "social.listening.fields-returned",
+          params={"fields": {"type": "array", "items": {"type": "string"}}}, required=("fields",))
 def fields_returned(ctx: CheckContext) -> None:
-    fields = ctx.rule.params["fields"]
-    rows, _ = rows_of(ctx, POSTS, body(ctx, POSTS, fields=fields), f"posts with fields {fields}")
+    """The rule's operation (posts, topic messages) with ``fields``: each comes back as a key
+    (internal.* under an object), and the metrics object beside them."""
+    fields, operation = ctx.rule.params["fields"], ctx.rule.operation
+    assert operation
+    rows, _ = rows_of(ctx, operation, body(ctx, operation, fields=fields), f"{operation} with fields {fields}")
     if not rows:
-        ctx.skip("the example's posts query returned no rows")
+        ctx.skip(f"the example's {operation} query returned no rows")
+    # A member a row has no value for may be left out of that row, not out of every row.
+    absent = [n for n in fields if "." not in n and not any(n in row for row in rows)]
+    expect(not absent, ctx.rule.id, f"no row carries the requested {absent}", expected="requested fields as keys")
     for row in rows:
         for name in fields:
             top = name.split(".", 1)[0]

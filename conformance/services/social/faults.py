@@ -49,10 +49,11 @@ def _no_token(request: Request) -> Request:
     return request
 
 
-def _unprefixed_token(request: Request) -> Request:
-    if not (request.header("authorization") or "").startswith("Bearer "):
-        request.headers["authorization"] = f"Bearer {TOKEN}"
-    return request
+def _unknown_token_403(request: Request, response: Response) -> Response:
+    # The invalid-token probe keeps the documented form (Bearer <a value no account has>).
+    if response.status == 401 and (request.header("authorization") or "").startswith("Bearer "):
+        response.status = 403
+    return response
 
 
 def _token_alive(name: str) -> Callable[[Simulator], Simulator]:
@@ -237,8 +238,8 @@ _bare = re.compile(r"(created_time\.in\()(\d{4}-\d{2}-\d{2})(\.\.)(\d{4}-\d{2}-\
 FAULTS: list[Fault] = [
     fault("no-token-accepted", "social.auth.token-required", "a request without a token is served")(
         _request(_no_token)),
-    fault("unprefixed-token-accepted", "social.auth.invalid-token", "an Authorization that is no bearer token is "
-          "served as the account's")(_request(_unprefixed_token)),
+    fault("invalid-token-403", "social.auth.invalid-token", "a bearer token no account has is answered 403 "
+          "(as if the customer's data were not allowed), not 401")(on_response(_unknown_token_403)),
     fault("expired-token-accepted", "social.auth.expired-token", "expired tokens never expire")(
         _token_alive(EXPIRED_TOKEN)),
     fault("oauth-token-refused", "social.auth.oauth-token-accepted", "only account-scoped tokens are accepted")(
@@ -351,6 +352,21 @@ FAULTS: list[Fault] = [
           "refused")(on_path(_METRICS, _listed_dimensions)),
     fault("metrics-paging-without-total", "social.listening.metrics-shape", "metrics paging lacks total_pages")(
         rows_edit(_METRICS, _metrics_paging)),
+    fault("posts-not-cut", "social.posts.result-cap", "post analytics answers are not cut at 10000")(
+        attr("cap", 10**9)),
+    fault("messages-fields-default-all", "social.messages.guid-only-default", "without fields, messages carry "
+          "created_time too")(on_path(_MESSAGES, default("fields", ["guid", "created_time"]))),
+    fault("messages-oldest-first", "social.messages.default-order", "without sort, messages come oldest first")(
+        on_path(_MESSAGES, default("sort", ["created_time:asc"]))),
+    fault("post-type-filter-ignored", "social.messages.filter-post-type", "post_type.eq is dropped")(
+        on_path(_MESSAGES, filters(lambda fs: [f for f in fs if not f.startswith("post_type.")]))),
+    fault("tag-id-filter-refused", "social.messages.filter-tag-id", "tag_id.eq is refused as an unknown filter")(
+        on_path(_MESSAGES, filters(lambda fs: [f.replace("tag_id.eq(", "tag.eq(") for f in fs]))),
+    fault("language-code-filter-refused", "social.messages.filter-language-code", "language_code.eq is refused as "
+          "an unknown filter")(on_path(_MESSAGES, filters(lambda fs: [f.replace("language_code.", "lang.")
+                                                                         for f in fs]))),
+    fault("listening-fields-ignored", "social.listening.fields-returned", "topic messages carry only guid (and "
+          "metrics) whatever fields ask")(on_path(_TOPIC, lambda b: {**b, "fields": ["guid"]})),
     fault("rate-limit-70", "social.rate.per-minute", "70 requests a minute are served")(attr("per_minute", 70)),
     fault("publishing-route-missing", "social.publishing.create-served", "POST publishing/posts answers 404")(
         _request(lambda r: Request(r.method, r.path + "-gone", r.query, r.headers, r.body)

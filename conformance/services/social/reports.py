@@ -150,7 +150,9 @@ class Reports:
         pids = set(self._own_profiles(_ids(by_field.get("customer_profile_id"), "customer_profile_id")))
         if "created_time" not in by_field:
             raise SimError(400, "created_time.in(start..end) is required")
-        zone(body.get("timezone") if isinstance(body.get("timezone"), str) else None)
+        if "timezone" in body and not isinstance(body["timezone"], str):
+            raise SimError(400, "timezone is a string (a tz database name)")
+        zone(body.get("timezone"))
         sort = _strings(body, "sort", False)
         fields = _strings(body, "fields", False) or ["guid"]
         rest = tuple(f for f in parsed if f.field != "customer_profile_id")
@@ -250,6 +252,7 @@ class Reports:
 
     def topic_metrics(self, body: dict[str, Any], topic_id: str) -> Response:
         metrics = _strings(body, "metrics", False) or ["likes"]
+        _strings(body, "fields", False)  # a string array (the listening body), unused by aggregates
         dimensions = _strings(body, "dimensions", False)
         for name in dimensions:
             if name not in DIMENSIONS:

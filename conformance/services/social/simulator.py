@@ -50,6 +50,7 @@ class SocialSimulator(Reports, Simulator):
         "TOPIC_ID": data.TOPIC,
         "ARCHIVED_TAG_ID": "3",
         "MESSAGE_ID": data.posts()[0]["guid"],
+        "LANGUAGE_CODE": "en",
         "PUBLISHING_POST_ID": "pp-1",
         "SUBMISSION_ID": "sub-1",
         "PART_NUMBER": "1",
