@@ -47,7 +47,11 @@ def test_account_create_validation_and_read_only() -> None:
     created = call(sim, "POST", "/accounts", {**BODY, "sending_gap": 1440, "provider_code": 8})
     assert created.status == 200 and created.json()["warmup_status"] == 0
     assert "imap_password" not in created.json()
-    assert call(sim, "POST", "/accounts", BODY).status == 400  # the email exists (SIM-CHOICE)
+    # The email exists: replaced by default (SIM-CHOICE, gap duplicate-email), refused by the variant's switch.
+    again = call(sim, "POST", "/accounts", {**BODY, "first_name": "Grace"})
+    assert again.status == 200 and again.json()["first_name"] == "Grace" and len(sim.accounts) == 4
+    sim.refuse_duplicates = True
+    assert call(sim, "POST", "/accounts", BODY).status == 400
     sim.refuse_read_only = False
     answer = call(sim, "PATCH", "/accounts/new@outreach.example", {"status": -3, "daily_limit": None})
     assert answer.status == 200 and answer.json()["status"] == 1

@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["DAY", "HEAVY_EMAIL", "SeedData", "build_clicks", "build_conversions", "resource_value"]
+__all__ = ["DAY", "HEAVY_EMAIL", "SeedData", "build_clicks", "build_conversions", "first_conversion_id", "resource_value"]
 
 DAY = 86_400
 HEAVY_EMAIL = "heavy@example.com"
@@ -31,6 +31,11 @@ _COUNTRIES = (("US", "United States"), ("DE", "Germany"), ("FR", "France"))
 
 def _hex(*parts: object) -> str:
     return hashlib.md5("|".join(map(str, parts)).encode()).hexdigest()  # noqa: S324 (an id, not security)
+
+
+def first_conversion_id() -> str:
+    """The id of the first seeded conversion (the CONVERSION_ID setting)."""
+    return _hex("conversion", 0)
 
 
 def _conversion(i: int, ts: float, rng: random.Random, email: str) -> dict[str, Any]:

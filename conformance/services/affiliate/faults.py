@@ -283,7 +283,35 @@ def _odd_id_crashes(request: Request, response: Response) -> Response:
 
 
 
+
+def _drop_text_ruleset(body: dict[str, Any]) -> dict[str, Any]:
+    """A redirect's ruleset sent as text is dropped (so accepted) instead of refused."""
+    for item in body.get("redirects") or []:
+        if isinstance(item, dict) and isinstance(item.get("ruleset"), str):
+            del item["ruleset"]
+    return body
+
+
+def _refuse_resource_type(path: str, kind: str) -> Callable[[Simulator], Simulator]:
+    """A filter of the listed resource type ``kind`` is refused (400)."""
+    def before(request: Request) -> Request:
+        if request.method == "POST" and request.path == path and kind.encode() in (request.body or b""):
+            body = json.loads(request.body)
+            filters = ((body.get("query") or {}).get("filters") or []) if isinstance(body, dict) else []
+            if any(isinstance(f, dict) and f.get("resource_type") == kind for f in filters):
+                body["query"] = "refused"  # the simulator refuses a query that is not an object
+                request.body = json.dumps(body).encode()
+        return request
+    return on_request(before)
+
 FAULTS: list[Fault] = [
+    fault("offer-group-filter-refused", "affiliate.conversions.resource-types-accepted",
+          "a conversion filter of resource type offer_group is refused")(_refuse_resource_type(_REPORT, "offer_group")),
+    fault("device-make-filter-refused", "affiliate.clicks.resource-types-accepted",
+          "a click filter of resource type device_make is refused")(_refuse_resource_type(_CLICKS, "device_make")),
+    fault("ruleset-text-accepted", "affiliate.request-fields.post-v1-networks-campaigns",
+          "a redirect's ruleset sent as a string is accepted (dropped)")(
+        _body("POST", _CAMPAIGNS, _drop_text_ruleset)),
     fault("odd-conversion-id-500", "affiliate.generic.responses-documented",
           "a conversion lookup with an id of odd characters crashes with 500")(on_response(_odd_id_crashes)),
     fault("window-unbounded", f"{_T}.window-start", "a from before the previous 365 days is served with its old rows")(

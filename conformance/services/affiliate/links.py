@@ -54,6 +54,9 @@ def _check_redirects(redirects: Any, routing: str) -> list[dict[str, Any]]:
         for key in ("redirect_network_offer_id", "redirect_network_offer_url_id", "routing_value"):
             if key in item and not _int(item[key]):
                 raise SimError(400, f"redirects[{number}].{key} must be an integer")
+        # A redirect's ruleset is a Ruleset, whose fields the document lists: an object.
+        if "ruleset" in item and not isinstance(item["ruleset"], dict):
+            raise SimError(400, f"redirects[{number}].ruleset must be an object")
         if routing in ("priority", "weight") and "routing_value" not in item:
             raise SimError(400, f"redirects[{number}].routing_value is required for {routing} routing")
         out.append(copy.deepcopy(item))

@@ -13,7 +13,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any, ClassVar
 
 from conformance.services.affiliate import reports
-from conformance.services.affiliate.data import DAY, HEAVY_EMAIL, SeedData
+from conformance.services.affiliate.data import DAY, HEAVY_EMAIL, SeedData, first_conversion_id
 from conformance.services.affiliate.links import DEFAULTS, RELATIONSHIPS, unpack_upload, validate_smart_link
 from conformance.simulators.base import Clock, SimError, Simulator
 from conformance.transport.model import Request, Response
@@ -38,6 +38,7 @@ class AffiliateSimulator(Simulator):
         "TIMEZONE_ID": "90",
         "EMAIL": HEAVY_EMAIL,
         "CAMPAIGN_ID": "1",
+        "CONVERSION_ID": first_conversion_id(),
     }
 
     def __init__(self, clock: Clock | None = None) -> None:

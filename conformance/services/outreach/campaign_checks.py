@@ -105,6 +105,15 @@ def activate_pause(ctx: CheckContext) -> None:
            expected="pause changes the state that activate set")
 
 
+@for_rule("outreach.campaign.analytics-by-id")
+def analytics_by_id(ctx: CheckContext) -> None:
+    """"summary; campaign id in query parameter id": the parameter is taken for an existing
+    campaign. What the summary holds is not shown (gap bodies), so only the answer is judged."""
+    cid = ctx.credential("CAMPAIGN_ID")
+    exchange = ctx.call(ctx.rule.operation or "GET /campaigns/analytics", params={"id": cid})
+    expect_status(ctx.rule.id, exchange, OK, f"the analytics summary of campaign {cid} (query parameter id)")
+
+
 @for_rule("outreach.warmup.enable-returns-job")
 def warmup_job(ctx: CheckContext) -> None:
     operation = "POST /accounts/warmup/enable"

@@ -235,6 +235,31 @@ def _unserved(method: str, path: str) -> Any:
     return on_request(before)
 
 
+def _analytics_id_refused(request: Request, response: Response) -> Response:
+    if _is(request, "GET", "/api/v2/campaigns/analytics") and "id" in request.params:
+        return Response(400, {"content-type": "application/json"}, b'{"error": "unknown query parameter id"}')
+    return response
+
+
+def _write_on_create(field: str) -> Callable[[Simulator], Simulator]:
+    """Read-only ``field`` sent on create is accepted and stored as sent."""
+    def apply(sim: Simulator) -> Simulator:
+        sim.refuse_read_only = False  # type: ignore[attr-defined]
+        original = sim.create_account  # type: ignore[attr-defined]
+
+        def create(request: Request) -> Response:
+            response: Response = original(request)
+            sent = json.loads(request.body)
+            if response.status == 200 and field in sent:
+                sim.accounts[sent["email"]][field] = sent[field]  # type: ignore[attr-defined]
+            return response
+
+        sim.create_account = create  # type: ignore[attr-defined]
+        _reroute(sim, "POST", _ACCOUNTS, create)
+        return sim
+    return apply
+
+
 def _neither_mark_read(request: Request) -> Request:
     if request.path.endswith("/mark-as-read"):
         request.method = "PUT"
@@ -252,6 +277,10 @@ FAULTS: list[Fault] = [
           "provider_code 8 (AirMail) is refused")(_rewrite_body("POST", _ACCOUNTS, _provider_8_refused)),
     fault("warmup-status-written-on-create", "outreach.account.read-only-create",
           "read-only warmup_status sent on create is stored")(_write_read_only),
+    fault("timestamp-created-written-on-create", "outreach.account.read-only-create",
+          "read-only timestamp_created sent on create is stored")(_write_on_create("timestamp_created")),
+    fault("analytics-id-refused", "outreach.campaign.analytics-by-id",
+          "GET /campaigns/analytics refuses the documented query parameter id")(on_response(_analytics_id_refused)),
     fault("read-only-written-on-update", "outreach.account.read-only-update",
           "read-only is_managed_account sent on update is stored")(_update_writes_read_only),
     fault("smtp-port-optional", "outreach.account.smtp-port-required",

@@ -38,7 +38,9 @@ class ResourcesMixin:
             self.campaigns[cid] = {"id": cid, "name": f"Campaign {i}", "status": DRAFT,
                                    "email_list": [next(iter(sorted(self.accounts)))],
                                    "campaign_schedule": {"schedules": []}}
-        self.leads: dict[str, dict[str, Any]] = {}
+        # SIM-CHOICE: one seeded lead (the LEAD_ID setting), so an update has something to change.
+        self.leads: dict[str, dict[str, Any]] = {
+            "lead-seed-0001": {"id": "lead-seed-0001", "email": "lead@outreach.example", "payload": {}}}
         self.block_list: dict[str, dict[str, Any]] = {}
         self.tags: dict[str, dict[str, Any]] = {}
         self.verifications: dict[str, dict[str, Any]] = {}

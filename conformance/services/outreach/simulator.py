@@ -48,18 +48,23 @@ class OutreachSimulator(ResourcesMixin, Simulator):
         "ALL_CREATE_API_KEY": "sim-outreach-all-create",
         "NO_CREATE_API_KEY": "sim-outreach-campaigns-all",
         "ACCOUNT_EMAIL": SEED_EMAIL,
+        "DELETABLE_ACCOUNT_EMAIL": "sender2@outreach.example",
         "CAMPAIGN_ID": "0190c0de-0000-7000-8000-000000000001",
         "CAMPAIGN_PAGE_SIZE": "10",
         "CAMPAIGN_STATUS_FIELD": "status",
         "CAMPAIGN_CURSOR_FIELD": "next_starting_after",
         "THREAD_ID": "thread-0001",
+        "LEAD_ID": "lead-seed-0001",
+        "REPLY_TO_UUID": "email-0001",
         "WARMUP_EMAILS_FIELD": "emails",
     }
 
     def __init__(self, clock: Clock | None = None) -> None:
         super().__init__(clock)
         self.refuse_read_only = True  # SIM-CHOICE; a variant ignores them instead
-        self.refuse_duplicates = True  # SIM-CHOICE; a variant updates instead
+        # SIM-CHOICE (gap duplicate-email): a create with an existing email replaces the account;
+        # the variant duplicate-create-refused refuses it with 400 instead.
+        self.refuse_duplicates = False
         self.scope_refusal_status = 403  # SIM-CHOICE: not shown
         self.accounts: dict[str, dict[str, Any]] = {}
         self._window: dict[str, tuple[float, int]] = {}

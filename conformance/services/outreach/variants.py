@@ -137,8 +137,8 @@ def _job_as_id(request: Request, response: Response) -> Response:
 VARIANTS: tuple[Variant, ...] = (
     variant("read-only-ignored", "read-only fields on create and update are dropped, not refused")(
         _attribute("refuse_read_only", False)),
-    variant("duplicate-create-updates", "creating an existing email updates it instead of refusing")(
-        _attribute("refuse_duplicates", False)),
+    variant("duplicate-create-refused", "creating an existing email is refused (400) instead of replacing it")(
+        _attribute("refuse_duplicates", True)),
     variant("scope-refusal-401", "a key without the needed scope is answered 401 instead of 403")(
         _attribute("scope_refusal_status", 401)),
     variant("mark-as-read-by-patch", "mark-as-read is served by PATCH, as the method column says")(
