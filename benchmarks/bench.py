@@ -36,9 +36,8 @@ from conformance.contract.loader import available_services  # noqa: E402
 from conformance.recording.cassettes import MATCH_ON, CassetteFormat, cassette_context  # noqa: E402
 from conformance.recording.replay import ReplayTransport  # noqa: E402
 from conformance.runner import collect_cases, run_case  # noqa: E402
+from conformance.services import create_simulator, target_for  # noqa: E402
 from conformance.settings import RunSettings  # noqa: E402
-from conformance.simulators import create_simulator  # noqa: E402
-from conformance.targets import make_target  # noqa: E402
 from conformance.targets.base import _mock_transport, _refuse  # noqa: E402
 from conformance.transport.model import Request  # noqa: E402
 from conformance.transport.session import Session  # noqa: E402
@@ -59,7 +58,7 @@ def gate() -> list[Row]:
     total = 0.0
     for service in available_services():
         contract = load_contract(service)
-        target = make_target(contract, RunSettings(target="sim"))
+        target = target_for(contract, RunSettings(target="sim"))
         cases = collect_cases(contract)
         seconds = _timed(lambda: [run_case(c, target) for c in cases])
         total += seconds

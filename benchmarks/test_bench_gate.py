@@ -12,14 +12,14 @@ import pytest
 from conformance.contract import load_contract
 from conformance.contract.loader import available_services
 from conformance.runner import collect_cases, run_case
+from conformance.services import target_for
 from conformance.settings import RunSettings
-from conformance.targets import make_target
 
 
 @pytest.mark.parametrize("service", available_services())
 def test_gate_per_service(benchmark: Any, service: str) -> None:
     contract = load_contract(service)
-    target = make_target(contract, RunSettings(target="sim"))
+    target = target_for(contract, RunSettings(target="sim"))
     cases = collect_cases(contract)
 
     def gate() -> None:

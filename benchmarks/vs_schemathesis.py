@@ -53,7 +53,8 @@ import httpx  # noqa: E402
 import uvicorn  # noqa: E402
 import yaml  # noqa: E402
 
-from conformance.simulators import Simulator, create_simulator  # noqa: E402
+from conformance.services import create_simulator  # noqa: E402
+from conformance.simulators import Simulator  # noqa: E402
 from conformance.simulators.asgi import SimulatorApp  # noqa: E402
 from conformance.simulators.base import WallClock  # noqa: E402
 
@@ -252,8 +253,8 @@ class ServiceResult:
 
 def bench_service(service: str, args: argparse.Namespace) -> ServiceResult:
     from conformance.contract import load_contract
-    from conformance.faults import faults_for
     from conformance.selftest import kill_matrix
+    from conformance.services import faults_for
 
     out = ServiceResult(service)
     try:

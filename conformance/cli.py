@@ -44,7 +44,7 @@ def _run(args: argparse.Namespace) -> int:
 
     from conformance.contract import load_contract
     from conformance.contract.loader import available_services
-    from conformance.faults import fault_decorator, faults_for
+    from conformance.services import fault_decorator, faults_for
     from conformance.settings import RunSettings
 
     # Validate up front so a typo is one line, not a pytest collection error.
@@ -201,7 +201,7 @@ def _exit_status(report_dir: Path, pytest_code: int, *, allow_skips: bool = Fals
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from conformance.simulators import create_simulator
+    from conformance.services import create_simulator, fault_decorator
     from conformance.simulators.asgi import SimulatorApp
     from conformance.simulators.base import WallClock
 
@@ -219,8 +219,6 @@ def _serve(args: argparse.Namespace) -> int:
         options[name] = value
     sim = create_simulator(args.service, WallClock(rate=args.clock_rate), **options)
     if args.fault:
-        from conformance.faults import fault_decorator
-
         sim = fault_decorator(args.service, args.fault)(sim)
     with_fault = f" with {args.fault}" if args.fault else ""
     print(f"serving the {args.service} simulator{with_fault} on http://{args.host}:{args.port} "
@@ -234,8 +232,8 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _selftest(args: argparse.Namespace) -> int:
     from conformance.contract.loader import available_services
-    from conformance.faults import faults_for, variants_for
     from conformance.selftest import kill_matrix
+    from conformance.services import faults_for, variants_for
 
     services = args.service or available_services()
     if args.list:

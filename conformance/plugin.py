@@ -22,8 +22,9 @@ from conformance.reporting.progress import Progress
 from conformance.reporting.redact import curl_line, render_request, render_response
 from conformance.reporting.summary import RunSummary
 from conformance.runner import ERROR, FAILED, INTERRUPTED, SKIPPED, Case, Outcome, collect_cases, interrupted, run_case
+from conformance.services import target_for
 from conformance.settings import PROFILES, RECORD_MODES, TARGETS, RunSettings
-from conformance.targets import Target, make_target
+from conformance.targets import Target
 from conformance.targets.base import SimTarget
 
 __all__ = ["pytest_addoption", "pytest_configure", "pytest_generate_tests"]
@@ -209,7 +210,7 @@ def conformance_check(conformance_settings: RunSettings, conformance_summary: Ru
         __tracebackhide__ = True
         contract = load_contract(case.service)
         if case.service not in conformance_targets:
-            conformance_targets[case.service] = make_target(contract, conformance_settings)
+            conformance_targets[case.service] = target_for(contract, conformance_settings)
             conformance_summary.note_target(case.service, conformance_targets[case.service].missing_required())
         target = conformance_targets[case.service]
         _label(contract, case, conformance_settings)

@@ -1,7 +1,8 @@
 """Cases and outcomes: one case per rule, run against a target without pytest.
 
 The pytest plugin turns cases into test items; ``selftest`` runs them directly for speed. Both
-go through ``run_case`` so a rule means the same thing everywhere.
+go through ``collect_cases`` (where rules are bound to their checks and their params validated)
+and ``run_case`` so a rule means the same thing everywhere.
 """
 
 from __future__ import annotations
@@ -11,20 +12,22 @@ import traceback
 from dataclasses import dataclass, field
 
 from conformance.checks.context import CheckContext
-from conformance.checks.registry import CheckSpec, spec_for
+from conformance.checks.registry import CheckSpec, check_params, spec_for
 from conformance.contract import Contract, Rule
 from conformance.errors import (
     CassetteMissing,
     ContractFailure,
+    ContractFileError,
     HarnessError,
     RuleSkipped,
     SkipKind,
     TargetUnreachable,
 )
-from conformance.recording.scrub import scrub_text
+from conformance.services import load_service
 from conformance.settings import env_name
 from conformance.targets.base import Target
 from conformance.transport.model import Exchange
+from conformance.transport.scrub import scrub_text
 
 __all__ = ["Case", "Outcome", "collect_cases", "interrupted", "run_case"]
 
@@ -68,7 +71,20 @@ class Outcome:
 
 
 def collect_cases(contract: Contract) -> list[Case]:
-    return [Case(contract.service, rule, spec_for(rule, contract.service)) for rule in contract.rules]
+    """One case per rule, bound to its check. Loading the service package registers its checks;
+    a rule's params must be what its check declares (a ``ContractFileError`` naming the rules.yaml
+    file and the rule)."""
+    load_service(contract.service)
+    return [Case(contract.service, rule, _check_of(contract, i, rule)) for i, rule in enumerate(contract.rules)]
+
+
+def _check_of(contract: Contract, index: int, rule: Rule) -> CheckSpec | None:
+    try:
+        spec = spec_for(rule)
+        check_params(rule, spec)
+    except ContractFileError as exc:
+        raise ContractFileError(f"{contract.rules_file or 'rules.yaml'}: rules[{index}] ({rule.id}): {exc}") from None
+    return spec
 
 
 def _missing_requirement(case: Case, target: Target) -> str | None:
@@ -116,7 +132,8 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
     try:
         with target.session(case.id) as session:
             secrets = session.secrets
-            ctx = CheckContext(target.contract, case.rule, target, session, profile)
+            ctx = CheckContext(target.contract, case.rule, target, session, profile,
+                               token_source=load_service(case.service).token_source)
             try:
                 case.check.fn(ctx)
             finally:

@@ -11,10 +11,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from conformance.contract import load_contract
-from conformance.faults import faults_for, variants_for
 from conformance.runner import ERROR, FAILED, collect_cases, run_case
+from conformance.services import faults_for, target_for, variants_for
 from conformance.settings import RunSettings
-from conformance.targets import make_target
 
 __all__ = ["FaultResult", "kill_matrix", "run_suite"]
 
@@ -43,7 +42,7 @@ def run_suite(service: str, fault: str | None, profile: str = "gate", breaks: st
     would change nothing but the time (``everything`` runs them all, to see what else notices).
     The clean simulator and every variant run every rule: a variant must pass them all."""
     contract = load_contract(service)
-    target = make_target(contract, RunSettings(target="sim", profile=profile, fault=fault))
+    target = target_for(contract, RunSettings(target="sim", profile=profile, fault=fault))
     result = FaultResult(service, fault)
     for case in collect_cases(contract):
         if breaks and not everything and case.id != breaks:

@@ -11,7 +11,8 @@ from contextlib import contextmanager
 import pytest
 import uvicorn
 
-from conformance.simulators import Simulator, create_simulator
+from conformance.services import create_simulator
+from conformance.simulators import Simulator
 from conformance.simulators.asgi import SimulatorApp
 from conformance.simulators.base import Clock, WallClock
 

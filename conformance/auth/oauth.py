@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from conformance.auth.variants import DEFAULT, AuthAs, apply_auth, render
-from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
+from conformance.contract.expect import expect, expect_json_schema, expect_status, success_statuses
 from conformance.errors import ContractFileError
 from conformance.transport.model import Exchange, Request
 

@@ -17,7 +17,10 @@ from conformance.targets.base import Capabilities, Target
 from conformance.transport.model import Exchange, Request
 from conformance.transport.session import Session
 
-__all__ = ["CheckContext", "hypothesis_settings"]
+__all__ = ["CheckContext", "TokenSource", "hypothesis_settings"]
+
+# (ctx, obtained name, configured source credential) -> the obtained value (e.g. an access token).
+TokenSource = Callable[["CheckContext", str, str], str]
 
 
 def _freeze_local_constants() -> None:
@@ -65,6 +68,8 @@ class CheckContext:
     observations: dict[str, str] = field(default_factory=dict)
     # Credentials obtained during the case (x-tokens), by (name, source credential).
     tokens: dict[tuple[str, str], str] = field(default_factory=dict)
+    # What obtains them: the service package's token_source, handed in by the runner.
+    token_source: TokenSource | None = None
 
     # -- generation ----------------------------------------------------------------------
     def property_test(self, *parts: str, scale: float = 1.0) -> Callable[[Callable[..., None]], Callable[..., None]]:
@@ -141,11 +146,9 @@ class CheckContext:
     def token(self, name: str, source: str) -> str:
         """The obtained credential ``name`` (e.g. ACCESS_TOKEN) from configured ``source``;
         the service's token source does the exchange, once per case."""
-        from conformance.services import load_service
-
         key = (name, source)
         if key not in self.tokens:
-            obtain = load_service(self.contract.service).token_source
+            obtain = self.token_source
             if obtain is None:
                 raise ContractFileError(f"{self.contract.service}: x-tokens names {name}, but the service "
                                         "package has no token_source")

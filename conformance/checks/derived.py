@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from conformance.checks.context import CheckContext
-from conformance.checks.examples import ExampleRequest, example_request
+from conformance.checks.examples import ExampleRequest, example_request, unique
 from conformance.checks.expect import expect_status
 from conformance.checks.registry import for_kind
 from conformance.contract.derive import MISSING, Probe, body_probes, field_probes, refusal_status
@@ -38,8 +38,12 @@ def _set_at(node: Any, parts: list[str], value: Any) -> None:
         node[last] = value
 
 
-def _send(ctx: CheckContext, operation: str, base: ExampleRequest, probe: Probe | None = None) -> Exchange:
-    body = copy.deepcopy(base.body)
+def _send(ctx: CheckContext, operation: str, base: ExampleRequest, probe: Probe | None = None,
+          n: int = 0) -> Exchange:
+    # Members that identify what the request creates are new on every request (x-unique), so a
+    # probe is not refused as a duplicate of the control whatever field it sends wrong.
+    keep = probe.where.partition(".")[2] if probe is not None and probe.where.startswith("body.") else ""
+    body = unique(ctx, operation, copy.deepcopy(base.body), n, keep=keep)
     query = dict(base.query)
     path = dict(base.path)
     if probe is not None:
@@ -99,7 +103,8 @@ def fields_refused(ctx: CheckContext) -> None:
     probes = field_probes(ctx.contract, operation)
     base = example_request(ctx, operation)
     _controlled(ctx, operation, base)
-    answers = [(f"{p.where} {p.label} ({_shown(p.value)})", _send(ctx, operation, base, p)) for p in probes]
+    answers = [(f"{p.where} {p.label} ({_shown(p.value)})", _send(ctx, operation, base, p, n))
+               for n, p in enumerate(probes, start=1)]
     _verdict(ctx, operation, answers, refusal_status(ctx.contract, operation, "invalid"))
 
 

@@ -9,6 +9,10 @@ Examples in openapi.yaml may hold what only the target knows:
 * ``x-relative-dates: {member: {days: -10, format: date|datetime}}``: a date counted from the
   target's today (the TODAY setting, else ``settings.today``), never from the harness's clock.
 
+* ``x-unique: [member]`` on the media type: members that identify what the request creates (an
+  account's e-mail) and must be new on every request; ``unique(ctx, operation, body, n)`` makes
+  them so (``local+<rule>-<n>@domain``), deterministic so cassettes replay.
+
 ``example_request(ctx, operation)`` gives the body, query and path values of the operation's
 example on this target: the control every derived probe starts from.
 """
@@ -25,7 +29,7 @@ from conformance.checks.context import CheckContext
 from conformance.checks.routes import path_values
 from conformance.errors import ContractFileError
 
-__all__ = ["ExampleRequest", "example_request", "fill"]
+__all__ = ["ExampleRequest", "example_request", "fill", "unique"]
 
 
 def fill(ctx: CheckContext, node: Any) -> Any:
@@ -131,3 +135,18 @@ def example_request(ctx: CheckContext, operation: str) -> ExampleRequest:
     except ContractFileError as exc:
         ctx.skip(f"{operation}: no value for a path parameter ({exc}): give the parameter an x-setting")
     return ExampleRequest(_body(ctx, operation) if has_body else None, _base_query(ctx, operation), values)
+
+
+def unique(ctx: CheckContext, operation: str, body: Any, n: int, *, keep: str = "") -> Any:
+    """``body`` with each ``x-unique`` member made new for request ``n`` (``keep``: the member a
+    probe is sending wrong, left as the probe set it)."""
+    members = ctx.contract.json_media(operation).get("x-unique") or []
+    if not members or not isinstance(body, dict):
+        return body
+    tag = ctx.rule.id.split(".", 1)[-1].replace(".", "-") + f"-{n}"
+    for member in members:
+        if member == keep or member not in body or not isinstance(body[member], str):
+            continue
+        local, at, domain = body[member].partition("@")
+        body[member] = f"{local}+{tag}@{domain}" if at else f"{body[member]}-{tag}"
+    return body

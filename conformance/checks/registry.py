@@ -7,12 +7,13 @@ Schema ``properties`` mapping plus the required names). A rule's check is, in or
 * the one its catalogue entry names (``params.check`` -> ``@named``: a parameterised check),
 * the generic one for its kind (``@for_kind``: limit, enum, required, auth).
 
-The contract loader validates every rule's ``params`` against the declared ones, so a typo or a
-dead key is one line naming the file and the rule, not a ``KeyError`` mid-run. A rule with no
-check is reported as unchecked (skipped with that reason), never as passed.
+Where rules are bound to checks (``conformance.runner.collect_cases``), every rule's ``params``
+are validated against the declared ones (``check_params``), so a typo or a dead key is one line
+naming the file and the rule, not a ``KeyError`` mid-run. A rule with no check is reported as
+unchecked (skipped with that reason), never as passed.
 
-Generic checks register when ``conformance.checks`` is imported; a service's checks register
-when its package (``conformance.services.<id>``) is imported, which ``spec_for`` does.
+Generic checks register on the first lookup; a service's checks register when its package
+(``conformance.services.<id>``) is imported, which the caller does before looking rules up.
 """
 
 from __future__ import annotations
@@ -20,13 +21,18 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
+
+import jsonschema
+
+from conformance.errors import ContractFileError
 
 if TYPE_CHECKING:
     from conformance.checks.context import CheckContext
     from conformance.contract import Rule
 
-__all__ = ["CheckFn", "CheckSpec", "for_kind", "for_rule", "named", "params_schema", "spec_for"]
+__all__ = ["CheckFn", "CheckSpec", "check_params", "for_kind", "for_rule", "named", "params_schema", "spec_for"]
 
 CheckFn = Callable[["CheckContext"], None]
 
@@ -45,6 +51,14 @@ class CheckSpec:
 
     def params_schema(self) -> dict[str, Any]:
         return params_schema(self.params, self.required)
+
+    @cached_property
+    def params_validator(self) -> jsonschema.protocols.Validator:
+        """Built (and its schema checked) once: rules are bound to checks on every collection."""
+        schema = self.params_schema()
+        cls = jsonschema.validators.validator_for(schema)
+        cls.check_schema(schema)
+        return cls(schema)
 
 
 def params_schema(params: Mapping[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -126,21 +140,36 @@ def _load_generic() -> None:
         _loaded = True
 
 
-def spec_for(rule: Rule, service: str) -> CheckSpec | None:
-    """The check of ``rule``; ``params.check`` naming no registered check is a contract error."""
-    from conformance.services import load_service
-
+def spec_for(rule: Rule) -> CheckSpec | None:
+    """The check of ``rule``; ``params.check`` naming no registered check is a contract error.
+    The rule's service package must be loaded first (``conformance.services.load_service``):
+    importing it registers the service's checks."""
     _load_generic()
-    load_service(service)
     if rule.id in _BY_RULE:
         return _BY_RULE[rule.id]
     if "check" in rule.params:
         name = rule.params["check"]
         if name not in _BY_NAME:
-            from conformance.errors import ContractFileError
-
             raise ContractFileError(f"{rule.id}: params.check names unknown check '{name}'; "
                                     f"known: {', '.join(sorted(_BY_NAME))}")
         return _BY_NAME[name]
     # Kind checks need an operation and (for body rules) a pointer to the schema.
     return _BY_KIND.get(rule.kind) if rule.operation else None
+
+
+def check_params(rule: Rule, spec: CheckSpec | None) -> None:
+    """A rule's params must be exactly what its check declares: no unknown, none missing, typed.
+    The ``ContractFileError`` says what is wrong; the caller adds the file and the rule."""
+    if spec is None:
+        if set(rule.params) - {"check"}:
+            raise ContractFileError("params given, but no check implements this rule to read them")
+        return
+    declared = spec.params_schema()["properties"]
+    unknown = sorted(set(rule.params) - set(declared))
+    if unknown:
+        takes = ", ".join(sorted(set(declared) - {"check"})) or "none"
+        raise ContractFileError(f"unknown params {', '.join(unknown)} (check {spec.name} takes: {takes})")
+    error = jsonschema.exceptions.best_match(spec.params_validator.iter_errors(rule.params))
+    if error is not None:  # what jsonschema.validate would raise, without re-checking the schema
+        place = "/".join(str(p) for p in error.absolute_path)
+        raise ContractFileError(f"params{'.' + place if place else ''}: {error.message} (check {spec.name})")

@@ -64,13 +64,17 @@ def _setting(ctx: CheckContext, name: str, seen: tuple[str, ...] = ()) -> tuple[
 
 
 def _path_parameters(ctx: CheckContext, operation: str) -> list[dict[str, Any]]:
-    params = []
-    for param in ctx.contract.operation(operation).get("parameters", []):
+    # Path-item parameters apply to every operation of the path; the operation's own win.
+    def resolved(param: dict[str, Any]) -> dict[str, Any]:
         if "$ref" in param:
-            param = ctx.contract.openapi["components"]["parameters"][param["$ref"].rsplit("/", 1)[-1]]
-        if param.get("in") == "path":
-            params.append(param)
-    return params
+            return ctx.contract.openapi["components"]["parameters"][param["$ref"].rsplit("/", 1)[-1]]
+        return param
+
+    item = ctx.contract.openapi["paths"][operation.split(" ", 1)[1]]
+    own = [resolved(p) for p in ctx.contract.operation(operation).get("parameters", [])]
+    names = {p.get("name") for p in own}
+    shared = [p for p in map(resolved, item.get("parameters", [])) if p.get("name") not in names]
+    return [p for p in (*shared, *own) if p.get("in") == "path"]
 
 
 def path_values(ctx: CheckContext, operation: str, overrides: dict[str, str] | None = None) -> PathValues:

@@ -204,6 +204,7 @@ def _load(service: str, root: str) -> Contract:
         conflicts=[],
         settings=dict(cat.get("settings") or {}),
         digest=hashlib.sha256(openapi_path.read_bytes() + b"\0" + rules_path.read_bytes()).hexdigest(),
+        rules_file=str(rules_path),
     )
     contract.settings["credentials"] = cat.get("credentials", [])
     credential_names = {c["name"] for c in contract.settings["credentials"]}
@@ -254,8 +255,6 @@ def _load(service: str, root: str) -> Contract:
                                     "rename the catalogue's rule")
         contract.rules.append(rule)
     _check_security(contract, openapi_path, credential_names)
-    for i, rule in enumerate(contract.rules):
-        _check_params(rule, service, f"{rules_path}: rules[{i}] ({rule.id})")
     for i, raw in enumerate(cat["gaps"]):
         about = tuple((str(a["operation"]), a.get("where")) for a in raw.get("about") or ())
         gap = Gap(raw["id"], raw["statement"], _source(raw["source"], doc, part, f"{rules_path}: gaps[{i}]"),
@@ -303,31 +302,6 @@ def _check_gap_dependencies(contract: Contract, rules_path: Path) -> None:
                 raise ContractFileError(
                     f"{rules_path}: rule {rule.id} checks {point}, which gap {gap.id} says the documents do not "
                     f"show ({gap.statement!r}): add depends_on: [{gap.id}] to the rule, or correct one of them")
-
-
-def _check_params(rule: Rule, service: str, where: str) -> None:
-    """A rule's params must be exactly what its check declares: no unknown, none missing, typed."""
-    from conformance.checks.registry import spec_for
-
-    try:
-        spec = spec_for(rule, service)
-    except ContractFileError as exc:
-        raise ContractFileError(f"{where}: {exc}") from None
-    if spec is None:
-        if set(rule.params) - {"check"}:
-            raise ContractFileError(f"{where}: params given, but no check implements this rule to read them")
-        return
-    schema = spec.params_schema()
-    unknown = sorted(set(rule.params) - set(schema["properties"]))
-    if unknown:
-        takes = ", ".join(sorted(set(schema["properties"]) - {"check"})) or "none"
-        raise ContractFileError(f"{where}: unknown params {', '.join(unknown)} (check {spec.name} takes: {takes})")
-    try:
-        jsonschema.validate(rule.params, schema)
-    except jsonschema.ValidationError as exc:
-        place = "/".join(str(p) for p in exc.absolute_path)
-        raise ContractFileError(f"{where}: params{'.' + place if place else ''}: {exc.message} "
-                                f"(check {spec.name})") from None
 
 
 def _check_security(contract: Contract, path: Path, credentials: set[str]) -> None:

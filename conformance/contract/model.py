@@ -8,6 +8,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.transport.model import Request
+
 __all__ = ["Conflict", "Contract", "Gap", "Rule", "Source"]
 
 
@@ -109,6 +111,8 @@ class Contract:
     settings: dict[str, Any]
     # sha256 of the contract's files: a verdict that changes while this stays is the target's doing.
     digest: str = ""
+    # The rules.yaml it was loaded from: errors found later (a rule's params) name it.
+    rules_file: str = ""
 
     def rule(self, rule_id: str) -> Rule:
         for rule in self.rules:
@@ -188,10 +192,8 @@ class Contract:
         content = self.operation(operation).get("requestBody", {}).get("content", {})
         return "application/json" if "application/json" in content or not content else next(iter(content))
 
-    def body_request(self, operation: str, method: str, path: str, body: Any, **kwargs: Any) -> Any:
+    def body_request(self, operation: str, method: str, path: str, body: Any, **kwargs: Any) -> Request:
         """A Request carrying ``body`` in the operation's documented media type."""
-        from conformance.transport.model import Request
-
         if body is None or body == {}:
             return Request.build(method, path, **kwargs)
         if self.request_media(operation) == "application/x-www-form-urlencoded":

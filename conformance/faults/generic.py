@@ -40,13 +40,14 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode
 
+from conformance.auth.variants import INVALID_CREDENTIAL, render, scheme_location
 from conformance.contract import Contract, Rule
 from conformance.contract.derive import MISSING, field_probes
 from conformance.faults.base import Fault, fault, on_request, on_response
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
 
-__all__ = ["generic_faults"]
+__all__ = ["generic_faults", "path_pattern"]
 
 
 def _listed_for(value: Any, allowed: list[str]) -> str | None:
@@ -59,7 +60,7 @@ def _listed_for(value: Any, allowed: list[str]) -> str | None:
     return None
 
 
-def _path_pattern(path: str) -> re.Pattern[str]:
+def path_pattern(path: str) -> re.Pattern[str]:
     # The operation's path template, matched at the end of the request path (server prefixes vary).
     parts = re.split(r"(\{[^}]+\})", path)
     return re.compile("".join("[^/]+" if p.startswith("{") else re.escape(p) for p in parts) + "$")
@@ -69,7 +70,7 @@ def _on_operation(rule: Rule) -> Callable[[Request], bool]:
     """Whether a request is to the rule's operation (every request when the rule names none)."""
     if not rule.operation:
         return lambda request: True
-    pattern = _path_pattern(rule.path)
+    pattern = path_pattern(rule.path)
     return lambda request: request.method == rule.method and bool(pattern.search(unquote(request.path)))
 
 
@@ -143,37 +144,56 @@ def generic_faults(contract: Contract) -> list[Fault]:
     return faults + derived_faults(contract) + credential_faults(contract) + route_faults(contract) + mistake_faults(contract)
 
 
-def _lenient(rule: Rule, where: str, example: Any) -> Callable[[Simulator], Simulator]:
+def _rendered(node: Any, seeded: dict[str, str]) -> Any:
+    """The example with ``{NAME}`` settings filled from the simulator's seeded values."""
+    if isinstance(node, str) and "{" in node:
+        try:
+            return render(node, lambda n: seeded[n])
+        except KeyError:
+            return node
+    if isinstance(node, list):
+        return [_rendered(v, seeded) for v in node]
+    if isinstance(node, dict):
+        return {k: _rendered(v, seeded) for k, v in node.items()}
+    return node
+
+
+def _lenient(rule: Rule, where: str, raw_example: Any) -> Callable[[Simulator], Simulator]:
     area, _, dotted = where.partition(".")
     on_operation = _on_operation(rule)
     parts = dotted.split(".")
 
-    def before(request: Request) -> Request:
-        if not on_operation(request):
-            return request
-        if area == "query":
-            request.query = [(k, v) for k, v in request.query if k != dotted]
-            return request
-        try:
-            body = json.loads(request.body)
-        except ValueError:
-            return request
-        node, want = body, example
-        for part in parts[:-1]:
-            key: Any = int(part) if isinstance(node, list) else part
+    def wrap(sim: Simulator) -> Simulator:
+        example = _rendered(raw_example, dict(getattr(sim, "credentials", {}) or {}))
+
+        def before(request: Request) -> Request:
+            if not on_operation(request):
+                return request
+            if area == "query":
+                request.query = [(k, v) for k, v in request.query if k != dotted]
+                return request
             try:
-                node, want = node[key], want[key]
+                body = json.loads(request.body)
+            except ValueError:
+                return request
+            node, want = body, example
+            for part in parts[:-1]:
+                key: Any = int(part) if isinstance(node, list) else part
+                try:
+                    node, want = node[key], want[key]
+                except (KeyError, IndexError, TypeError):
+                    return request
+            last: Any = int(parts[-1]) if isinstance(node, list) else parts[-1]
+            try:
+                node[last] = want[last]
             except (KeyError, IndexError, TypeError):
                 return request
-        last: Any = int(parts[-1]) if isinstance(node, list) else parts[-1]
-        try:
-            node[last] = want[last]
-        except (KeyError, IndexError, TypeError):
+            request.body = json.dumps(body).encode()
             return request
-        request.body = json.dumps(body).encode()
-        return request
 
-    return on_request(before)
+        return on_request(before)(sim)
+
+    return wrap
 
 
 def _crash_on_unparsable(rule: Rule) -> Callable[[Simulator], Simulator]:
@@ -210,7 +230,7 @@ def _leniency_point(contract: Contract, rule: Rule) -> str | None:
                 except (KeyError, IndexError, TypeError):
                     node = MISSING
                     break
-            if node is not MISSING and not (isinstance(node, str) and "{" in node):
+            if node is not MISSING:
                 return probe.where
     return None
 
@@ -283,8 +303,6 @@ def derived_faults(contract: Contract) -> list[Fault]:
 
 
 def _any_well_formed(contract: Contract, rule: Rule) -> Callable[[Simulator], Simulator] | None:
-    from conformance.auth.variants import INVALID_CREDENTIAL, render, scheme_location
-
     schemes = contract.security_for(rule.operation)
     if not schemes:
         return None

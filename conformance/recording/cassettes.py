@@ -15,7 +15,7 @@ from vcr.errors import CannotOverwriteExistingCassetteException
 from vcr.serializers import yamlserializer
 
 from conformance.errors import CassetteMismatch, CassetteMissing, HarnessError
-from conformance.recording.scrub import scrub_headers, scrub_json_text, scrub_pairs, scrub_text
+from conformance.transport.scrub import scrub_headers, scrub_json_text, scrub_pairs, scrub_text
 
 __all__ = ["MATCH_ON", "CassetteFormat", "cassette_context", "read_cassette", "request_scrubber"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import shlex
 from urllib.parse import urlencode
 
-from conformance.recording.scrub import scrub_headers, scrub_json_text, scrub_pairs
 from conformance.transport.model import Exchange
+from conformance.transport.scrub import scrub_headers, scrub_json_text, scrub_pairs
 
 __all__ = ["curl_line", "render_request", "render_response"]
 

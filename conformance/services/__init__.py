@@ -5,18 +5,32 @@ Packages are found by id (the folder name matches ``schemas/<id>/``); nothing sh
 Importing a package registers its scenario checks and exposes ``SERVICE`` (a ``ServicePackage``).
 A package that fails to import is a loud harness error naming it: a broken service never
 silently disappears from a run.
+
+What needs a service package is here, on the floor that knows them (the floors below are handed
+what they need): a service's simulator, its faults and variants by name, and targets handed the
+simulator, its seeded credentials and the fault or variant of a run.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
+from conformance.contract import Contract, load_contract
 from conformance.errors import HarnessError, UsageError
+from conformance.faults.base import Fault, Variant
+from conformance.faults.generic import generic_faults
+from conformance.faults.variants import GENERIC_VARIANTS, derived_variants
 from conformance.services.base import ServicePackage
+from conformance.settings import RunSettings
+from conformance.simulators.base import Clock, Simulator
+from conformance.targets.base import Target, make_target
 
-__all__ = ["ServicePackage", "ServicePackageError", "load_service", "service_packages"]
+__all__ = ["ServicePackage", "ServicePackageError", "create_simulator", "fault_decorator", "faults_for",
+           "load_service", "service_packages", "target_for", "variants_for"]
 
 _CACHE: dict[str, ServicePackage] = {}
 
@@ -51,3 +65,46 @@ def load_service(service: str) -> ServicePackage:
         raise ServicePackageError(f"service package '{service}' must define SERVICE = ServicePackage('{service}', ...)")
     _CACHE[service] = package
     return package
+
+
+def create_simulator(service: str, clock: Clock | None = None, **options: str) -> Simulator:
+    """A fresh simulator; ``options`` are simulator settings (e.g. scanning's ``product``)."""
+    factory = load_service(service).simulator
+    try:
+        return factory(clock=clock or Clock(), **options)
+    except TypeError:
+        raise UsageError(f"the {service} simulator takes no option {', '.join(sorted(options))}") from None
+
+
+def faults_for(service: str) -> list[Fault]:
+    """The service's own faults, then the generic ones its contract implies (faults/generic.py)."""
+    return [*load_service(service).faults, *generic_faults(load_contract(service))]
+
+
+def variants_for(service: str) -> list[Variant]:
+    """The generic allowed variants, those the contract implies, then the service's own."""
+    return [*GENERIC_VARIANTS, *derived_variants(load_contract(service)), *load_service(service).variants]
+
+
+def fault_decorator(service: str, name: str) -> Callable[[Simulator], Simulator]:
+    """The wrapper of a named fault or allowed variant of ``service``."""
+    items: list[Fault | Variant] = [*faults_for(service), *variants_for(service)]
+    for item in items:
+        if item.name == name:
+            return item.apply
+    known = ", ".join(f.name for f in items) or "none"
+    raise UsageError(f"no fault or variant '{name}' for {service}; known: {known}")
+
+
+def target_for(contract: Contract, settings: RunSettings,
+               decorate: Callable[[Simulator], Simulator] | None = None,
+               wait: Callable[[float], None] | None = None) -> Target:
+    """``make_target`` handed what the sim target needs: the service's simulator, its seeded
+    credentials, and (unless ``decorate`` is given) the wrapper of ``settings.fault``."""
+    if settings.target != "sim":
+        return make_target(contract, settings, decorate, wait)
+    service = contract.service
+    if decorate is None and settings.fault:
+        decorate = fault_decorator(service, settings.fault)
+    return make_target(contract, settings, decorate, wait, simulator=partial(create_simulator, service),
+                       credentials=load_service(service).credentials())

@@ -4,18 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from conformance.checks.context import TokenSource
 from conformance.faults.base import Fault, Variant
 from conformance.simulators.base import Simulator
 
-if TYPE_CHECKING:
-    from conformance.checks.context import CheckContext
-
 __all__ = ["ServicePackage", "TokenSource"]
-
-# (ctx, obtained name, configured source credential) -> the obtained value (e.g. an access token).
-TokenSource = Callable[["CheckContext", str, str], str]
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,9 @@
   called through ``httpx.MockTransport``: synchronous, no event loop, no socket.
 * ``http``: any base URL; waiting is real (divided by the time scale).
 * ``replay``: cassettes only; the transport refuses every call, so the network is never used.
+
+Targets know no service package: the sim target is handed its simulator factory, the seeded
+credentials and any fault or variant wrapper (``conformance.services.target_for`` does that).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -24,12 +27,15 @@ from conformance.contract import Contract
 from conformance.errors import CassetteMissing, HarnessError, UsageError
 from conformance.recording.cassettes import cassette_context
 from conformance.recording.replay import ReplayTransport
-from conformance.recording.scrub import REDACTED
 from conformance.settings import RunSettings, env_name
-from conformance.simulators import Simulator, create_simulator
+from conformance.simulators import Simulator
+from conformance.transport.scrub import REDACTED
 from conformance.transport.session import Session, from_httpx_request
 
-__all__ = ["Capabilities", "Target", "make_target", "SIM_BASE_URL", "REPLAY_BASE_URL"]
+__all__ = ["Capabilities", "SimulatorFactory", "Target", "make_target", "SIM_BASE_URL", "REPLAY_BASE_URL"]
+
+# A fresh simulator: (clock, **options) -> Simulator; None means a fresh simulated clock.
+SimulatorFactory = Callable[..., Simulator]
 
 SIM_BASE_URL = "http://{service}.sim.invalid"
 REPLAY_BASE_URL = "http://{service}.replay.invalid"
@@ -208,9 +214,11 @@ class SimTarget(Target):
     name = "sim"
     capabilities = Capabilities(steerable=True)
 
-    def __init__(self, contract: Contract, settings: RunSettings,
-                 decorate: Callable[[Simulator], Simulator] | None = None) -> None:
+    def __init__(self, contract: Contract, settings: RunSettings, simulator: SimulatorFactory,
+                 credentials: Mapping[str, str], decorate: Callable[[Simulator], Simulator] | None = None) -> None:
         super().__init__(contract, settings)
+        self._new_simulator = simulator
+        self._credentials = dict(credentials)
         self._decorate = decorate
         self._seeded: dict[str, str] | None = None
 
@@ -221,11 +229,9 @@ class SimTarget(Target):
         # The seeded values of the simulator as decorated: an allowed variant may choose another
         # value for a setting (another name for an unnamed value) by overriding ``credentials``.
         if self._seeded is None:
-            from conformance.services import load_service
-
-            seeded = dict(load_service(self.service).credentials())
+            seeded = dict(self._credentials)
             if self._decorate is not None:
-                seeded.update(getattr(self._decorate(create_simulator(self.service)), "credentials", {}) or {})
+                seeded.update(getattr(self._decorate(self._new_simulator()), "credentials", {}) or {})
             self._seeded = seeded
         return self._seeded.get(name) or None
 
@@ -236,7 +242,7 @@ class SimTarget(Target):
                 if os.environ.get(env_name(self.service, name.upper())) is not None}
 
     def _client(self) -> httpx.Client:
-        sim = create_simulator(self.service, None, **self.serve_options())
+        sim = self._new_simulator(None, **self.serve_options())
         if self._decorate is not None:
             sim = self._decorate(sim)
         self.simulator = sim
@@ -328,15 +334,18 @@ class ReplayTarget(Target):
 
 def make_target(contract: Contract, settings: RunSettings,
                 decorate: Callable[[Simulator], Simulator] | None = None,
-                wait: Callable[[float], None] | None = None) -> Target:
-    """The target ``settings`` name; ``decorate`` wraps the simulator (sim: faults, variants),
-    ``wait`` replaces real waiting over HTTP (a served simulator with a stepped clock)."""
+                wait: Callable[[float], None] | None = None, *,
+                simulator: SimulatorFactory | None = None, credentials: Mapping[str, str] | None = None) -> Target:
+    """The target ``settings`` name; ``wait`` replaces real waiting over HTTP (a served simulator
+    with a stepped clock). The sim target needs ``simulator`` and its seeded ``credentials``;
+    ``decorate`` wraps each simulator (the fault or variant of ``settings.fault``).
+    ``conformance.services.target_for`` hands all three from the service package."""
     if settings.target == "sim":
+        if simulator is None or credentials is None:
+            raise TypeError("the sim target needs simulator= and credentials= (conformance.services.target_for)")
         if decorate is None and settings.fault:
-            from conformance.faults import fault_decorator
-
-            decorate = fault_decorator(contract.service, settings.fault)
-        return SimTarget(contract, settings, decorate)
+            raise TypeError(f"fault {settings.fault!r} not handed as decorate= (conformance.services.target_for)")
+        return SimTarget(contract, settings, simulator, credentials, decorate)
     if settings.target == "http":
         return HttpTarget(contract, settings, wait)
     return ReplayTarget(contract, settings)

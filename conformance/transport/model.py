@@ -11,6 +11,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
+from conformance.transport.scrub import scrub_json_text, scrub_pairs
+
 __all__ = ["Exchange", "Request", "Response", "JSON_TYPE"]
 
 JSON_TYPE = "application/json"
@@ -85,8 +87,6 @@ class Request:
 
     def summary(self) -> str:
         """One line for messages: secret-named query values are masked (a key may ride there)."""
-        from conformance.recording.scrub import scrub_json_text, scrub_pairs
-
         query = urlencode(scrub_pairs(self.query, []))
         # Scrub the whole body, then cut: a cut JSON body no longer parses, so its secret-named
         # members would escape the name-based scrub.
@@ -134,8 +134,6 @@ class Response:
 
     def summary(self) -> str:
         """One line for messages: tokens the target issued (access_token, code ...) are masked."""
-        from conformance.recording.scrub import scrub_json_text
-
         body = scrub_json_text(self.body.decode("utf-8", "replace"), [])
         more = "..." if len(body) > _SUMMARY_BODY_CHARS else ""
         return f"{self.status} {body[:_SUMMARY_BODY_CHARS]}{more}".rstrip()

@@ -10,6 +10,7 @@ import pytest
 from conformance.contract import load_contract
 from conformance.contract.loader import available_services, schemas_dir
 from conformance.errors import ContractFileError, UsageError
+from conformance.runner import collect_cases
 
 
 @pytest.fixture
@@ -62,15 +63,6 @@ def _edit(path: Path, old: str, new: str) -> None:
         ("openapi.yaml", "openapi: 3.1.0", "openapi: 3.0.0", "not an OpenAPI 3.1"),
         ("openapi.yaml", "TextMode: {type: string, enum", "TextMode: {type: strung, enum",
          "not valid JSON Schema"),
-        # Params are what the rule's check declares: a typo, a wrong type, a missing one.
-        ("rules.yaml", "params: {extra_polls: 2}", "params: {extra_pols: 2}",
-         r"unknown params extra_pols \(check .* takes: extra_polls\)"),
-        ("rules.yaml", "params: {extra_polls: 2}", "params: {extra_polls: two}", r"params.extra_polls: 'two' is not"),
-        ("rules.yaml", "params: {extra_polls: 2}", "params: {}", r"'extra_polls' is a required property"),
-        ("rules.yaml", "params: {check: invalid-bodies}", "params: {check: invalid-bodys}",
-         "unknown check 'invalid-bodys'"),
-        ("rules.yaml", "params: {as: {invalid: true}}", "params: {as: {invalid: true, bogus: 1}}",
-         r"params.as: .*bogus"),
         ("rules.yaml", "requires: [FAIL_INPUT]", "requires: [FAIL_INPUTS]", "FAIL_INPUTS, not among the credentials"),
         ("openapi.yaml", 'x-credential: "{API_KEY}"', 'x-credential: "{API_KEYS}"', "x-credential names API_KEYS"),
     ],
@@ -81,6 +73,27 @@ def test_bad_contract_files_fail_clearly(contract_copy: Path, file: str, old: st
     with pytest.raises(ContractFileError, match=message) as info:
         load_contract("presentations")
     assert str(contract_copy) in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        # Params are what the rule's check declares: a typo, a wrong type, a missing one.
+        ("params: {extra_polls: 2}", "params: {extra_pols: 2}", r"unknown params extra_pols \(check .* takes: extra_polls\)"),
+        ("params: {extra_polls: 2}", "params: {extra_polls: two}", r"params.extra_polls: 'two' is not"),
+        ("params: {extra_polls: 2}", "params: {}", r"'extra_polls' is a required property"),
+        ("params: {check: invalid-bodies}", "params: {check: invalid-bodys}", "unknown check 'invalid-bodys'"),
+        ("params: {as: {invalid: true}}", "params: {as: {invalid: true, bogus: 1}}", r"params.as: .*bogus"),
+    ],
+)
+def test_bad_params_fail_clearly_where_rules_are_bound_to_checks(contract_copy: Path, old: str, new: str,
+                                                                  message: str) -> None:
+    _edit(contract_copy / "rules.yaml", old, new)
+    contract = load_contract("presentations")
+    with pytest.raises(ContractFileError, match=message) as info:
+        collect_cases(contract)
+    assert str(contract_copy / "rules.yaml") in str(info.value)
+    assert "rules[" in str(info.value)
 
 
 def test_missing_contract_dir_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -156,7 +169,7 @@ def test_gap_links_that_do_not_resolve_fail_clearly(contract_copy: Path, old: st
 def test_a_rule_resting_on_an_open_gap_skips_naming_it_until_a_setting_resolves_it(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from conformance.errors import SkipKind
-    from conformance.runner import SKIPPED, collect_cases, run_case
+    from conformance.runner import SKIPPED, run_case
     from conformance.settings import RunSettings
     from conformance.targets import make_target
 

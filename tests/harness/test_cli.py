@@ -146,7 +146,7 @@ def test_the_curl_line_of_a_sim_failure_reproduces_it_against_the_served_simulat
     import shlex
     import shutil
 
-    from conformance.faults import fault_decorator
+    from conformance.services import fault_decorator
 
     if shutil.which("curl") is None:
         pytest.skip("curl is not installed")

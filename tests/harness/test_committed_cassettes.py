@@ -13,6 +13,7 @@ import pytest
 
 from conformance.contract import load_contract
 from conformance.runner import ERROR, FAILED, SKIPPED, collect_cases, run_case
+from conformance.services import target_for
 from conformance.settings import RunSettings
 from conformance.targets import make_target
 
@@ -28,7 +29,7 @@ def test_committed_cassettes_replay_offline(service: str, monkeypatch: pytest.Mo
     monkeypatch.setattr(socket.socket, "connect", refuse)
     contract = load_contract(service)
     target = make_target(contract, RunSettings(target="replay", cassette_dir=str(CASSETTES)))
-    sim = make_target(contract, RunSettings(target="sim"))
+    sim = target_for(contract, RunSettings(target="sim"))
     bad = {}
     for case in collect_cases(contract):
         outcome = run_case(case, target)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from conformance.contract.loader import available_services
-from conformance.faults import faults_for, variants_for
 from conformance.selftest import FaultResult, kill_matrix
+from conformance.services import faults_for, variants_for
 
 SERVICES = [s for s in available_services() if faults_for(s)]
 FAULTS = [(s, f.name) for s in SERVICES for f in faults_for(s)]
@@ -75,7 +75,7 @@ def test_single_page_walk_is_skipped_not_passed() -> None:
     from conformance.faults.base import json_edit, on_response
     from conformance.runner import SKIPPED, collect_cases, run_case
     from conformance.settings import RunSettings
-    from conformance.targets import make_target
+    from conformance.services import target_for
     from conformance.transport.model import Request, Response
 
     def one_page(request: Request, response: Response) -> Response:
@@ -83,7 +83,7 @@ def test_single_page_walk_is_skipped_not_passed() -> None:
         return response
 
     contract = load_contract("presentations")
-    target = make_target(contract, RunSettings(target="sim"), decorate=on_response(one_page))
+    target = target_for(contract, RunSettings(target="sim"), decorate=on_response(one_page))
     case = next(c for c in collect_cases(contract) if c.id == "presentations.themes.paging-walk")
     outcome = run_case(case, target)
     assert outcome.status == SKIPPED and outcome.skip_kind == SkipKind.NOT_EXERCISED, outcome.message

@@ -20,6 +20,7 @@ import pytest
 from conformance.contract import load_contract
 from conformance.errors import SkipKind
 from conformance.runner import PASSED, SKIPPED, collect_cases, run_case
+from conformance.services import target_for
 from conformance.settings import ALLOWANCES, Limits, RunSettings, env_name
 from conformance.targets import make_target
 
@@ -34,7 +35,7 @@ _BUDGET_SECONDS = 120.0
 
 def _verdicts(settings: RunSettings) -> dict[str, tuple[str, str, SkipKind | None]]:
     contract = load_contract(SERVICE)
-    target = make_target(contract, settings)
+    target = target_for(contract, settings)
     started = time.monotonic()
     out: dict[str, tuple[str, str, SkipKind | None]] = {}
     for case in collect_cases(contract):

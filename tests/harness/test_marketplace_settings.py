@@ -14,10 +14,10 @@ import pytest
 
 from conformance.contract import load_contract
 from conformance.runner import FAILED, PASSED, SKIPPED, collect_cases, run_case
+from conformance.services import target_for
 from conformance.services.marketplace.simulator import MarketplaceSimulator
 from conformance.settings import RunSettings
 from conformance.simulators import Simulator
-from conformance.targets.base import SimTarget
 
 _PATH_RULES = ("marketplace.endpoint.url-shape", "marketplace.endpoint.create-draft-listing",
                "marketplace.endpoint.shop-receipts", "marketplace.auth.scope-transactions-r",
@@ -32,7 +32,7 @@ def _shops(sim: Simulator) -> Simulator:
 def _outcomes(shop_resource: str) -> dict[str, str]:
     contract = load_contract("marketplace")
     contract = dataclasses.replace(contract, settings={**contract.settings, "shop_resource": shop_resource})
-    target = SimTarget(contract, RunSettings(target="sim", profile="gate"), decorate=_shops)
+    target = target_for(contract, RunSettings(target="sim", profile="gate"), decorate=_shops)
     return {case.id: run_case(case, target).status for case in collect_cases(contract) if case.id in _PATH_RULES}
 
 

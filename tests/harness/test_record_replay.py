@@ -13,6 +13,7 @@ import pytest
 from conformance.contract import load_contract
 from conformance.errors import CassetteMismatch, SkipKind
 from conformance.runner import ERROR, FAILED, PASSED, SKIPPED, collect_cases, run_case
+from conformance.services import target_for
 from conformance.settings import RunSettings
 from conformance.targets import make_target
 
@@ -21,7 +22,7 @@ SERVICE = "presentations"
 
 def _run(settings: RunSettings) -> dict[str, str]:
     contract = load_contract(SERVICE)
-    target = make_target(contract, settings)
+    target = target_for(contract, settings)
     return {case.id: run_case(case, target).status for case in collect_cases(contract)}
 
 

@@ -9,9 +9,9 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 
-from conformance.recording.scrub import REDACTED, scrub_headers, scrub_json_text, scrub_text
 from conformance.reporting.redact import curl_line, render_request
 from conformance.transport.model import Exchange, Request, Response
+from conformance.transport.scrub import REDACTED, scrub_headers, scrub_json_text, scrub_text
 
 LIVE = "live-secret-3c9e1f"
 
@@ -77,7 +77,7 @@ def test_issued_tokens_are_masked_in_bodies_that_are_not_strict_json(body: str) 
 
 
 def test_an_authorization_scheme_stays_readable_its_credentials_do_not() -> None:
-    from conformance.recording.scrub import scrub_headers
+    from conformance.transport.scrub import scrub_headers
 
     out = scrub_headers({"Authorization": "Bearer s3cr3t-token", "proxy-authorization": "Basic dXNlcjpwYXNz",
                          "x-api-key": "Bearer-looking key", "authorization-hint": "x"}, ["s3cr3t-token"])

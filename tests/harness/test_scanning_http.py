@@ -13,10 +13,10 @@ import pytest
 
 from conformance.contract import load_contract
 from conformance.runner import PASSED, collect_cases, run_case
+from conformance.services import target_for
 from conformance.services.scanning.simulator import ScanningSimulator
 from conformance.settings import ALLOWANCES, Limits, RunSettings, env_name
 from conformance.simulators.base import WallClock
-from conformance.targets import make_target
 from tests.conftest import serve
 
 SERVICE = "scanning"
@@ -33,7 +33,7 @@ def _verdicts(settings: RunSettings, deadline: float | None = None,
     contract = load_contract(SERVICE)
     if product is not None:  # a copy: loaded contracts are cached and shared
         contract = dataclasses.replace(contract, settings={**contract.settings, "product": product})
-    target = make_target(contract, settings)
+    target = target_for(contract, settings)
     out: dict[str, str] = {}
     for case in collect_cases(contract):
         outcome = run_case(case, target)

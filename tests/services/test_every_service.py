@@ -28,15 +28,12 @@ from hypothesis import strategies as st
 from conformance.contract import load_contract
 from conformance.contract.loader import available_services, schemas_dir
 from conformance.errors import SkipKind
-from conformance.faults import faults_for
-from conformance.recording.scrub import forms_of
 from conformance.runner import collect_cases, run_case
-from conformance.services import load_service, service_packages
+from conformance.services import create_simulator, faults_for, load_service, service_packages, target_for
 from conformance.settings import ALLOWANCES, Limits, RunSettings, env_name
-from conformance.simulators import create_simulator
 from conformance.simulators.base import Clock
-from conformance.targets import make_target
 from conformance.transport.model import Request
+from conformance.transport.scrub import forms_of
 
 SERVICES = available_services()
 # Our own served simulator has credits to spare: no spend budget.
@@ -66,7 +63,7 @@ def test_service_package_is_uniform(service: str) -> None:
 
 def _verdicts(service: str, settings: RunSettings, **kwargs: Any) -> dict[str, str]:
     contract = load_contract(service)
-    target = make_target(contract, settings, **kwargs)
+    target = target_for(contract, settings, **kwargs)
     out = {}
     for case in collect_cases(contract):
         outcome = run_case(case, target)
@@ -242,7 +239,7 @@ def test_live_target_without_allowances_is_sent_nothing_that_spends_or_writes(
         monkeypatch.setenv(env_name(service, "BASE_URL"), url)
         for name, value in sim.credentials.items():
             monkeypatch.setenv(env_name(service, name), value)
-        target = make_target(contract, RunSettings(target="http"), wait=clock.advance)
+        target = target_for(contract, RunSettings(target="http"), wait=clock.advance)
         outcomes = [run_case(case, target) for case in collect_cases(contract)]
     assert seen == [], f"sent without an allowance: {sorted(set(seen))}"
     if guarded:

@@ -1,4 +1,5 @@
-"""Redaction of credentials, shared by cassettes, reports and logs.
+"""Redaction of credentials, shared by cassettes, reports, logs and the one-line summaries of
+requests and responses (``transport/model.py``).
 
 Two nets, because either alone leaks: names (headers, query parameters, form fields and JSON
 members that carry secrets by convention) and values (every credential the target was given,
