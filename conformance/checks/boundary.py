@@ -3,14 +3,21 @@
 Each starts from the contract's example request (which must be accepted), changes one member,
 and expects the documented success statuses at a bound and the rule's violation status just
 past it. No number appears here: bounds come from the schema the rule points at.
+
+The example is rendered for the target (``checks/examples.py``: setting templates, x-settings,
+x-relative-dates), and its ``x-unique`` members are new on every request of the case (numbered
+from 1 per case), so a create is never refused as a duplicate of the control.
 """
 
 from __future__ import annotations
 
 import copy
+import itertools
+import weakref
 from typing import Any
 
 from conformance.checks.context import CheckContext
+from conformance.checks.examples import example_body, unique
 from conformance.checks.expect import expect_status, success_statuses
 from conformance.checks.refusal import refused_statuses
 from conformance.checks.registry import for_kind
@@ -87,6 +94,15 @@ def _path_values(ctx: CheckContext) -> dict[str, str]:
     return ctx.settings_in(ctx.rule.params.get("path_values"))
 
 
+# Requests sent so far in each case (a case has its own session): numbers the x-unique members.
+_SENT: weakref.WeakKeyDictionary[Any, itertools.count[int]] = weakref.WeakKeyDictionary()
+
+
+def _unique(ctx: CheckContext, operation: str, body: Any, keep: str = "") -> Any:
+    serial = _SENT.setdefault(ctx.session, itertools.count(1))
+    return unique(ctx, operation, body, next(serial), keep=keep)
+
+
 def operations_of(ctx: CheckContext) -> list[str]:
     """The rule's operation, or the list its params widen it to."""
     return list(ctx.rule.params.get("operations") or [ctx.rule.operation])
@@ -98,27 +114,28 @@ def send_variant(ctx: CheckContext, value: Any, operation: str | None = None) ->
     operation = operation or rule.operation
     assert operation and rule.where
     area, _, name = rule.where.partition(".")
-    body = ctx.contract.request_example(operation)
+    body = example_body(ctx, operation)
     # A rule may give the query and path values its operation needs besides the member tested.
     params = ctx.query_in(rule.params.get("base_query"))
     path_values = _path_values(ctx)
     if area == "body":
-        return ctx.call(operation, json_body=with_member(body, name, value), params=params or None,
-                        path_values=path_values)
+        body = _unique(ctx, operation, with_member(body, name, value), keep=name.partition(".")[0])
+        return ctx.call(operation, json_body=body, params=params or None, path_values=path_values)
     if area == "path":
         path_values[name] = str(value) if value is not MISSING else ""
     elif value is MISSING:
         params.pop(name, None)
     else:
         params[name] = value
-    return ctx.call(operation, params=params or None, json_body=body or None, path_values=path_values)
+    return ctx.call(operation, params=params or None, json_body=_unique(ctx, operation, body) or None,
+                    path_values=path_values)
 
 
 def baseline(ctx: CheckContext, operation: str | None = None) -> None:
     """The control: the contract's example request must be accepted before any refusal counts."""
     operation = operation or ctx.rule.operation
     assert operation
-    body = ctx.contract.request_example(operation)
+    body = _unique(ctx, operation, example_body(ctx, operation))
     exchange = ctx.call(operation, json_body=body or None,
                         params=ctx.query_in(ctx.rule.params.get("base_query")) or None,
                         path_values=_path_values(ctx))
@@ -130,10 +147,12 @@ def outside_values(allowed: list[Any], extra: list[Any] | None = None) -> list[A
     """Values of the enum's own type that it does not list.
 
     A number enum gets the numbers just past and between its members (a type error would show
-    nothing). A string enum gets a plainly foreign value and near misses of the listed ones (the
-    case changed, a letter dropped, a plural), since a server that accepts a plausible wrong value
-    is the deviation that matters; the rule may add real-world values the list leaves out
-    (``params.outside``: a synonym, a value of a sibling API).
+    nothing). A string enum gets a plainly foreign value and near misses of the listed ones (a
+    letter dropped, a plural), since a server that accepts a plausible wrong value is the
+    deviation that matters; the rule may add real-world values the list leaves out
+    (``params.outside``: a synonym, a value of a sibling API). Never another case of a listed
+    value: no sentence of the documents says matching is case-sensitive, so a server folding case
+    conforms (allowed variant ``case-folding-enums``).
     """
     if allowed and all(isinstance(v, int) and not isinstance(v, bool) for v in allowed):
         candidates: list[Any] = [max(allowed) + 1, min(allowed) - 1] + [
@@ -141,13 +160,16 @@ def outside_values(allowed: list[Any], extra: list[Any] | None = None) -> list[A
     else:
         candidates = ["zz-not-listed"]
         for value in [v for v in allowed if isinstance(v, str) and len(v) > 1][:NEAR_MISS_SOURCES]:
-            candidates += [value.upper() if value != value.upper() else value.lower(),
-                           value[:-1], value + "s"]
+            candidates += [value[:-1], value + "s"]
     candidates += list(extra or ())
+    folded = {v.casefold() for v in allowed if isinstance(v, str)}
     seen: list[Any] = []
     for value in candidates:
-        if value not in allowed and value not in seen:
-            seen.append(value)
+        if value in allowed or value in seen:
+            continue
+        if isinstance(value, str) and value.casefold() in folded:
+            continue  # another case of a listed value: allowed (see above)
+        seen.append(value)
     return seen
 
 

@@ -5,7 +5,9 @@ Examples in openapi.yaml may hold what only the target knows:
 * ``"{NAME}"`` inside a string: the target setting NAME (an id in a filter string);
 * ``x-settings: {member: NAME}`` on the media type: the member takes setting NAME (configured,
   else rules.yaml ``settings.defaults``), typed as the member's schema says (JSON text for an
-  object or array, digits for an integer);
+  object or array, digits for an integer); a value that is not of that type (a placeholder the
+  replay target holds) leaves the example's own value, as does a setting neither configured nor
+  defaulted;
 * ``x-relative-dates: {member: {days: -10, format: date|datetime}}``: a date counted from the
   target's today (the TODAY setting, else ``settings.today``), never from the harness's clock.
 
@@ -14,12 +16,16 @@ Examples in openapi.yaml may hold what only the target knows:
   them so (``local+<rule>-<n>@domain``), deterministic so cassettes replay.
 
 ``example_request(ctx, operation)`` gives the body, query and path values of the operation's
-example on this target: the control every derived probe starts from.
+example on this target: the control every derived probe starts from; ``example_body(ctx,
+operation)`` its body alone (the generic limit, enum, required and wrong-types checks take query
+and path values from their rule). ``setting_param(ctx, value, schema)``: a rule param that is
+exactly ``"{NAME}"`` as that setting's value, typed like an x-settings member.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
@@ -29,7 +35,10 @@ from conformance.checks.context import CheckContext
 from conformance.checks.routes import path_values
 from conformance.errors import ContractFileError
 
-__all__ = ["ExampleRequest", "example_request", "fill", "unique"]
+__all__ = ["ExampleRequest", "example_body", "example_request", "fill", "setting_param", "today", "unique"]
+
+
+_NAME = re.compile(r"^\{([A-Z][A-Z0-9_]*)\}$")
 
 
 def fill(ctx: CheckContext, node: Any) -> Any:
@@ -52,20 +61,38 @@ def _setting_value(ctx: CheckContext, name: str) -> str | None:
     return None if default is None else str(default)
 
 
+_UNFIT = object()  # a setting's text that is not of the member's type
+
+
 def _typed(text: str, schema: dict[str, Any], example: Any) -> Any:
     # The member's schema says its type; where it does not, the example's own value does.
     kind = schema.get("type") or {int: "integer", float: "number", dict: "object", list: "array"}.get(type(example))
     if kind in ("object", "array"):
         try:
-            return json.loads(text)
+            value = json.loads(text)
         except ValueError:
-            return text
-    if kind in ("integer", "number") and text.lstrip("-").isdigit():
-        return int(text)
+            return _UNFIT
+        return value if isinstance(value, dict if kind == "object" else list) else _UNFIT
+    if kind in ("integer", "number"):
+        return int(text) if text.lstrip("-").isdigit() else _UNFIT
     return text
 
 
-def _today(ctx: CheckContext) -> date:
+def setting_param(ctx: CheckContext, value: Any, schema: dict[str, Any]) -> Any:
+    """A rule param: exactly ``"{NAME}"`` is setting NAME (configured, else the default; the rule
+    is skipped when neither), typed as ``schema`` says; anything else as it is."""
+    match = _NAME.match(value) if isinstance(value, str) else None
+    if not match:
+        return value
+    text = _setting_value(ctx, match.group(1))
+    if text is None:
+        text = ctx.credential(match.group(1))  # skips: not configured
+    typed = _typed(text, ctx.contract.deref(schema), None)
+    return text if typed is _UNFIT else typed
+
+
+def today(ctx: CheckContext) -> date:
+    """The target's today: the TODAY setting, else the contract's ``settings.today``."""
     text = ctx.optional("TODAY") or str(ctx.contract.settings.get("today", ""))
     try:
         return date.fromisoformat(text)
@@ -73,20 +100,29 @@ def _today(ctx: CheckContext) -> date:
         raise ContractFileError(f"{ctx.contract.service}: TODAY / settings.today {text!r} is not YYYY-mm-DD") from None
 
 
-def _body(ctx: CheckContext, operation: str) -> Any:
+def example_body(ctx: CheckContext, operation: str) -> Any:
+    """The operation's example body on this target (module doc)."""
     contract = ctx.contract
     media = contract.json_media(operation)
-    example = fill(ctx, contract.request_example(operation))
+    example = contract.request_example(operation)
     if not isinstance(example, dict):
-        return example
-    props = contract.deref(contract.request_schema(operation)).get("properties") or {}
-    for member, name in (media.get("x-settings") or {}).items():
-        value = _setting_value(ctx, str(name))
-        if value is not None:
-            example[member] = _typed(value, contract.deref(props.get(member) or {}), example.get(member))
+        return fill(ctx, example)
+    settled: dict[str, Any] = {}
+    names = media.get("x-settings") or {}
+    if names:
+        props = contract.deref(contract.request_schema(operation)).get("properties") or {}
+        for member, name in names.items():
+            value = _setting_value(ctx, str(name))
+            typed = _UNFIT if value is None else _typed(value, contract.deref(props.get(member) or {}),
+                                                        example.get(member))
+            if typed is not _UNFIT:
+                settled[member] = typed
+    # Members a setting filled are not rendered again (their template needs no configured value).
+    example = {key: value if key in settled else fill(ctx, value) for key, value in example.items()}
+    example.update(settled)
     relative = media.get("x-relative-dates") or {}
     if relative:
-        base = _today(ctx)
+        base = today(ctx)
         for member, spec in relative.items():
             day = base + timedelta(days=int(spec["days"]))
             example[member] = f"{day.isoformat()} 00:00:00" if spec.get("format") == "datetime" else day.isoformat()
@@ -134,7 +170,7 @@ def example_request(ctx: CheckContext, operation: str) -> ExampleRequest:
         values = path_values(ctx, operation, ctx.settings_in(given) if given else None).values
     except ContractFileError as exc:
         ctx.skip(f"{operation}: no value for a path parameter ({exc}): give the parameter an x-setting")
-    return ExampleRequest(_body(ctx, operation) if has_body else None, _base_query(ctx, operation), values)
+    return ExampleRequest(example_body(ctx, operation) if has_body else None, _base_query(ctx, operation), values)
 
 
 def unique(ctx: CheckContext, operation: str, body: Any, n: int, *, keep: str = "") -> Any:

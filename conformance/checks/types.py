@@ -3,7 +3,9 @@
 Without the accepted control, a server that refuses the parameter whatever its value would
 pass: the refusals must be about the type. ``where`` names the parameter (``query.page``,
 ``body.numCards``, ``path.id``); ``valid_value`` is the control, ``wrong_values`` the probes.
-``params.operations`` widens the check to several operations with the same parameter.
+``params.operations`` widens the check to several operations with the same parameter. A
+``valid_value`` of exactly ``"{NAME}"`` is target setting NAME, typed as the member's schema says
+(``checks/examples.py``). Requests start from the rendered example (``boundary.send_variant``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 
 from conformance.checks.boundary import BASE_PARAMS, operations_of, send_variant
 from conformance.checks.context import CheckContext
+from conformance.checks.examples import setting_param
 from conformance.checks.expect import expect_status
 from conformance.checks.refusal import refused_statuses
 from conformance.checks.registry import named
@@ -32,7 +35,8 @@ def wrong_types_refused(ctx: CheckContext) -> None:
         ctx.skip("a wrong-types rule needs operation and where")
     ok = set(range(200, 300))
     for operation in operations_of(ctx):
-        control = send_variant(ctx, rule.params["valid_value"], operation)
+        valid = setting_param(ctx, rule.params["valid_value"], ctx.contract.where_schema(operation, rule.where))
+        control = send_variant(ctx, valid, operation)
         expect_status(rule.id, control, ok,
                       f"{operation}: {rule.where}={rule.params['valid_value']!r}, a valid value (the control)")
         for value in rule.params["wrong_values"]:

@@ -94,11 +94,17 @@ CATALOGUE_SCHEMA: dict[str, Any] = {
                     "id": {"type": "string", "pattern": r"^[a-z]+\.gap\.[a-z0-9-]+$"},
                     "statement": {"type": "string", "minLength": 1},
                     # What is not shown, so the loader can refuse a rule that checks it anyway.
+                    # ``where`` may point into a request (body, query, header, path) or into the
+                    # operation's success response (response.<member>).
                     "about": {"type": "array", "minItems": 1, "items": {
                         "type": "object", "required": ["operation"], "additionalProperties": False,
                         "properties": {"operation": {"type": "string", "pattern": "^(GET|POST|PUT|PATCH|DELETE) /"},
-                                       "where": {"type": "string", "pattern": r"^(body|query|header|path)\."}},
+                                       "where": {"type": "string",
+                                                 "pattern": r"^(body|query|header|path|response)\."}},
                     }},
+                    # Why the gap names no operation or member (a policy, a rate, a product the
+                    # API does not serve): every gap has ``about`` or this.
+                    "about_none": {"type": "string", "minLength": 10},
                     # The target setting (a credential name) that resolves the gap on a target.
                     "setting": {"type": "string", "pattern": "^[A-Z][A-Z0-9_]*$"},
                     "source": _SOURCE,

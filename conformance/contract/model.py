@@ -71,6 +71,8 @@ class Gap:
     about: tuple[tuple[str, str | None], ...] = ()
     # The target setting (a credential name) that resolves the gap on a target, if any.
     setting: str | None = None
+    # Why the gap names no operation or member, when it has no ``about``.
+    about_none: str | None = None
 
     def covers(self, rule: Rule) -> tuple[str, str | None] | None:
         """The point of ``about`` that ``rule`` checks, if any."""
@@ -297,6 +299,12 @@ class Contract:
         area, _, rest = where.partition(".")
         if area == "body":
             schema = self.deref(self.request_schema(operation))
+            for part in rest.split("."):
+                schema = self.deref(schema["properties"][part])
+            return schema
+        if area == "response":
+            ok = sorted(s for s in self.documented_statuses(operation) if 200 <= s < 300)
+            schema = self.deref(self.response_schema(operation, ok[0]) or {}) if ok else {}
             for part in rest.split("."):
                 schema = self.deref(schema["properties"][part])
             return schema

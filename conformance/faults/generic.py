@@ -1,7 +1,7 @@
 """Faults every service gets, derived from its contract rather than written per service.
 
 ``enum-near-miss``: for each rule of kind ``enum`` over a string enum, a server that takes a
-plausible wrong value (another case, a dropped last letter, a plural) for the listed one, while
+plausible wrong value (a dropped last letter, a plural) for the listed one, while
 still refusing a plainly foreign value. A check that tries only one made-up value passes such a
 server; the generic enum check must catch it. One fault per enum rule, named after the rule.
 
@@ -51,11 +51,12 @@ __all__ = ["generic_faults", "path_pattern"]
 
 
 def _listed_for(value: Any, allowed: list[str]) -> str | None:
-    """The listed value ``value`` nearly is (case, a letter short, a plural), else None."""
+    """The listed value ``value`` nearly is (a letter short, a plural), else None. Another case is
+    no near miss: a server folding case conforms (no document says matching is case-sensitive)."""
     if not isinstance(value, str) or value in allowed:
         return None
     for listed in allowed:
-        if value.lower() == listed.lower() or value == listed[:-1] or value == listed + "s":
+        if value == listed[:-1] or value == listed + "s":
             return listed
     return None
 
@@ -138,7 +139,7 @@ def generic_faults(contract: Contract) -> list[Fault]:
             continue
         faults.append(fault(
             f"enum-near-miss:{rule.id.split('.', 1)[1]}", rule.id,
-            f"{rule.operation} takes a near miss of a listed {rule.where} (other case, a letter short, a plural) "
+            f"{rule.operation} takes a near miss of a listed {rule.where} (a letter short, a plural) "
             "for the listed value, while refusing a plainly foreign one",
         )(_near_miss(rule, list(allowed))))
     return faults + derived_faults(contract) + credential_faults(contract) + route_faults(contract) + mistake_faults(contract)

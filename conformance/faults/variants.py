@@ -8,9 +8,11 @@ its package; these are the ones no HTTP API document forbids.
 from __future__ import annotations
 
 import json
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlencode
 
 from conformance.contract import Contract
-from conformance.faults.base import Variant, on_response, variant
+from conformance.faults.base import Variant, on_request, on_response, variant
 from conformance.faults.generic import path_pattern
 from conformance.transport.model import Request, Response
 
@@ -64,11 +66,14 @@ def _undocumented_refusals(contract: Contract) -> list[str]:
 
 
 def derived_variants(contract: Contract) -> list[Variant]:
-    """Allowed variants the contract implies: ``refusal-as-422``, a server refusing invalid input
-    with 422 (RFC 9110 section 15.5.21) instead of 400 wherever the document names no status."""
+    """Allowed variants the contract implies: ``case-folding-enums``, a server taking listed values
+    in any case; ``refusal-as-422``, a server refusing invalid input with 422 (RFC 9110 section
+    15.5.21) instead of 400 wherever the document names no status."""
+    folding = _case_folding(contract)
+    out = [folding] if folding else []
     operations = _undocumented_refusals(contract)
     if not operations:
-        return []
+        return out
     patterns = [(op.split(" ", 1)[0], path_pattern(op.split(" ", 1)[1])) for op in operations]
 
     def after(request: Request, response: Response) -> Response:
@@ -76,5 +81,64 @@ def derived_variants(contract: Contract) -> list[Variant]:
             response.status = 422
         return response
 
-    return [variant("refusal-as-422", f"invalid input refused with 422, not 400, on the {len(operations)} operations "
+    return out + [variant("refusal-as-422", f"invalid input refused with 422, not 400, on the {len(operations)} operations "
                     "whose refusal status the document does not name")(on_response(after))]
+
+
+def _enum_points(contract: Contract) -> list[tuple[str, str, list[str]]]:
+    """(operation, where, listed values) of every string enum among the request fields."""
+    out: list[tuple[str, str, list[str]]] = []
+
+    def walk(operation: str, schema: Any, where: str) -> None:
+        schema = contract.deref(schema) if isinstance(schema, dict) else {}
+        listed = schema.get("enum")
+        if listed and all(isinstance(v, str) for v in listed):
+            out.append((operation, where, list(listed)))
+        for name, sub in (schema.get("properties") or {}).items():
+            walk(operation, sub, f"{where}.{name}")
+
+    for operation in contract.operations():
+        walk(operation, contract.request_schema(operation), "body")
+        for param in contract.operation(operation).get("parameters") or []:
+            if "$ref" in param:
+                param = contract.openapi["components"]["parameters"][param["$ref"].rsplit("/", 1)[-1]]
+            if param.get("in") == "query":
+                walk(operation, param.get("schema") or {}, f"query.{param['name']}")
+    return out
+
+
+def _case_folding(contract: Contract) -> Variant | None:
+    points = _enum_points(contract)
+    if not points:
+        return None
+    compiled = [(op.split(" ", 1)[0], path_pattern(op.split(" ", 1)[1]), where, {v.casefold(): v for v in listed})
+                for op, where, listed in points]
+
+    def fold(value: Any, table: dict[str, str]) -> Any:
+        return table.get(value.casefold(), value) if isinstance(value, str) else value
+
+    def before(request: Request) -> Request:
+        for method, pattern, where, table in compiled:
+            if request.method != method or not pattern.search(unquote(request.path)):
+                continue
+            area, _, dotted = where.partition(".")
+            if area == "query":
+                request.query = [(k, fold(v, table) if k == dotted else v) for k, v in request.query]
+            elif "form" in (request.headers.get("content-type") or ""):
+                pairs = parse_qsl(request.body.decode("utf-8", "replace"), keep_blank_values=True)
+                request.body = urlencode([(k, fold(v, table) if k == dotted else v) for k, v in pairs]).encode()
+            else:
+                try:
+                    body = json.loads(request.body)
+                except ValueError:
+                    continue
+                node, parts = body, dotted.split(".")
+                for part in parts[:-1]:
+                    node = node.get(part) if isinstance(node, dict) else None
+                if isinstance(node, dict) and parts[-1] in node:
+                    node[parts[-1]] = fold(node[parts[-1]], table)
+                    request.body = json.dumps(body).encode()
+        return request
+
+    return variant("case-folding-enums", f"listed values taken in any case ({len(points)} enum fields): no document "
+                   "says matching is case-sensitive")(on_request(before))

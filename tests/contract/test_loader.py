@@ -185,3 +185,11 @@ def test_a_rule_resting_on_an_open_gap_skips_naming_it_until_a_setting_resolves_
     monkeypatch.setenv("CONFORMANCE_SCANNING_BOOLEAN_TRUE", "1")
     resolved = run_case(case, make_target(contract, RunSettings(target="http")))
     assert resolved.skip_kind != SkipKind.DEPENDS_ON_GAP  # it ran (and met the unreachable port)
+
+
+@pytest.mark.parametrize("service", available_services())
+def test_every_gap_says_what_it_leaves_open(service: str) -> None:
+    # about: the operations and members the documents leave open (the loader then refuses a rule
+    # checking one without depends_on); about_none: why a gap names none (a policy, a rate).
+    bare = [g.id for g in load_contract(service).gaps if not g.about and not g.about_none]
+    assert not bare, f"gaps saying neither what they leave open (about) nor why not (about_none): {bare}"

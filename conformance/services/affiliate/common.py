@@ -7,10 +7,11 @@ from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
-from conformance.services.affiliate.dated import date_text, dated_body, today
+from conformance.checks.examples import example_body, today
 from conformance.transport.model import Exchange
 
-__all__ = ["CLICKS", "DAYS", "EMAIL", "EXPORT", "ONE", "PAGED", "REPORT", "first_page", "ok", "read_report", "window"]
+__all__ = ["CLICKS", "DAYS", "EMAIL", "EXPORT", "ONE", "PAGED", "REPORT", "dated_body", "first_page", "ok",
+           "read_report", "stamp_text", "today", "window"]
 
 REPORT = "POST /v1/networks/reporting/conversions"
 EXPORT = "POST /v1/networks/reporting/conversions/export"
@@ -23,11 +24,21 @@ DAYS = {"days_back": {"type": "integer", "minimum": 0}}
 PAGED = {**DAYS, "page_size": {"type": "integer", "minimum": 1}, "max_pages": {"type": "integer", "minimum": 1}}
 
 
+def dated_body(ctx: CheckContext, operation: str, **members: Any) -> dict[str, Any]:
+    """The operation's example re-dated from the target's today (``checks/examples.py``), with
+    ``members`` set on top."""
+    return {**example_body(ctx, operation), **members}
+
+
+def stamp_text(day: date, clock: str = "00:00:00") -> str:
+    return f"{day.isoformat()} {clock}"
+
+
 def window(ctx: CheckContext, days_back: int, operation: str = REPORT, end: date | None = None,
            **members: Any) -> dict[str, Any]:
     """The operation's dated example over ``days_back`` days ending today (or ``end``)."""
     last = end or today(ctx)
-    dates = {"from": date_text(last - timedelta(days=days_back)), "to": date_text(last)}
+    dates = {"from": (last - timedelta(days=days_back)).isoformat(), "to": last.isoformat()}
     return dated_body(ctx, operation, **{**dates, **members})
 
 

@@ -1,7 +1,7 @@
 """Scenario checks of the conversion report (volume 3, part C): formats, filters, defaults,
 paging, and the 365-day / one-year window with its documented conflict.
 
-Dates come from the target's today (``dated.today``), never from the harness's clock.
+Dates come from the target's today (``common.today``: the TODAY setting), never from the harness's clock.
 """
 
 from __future__ import annotations
@@ -17,8 +17,17 @@ from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses
 from conformance.checks.paging import PAGING_PARAMS, paging_walk
 from conformance.checks.registry import for_rule
-from conformance.services.affiliate.common import DAYS, PAGED, REPORT, first_page, ok, read_report, window
-from conformance.services.affiliate.dated import date_text, dated_body, today
+from conformance.services.affiliate.common import (
+    DAYS,
+    PAGED,
+    REPORT,
+    dated_body,
+    first_page,
+    ok,
+    read_report,
+    today,
+    window,
+)
 from conformance.transport.model import Exchange
 
 __all__: list[str] = []
@@ -35,9 +44,9 @@ def _ids(rows: list[dict[str, Any]]) -> set[str]:
 def date_formats(ctx: CheckContext) -> None:
     end = today(ctx)
     start = end - timedelta(days=ctx.rule.params["days_back"])
-    for label, first, last in (("YYYY-mm-DD", date_text(start), date_text(end)),
+    for label, first, last in (("YYYY-mm-DD", start.isoformat(), end.isoformat()),
                                ("YYYY-mm-DD hh:mm:ss", f"{start} 00:00:00", f"{end} 00:00:00"),
-                               ("both forms mixed", date_text(start), f"{end} 12:30:00")):
+                               ("both forms mixed", start.isoformat(), f"{end} 12:30:00")):
         body = dated_body(ctx, REPORT, **{"from": first, "to": last})
         ok(ctx, ctx.call(REPORT, json_body=body), REPORT, f"from/to as {label}")
 
@@ -134,7 +143,7 @@ def _year_back(day: date) -> date:
 
 
 def _send(ctx: CheckContext, first: date, last: date) -> Exchange:
-    return ctx.call(REPORT, json_body=dated_body(ctx, REPORT, **{"from": date_text(first), "to": date_text(last)}))
+    return ctx.call(REPORT, json_body=dated_body(ctx, REPORT, **{"from": first.isoformat(), "to": last.isoformat()}))
 
 
 def _contested(ctx: CheckContext, exchange: Exchange, why: str) -> None:
@@ -204,7 +213,7 @@ def span_limit(ctx: CheckContext) -> None:
                  f"({control.response.status}); the span edge cannot be separated from the window start")
     ok(ctx, control, REPORT, f"a span of {days} days")
     longer = start + timedelta(days=days + 1)
-    probe = ctx.call(REPORT, json_body=dated_body(ctx, REPORT, **{"from": date_text(start), "to": date_text(longer)}))
+    probe = ctx.call(REPORT, json_body=dated_body(ctx, REPORT, **{"from": start.isoformat(), "to": longer.isoformat()}))
     after = _year_back(longer)  # the span is one calendar year when this is start
     if after == start:
         _contested(ctx, probe, f"a span of {days + 1} days, exactly one year")

@@ -15,8 +15,7 @@ from conformance.checks.expect import expect, expect_status, success_statuses
 from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import for_rule
 from conformance.errors import ContractFileError
-from conformance.services.affiliate.common import CLICKS, PAGED, ok, read_report, window
-from conformance.services.affiliate.dated import dated_body, stamp_text, today
+from conformance.services.affiliate.common import CLICKS, PAGED, dated_body, ok, read_report, stamp_text, today, window
 from conformance.transport.model import Exchange, Request
 
 __all__: list[str] = []

@@ -195,8 +195,6 @@ def _alias_refused(request: Request) -> Request:
 
 
 FAULTS: list[Fault] = [
-    fault("state-case-insensitive", "marketplace.types.enum-rejected",
-          "state=ACTIVE (a near miss: another case) is taken as active")(on_request(_state_accepted("ACTIVE"))),
     fault("removed-state-accepted", "marketplace.types.enum-rejected",
           "state=removed (a real-world state the list leaves out) is taken")(on_request(_state_accepted("removed"))),
     fault("inactive-edit-refused", "marketplace.listings.state-filter",

@@ -129,17 +129,7 @@ def _single_use_refresh_no_expiry(sim: Simulator) -> Simulator:
     return FaultySimulator(sim, before=before)  # type: ignore[return-value]
 
 
-def _grant_type_near_miss(request: Request) -> Request:
-    """The token endpoint takes a near miss of authorization_code (another case) for it."""
-    form = _form(request)
-    if _is_token(request) and form.get("grant_type", "").lower() == "authorization_code":
-        request.body = urlencode({**form, "grant_type": "authorization_code"}).encode()
-    return request
-
-
 OAUTH_FAULTS: list[Fault] = [
-    fault("grant-type-case-insensitive", "marketplace.oauth.token-grant-type",
-          "grant_type=AUTHORIZATION_CODE is taken as authorization_code")(on_request(_grant_type_near_miss)),
     fault("http-redirect-accepted", "marketplace.oauth.redirect-https",
           "an http redirect_uri gets a code")(_http_redirect_accepted),
     fault("plain-challenge-accepted", "marketplace.oauth.code-challenge-method",

@@ -5,10 +5,13 @@ get, the rate limit on creation). Campaign, email and route checks: campaign_che
 from __future__ import annotations
 
 from functools import partial
+from itertools import count
 from typing import Any
 
 from conformance.auth.variants import AUTH_AS_SCHEMA, auth_as
+from conformance.checks.boundary import with_member
 from conformance.checks.context import CheckContext
+from conformance.checks.examples import unique
 from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
 from conformance.checks.observatory import shape
 from conformance.checks.paging import items_of
@@ -17,7 +20,6 @@ from conformance.checks.registry import for_rule, named
 from conformance.checks.wellformed import ill_formed
 from conformance.errors import ContractFileError, SkipKind
 from conformance.services.outreach import campaign_checks  # noqa: F401  (registers its checks)
-from conformance.services.outreach.fresh import FRESH_PARAMS, Fresh
 from conformance.transport.model import Exchange
 
 __all__: list[str] = []
@@ -26,6 +28,24 @@ CREATE = "POST /accounts"
 GET = "GET /accounts/{email}"
 PATCH = "PATCH /accounts/{email}"
 CONFLICT_READ_ONLY = "outreach.conflict.read-only-input"
+
+
+class Fresh:
+    """Sends the operation's example with its ``x-unique`` members (the account's email) new on
+    every request (``checks/examples.py``: ``local+<rule>-<n>@domain``), ``edits`` on top."""
+
+    def __init__(self, ctx: CheckContext, operation: str | None = None) -> None:
+        self.ctx = ctx
+        self.operation = operation or ctx.rule.operation or ""
+        self._serial = count(1)
+        self.last: dict[str, Any] = {}
+
+    def send(self, edits: dict[str, Any] | None = None, **kwargs: Any) -> Exchange:
+        body = unique(self.ctx, self.operation, self.ctx.contract.request_example(self.operation), next(self._serial))
+        for dotted, value in (edits or {}).items():
+            body = with_member(body, dotted, value)
+        self.last = body
+        return self.ctx.call(self.operation, json_body=body, **kwargs)
 
 
 def _account(ctx: CheckContext, email: str) -> Exchange:
@@ -40,16 +60,16 @@ def _created(ctx: CheckContext, exchange: Exchange, why: str) -> dict[str, Any]:
     return dict(expect_json_schema(ctx.rule.id, ctx.contract, exchange, schema, why))
 
 
-_AS_FRESH: dict[str, Any] = {**FRESH_PARAMS, "as": AUTH_AS_SCHEMA}
+_AS: dict[str, Any] = {"as": AUTH_AS_SCHEMA}
 
 
-@for_rule("outreach.scope.accounts-create-key-creates", params=_AS_FRESH, required=("fresh", "as"))
+@for_rule("outreach.scope.accounts-create-key-creates", params=_AS, required=("as",))
 def create_as(ctx: CheckContext) -> None:
     how = auth_as(ctx.rule.params["as"])
     _created(ctx, Fresh(ctx).send(auth=how), f"a create with {how.describe()}")
 
 
-@for_rule("outreach.scope.create-needs-scope", params=_AS_FRESH, required=("fresh", "as"))
+@for_rule("outreach.scope.create-needs-scope", params=_AS, required=("as",))
 def create_needs_scope(ctx: CheckContext) -> None:
     """The control is the same create with a fresh email under the default key, so a refusal of
     a reused email (gap duplicate-email) can neither pass nor fail the rule."""
@@ -59,7 +79,7 @@ def create_needs_scope(ctx: CheckContext) -> None:
                    partial(fresh.send, auth=how), control=fresh.send)
 
 
-@named("scope-observe", params={**_AS_FRESH, "gap": {"type": "string", "pattern": r"^[a-z]+\.gap\.[a-z0-9-]+$"}},
+@named("scope-observe", params={**_AS, "gap": {"type": "string", "pattern": r"^[a-z]+\.gap\.[a-z0-9-]+$"}},
        required=("gap", "as"))
 def scope_observe(ctx: CheckContext) -> None:
     """What a key whose grant the document does not define gets: recorded, never judged (the
@@ -68,7 +88,7 @@ def scope_observe(ctx: CheckContext) -> None:
         raise ContractFileError(f"{ctx.rule.id}: observes {ctx.rule.params['gap']}, not a gap of the contract")
     how = auth_as(ctx.rule.params["as"])
     operation = ctx.rule.operation or ""
-    if "fresh" in ctx.rule.params:
+    if ctx.contract.json_media(operation).get("x-unique"):
         exchange = Fresh(ctx).send(auth=how)
     else:
         exchange = ctx.call(operation, auth=how)
@@ -79,7 +99,7 @@ def scope_observe(ctx: CheckContext) -> None:
              f"{exchange.response.status} {shape(exchange.response)}", SkipKind.GAP_OBSERVED)
 
 
-@for_rule("outreach.account.create-returns-account", params=FRESH_PARAMS, required=("fresh",))
+@for_rule("outreach.account.create-returns-account")
 def create_returns_account(ctx: CheckContext) -> None:
     fresh = Fresh(ctx)
     exchange = fresh.send()
@@ -89,8 +109,7 @@ def create_returns_account(ctx: CheckContext) -> None:
                f"not the {fresh.last[name]!r} sent", exchange=exchange, expected=f"{name} as sent")
 
 
-@for_rule("outreach.account.create-optional-fields", params={**FRESH_PARAMS, "body": {"type": "object"}},
-          required=("fresh", "body"))
+@for_rule("outreach.account.create-optional-fields", params={"body": {"type": "object"}}, required=("body",))
 def create_optional_fields(ctx: CheckContext) -> None:
     exchange = Fresh(ctx).send(dict(ctx.rule.params["body"]))
     expect_status(ctx.rule.id, exchange, success_statuses(ctx.contract, CREATE),
@@ -119,7 +138,7 @@ def _judge(ctx: CheckContext, field: str, sent: Any, probe: Exchange, stored: An
     shown.add(1)
 
 
-@for_rule("outreach.account.read-only-create", params={**FRESH_PARAMS, **_PROBES}, required=("fresh", "probes"))
+@for_rule("outreach.account.read-only-create", params=_PROBES, required=("probes",))
 def read_only_create(ctx: CheckContext) -> None:
     fresh = Fresh(ctx)
     control = fresh.send()
@@ -177,7 +196,7 @@ def nullable_fields(ctx: CheckContext) -> None:
                "setting it to null", exchange=after, expected=f"{name}: null")
 
 
-@for_rule("outreach.account.delete-removes", params=FRESH_PARAMS, required=("fresh",))
+@for_rule("outreach.account.delete-removes")
 def delete_removes(ctx: CheckContext) -> None:
     fresh = Fresh(ctx, CREATE)
     expect_accepted(ctx, fresh.send(), "creating the account to delete")
@@ -210,7 +229,7 @@ def list_limit(ctx: CheckContext) -> None:
            expected=f"1 to {limit} accounts")
 
 
-_BURST = {**FRESH_PARAMS, "max_burst_requests": {"type": "integer", "minimum": 1}}
+_BURST = {"max_burst_requests": {"type": "integer", "minimum": 1}}
 
 
 @for_rule("outreach.rate-limit.create-429", params=_BURST, required=tuple(_BURST))

@@ -219,13 +219,6 @@ def _malformed_json_500(request: Request, response: Response) -> Response:
     return response
 
 
-def _export_any_case(body: dict[str, Any]) -> dict[str, Any]:
-    # A plausible wrong value: PDF for pdf (the listed names are lower case).
-    if isinstance(body.get("exportAs"), str) and body["exportAs"].lower() in ("pptx", "pdf", "png"):
-        body["exportAs"] = body["exportAs"].lower()
-    return body
-
-
 def _web_source_refused(body: dict[str, Any]) -> dict[str, Any]:
     image = body.get("imageOptions")
     if isinstance(image, dict) and image.get("source") == "webAllImages":
@@ -248,7 +241,6 @@ def _odd_id_crashes(request: Request, response: Response) -> Response:
     if request.path.startswith("/v1.0/generations/") and tail and re.search(r"[^A-Za-z0-9_-]", tail):
         return Response.json_response(500, {"message": "internal error"})
     return response
-
 
 
 FAULTS: list[Fault] = [
@@ -316,9 +308,6 @@ FAULTS: list[Fault] = [
     # From the fidelity review (issue 15): deviations the stronger checks see.
     fault("malformed-json-500", "presentations.request.malformed-json",
           "a body that is not JSON crashes the service with 500")(on_response(_malformed_json_500)),
-    fault("export-as-any-case", "presentations.generate.export-as-enum",
-          "exportAs is read case-insensitively, so PDF is accepted")(
-        _body_edit("/v1.0/generations", _export_any_case)),
     fault("web-source-refused", "presentations.generate.web-source-warning",
           "the web image source is refused with 400 instead of ignoring the model with a warning")(
         _body_edit("/v1.0/generations", _web_source_refused)),

@@ -193,12 +193,6 @@ def _strip_facet_counts(request: Request) -> Request:
     return request
 
 
-def _dns_type_any_case(request: Request) -> Request:
-    if request.path.startswith("/dns/domain/"):
-        request.query = [(k, v.upper() if k == "type" else v) for k, v in request.query]
-    return request
-
-
 def _default_query(request: Request) -> Request:
     if request.path == SEARCH and "query" not in request.params:
         request.query.append(("query", "nginx"))
@@ -408,6 +402,4 @@ FAULTS: list[Fault] = [
     fault("reverse-extra-ip", "scanning.dns.reverse-shape",
           "reverse also answers an IP it was not asked")(
         _edit_ok(_path("/dns/reverse"), lambda b: {**b, "198.51.100.250": ["extra.example.com"]})),
-    fault("dns-type-any-case", "scanning.dns.type-enum",
-          "DNS types are read case-insensitively, so 'a' is taken for A")(on_request(_dns_type_any_case)),
 ]

@@ -1,7 +1,6 @@
 """Parameterised checks of POST-body operations (named, so rules choose them as data).
 
-``with-settings`` runs a generic check on the rendered examples; ``refused-body`` and
-``refused-path`` hold a changed request to a refusal after the control succeeded;
+``refused-body`` and ``refused-path`` hold a changed request to a refusal after the control succeeded;
 ``body-walk`` is ``paging-walk`` with the page parameters in the body (and, for key walks, the
 cursor as a filter); ``page-past-end``, ``default-page-size``, ``body-shape`` and
 ``limit-reading`` read the numbers they test from the contract.
@@ -13,29 +12,18 @@ import dataclasses
 from functools import partial
 from typing import Any
 
-from conformance.checks.boundary import BASE_PARAMS, enum_values, limit_boundary, required_member
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema
 from conformance.checks.paging import PAGING_PARAMS, paging_walk
 from conformance.checks.refusal import expect_accepted, expect_refused
 from conformance.checks.registry import named
-from conformance.checks.types import wrong_types_refused
-from conformance.services.social.support import METADATA, accepted, body, post, rendered, values
+from conformance.services.social.support import METADATA, accepted, body, post, values
 from conformance.transport.model import Exchange
 
 __all__ = ["body_walk", "customer_profiles", "default_page_size", "page_past_end", "refused_body"]
 
-_GENERIC = {"required": required_member, "enum": enum_values, "limit": limit_boundary,
-            "wrong-types": wrong_types_refused}
 _SET = {"set": {"type": "object"}}
 _OPS = {"operations": {"type": "array", "items": {"type": "string"}, "minItems": 1}}
-
-
-@named("with-settings", params={**BASE_PARAMS, "generic": {"enum": sorted(_GENERIC)}, "valid_value": {},
-                                "wrong_values": {"type": "array", "minItems": 1}}, required=("generic",))
-def with_settings(ctx: CheckContext) -> None:
-    """The generic check ``params.generic`` names, on examples with their settings filled in."""
-    _GENERIC[ctx.rule.params["generic"]](rendered(ctx))
 
 
 @named("refused-body", params={**_SET, "control": {"type": "object"}}, required=("set",))
