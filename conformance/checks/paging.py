@@ -204,8 +204,8 @@ def identity(item: Any, fields: list[str]) -> str:
 def paging_walk(ctx: CheckContext) -> None:
     """Walk the rule's operation to the end and check the walk:
 
-    every page valid under the operation's documented schema; an end within ``max_pages``; no
-    item twice (``id_fields`` together name an item); the same stated total on every page and
+    every page valid under the operation's documented schema; an end (a walk still going after
+    ``max_pages``, the reading budget, is not exercised, never failed); no item twice (``id_fields`` together name an item); the same stated total on every page and
     the pages holding exactly that many; with ``full_pages``, every page but the last full; at
     most ``page_size`` a page and ``cap`` in all. A full last page or a one-page walk probes the
     page after it: items there fail the walk; a one-page walk then skips (not exercised)."""
@@ -226,8 +226,6 @@ def paging_walk(ctx: CheckContext) -> None:
 
     result = walk(ctx, fetch, params)
     last = result.pages[-1].exchange
-    expect(result.ended, rule.id, f"walk did not end within {params['max_pages']} pages", exchange=last,
-           expected="an end of the list")
     size = params.get("page_size") or params.get("limit")
     first_total = _stated_total(params, result.pages[0].body)
     seen: dict[str, int] = {}
@@ -247,6 +245,12 @@ def paging_walk(ctx: CheckContext) -> None:
             expect(key not in seen, rule.id, f"item {key} on page {number} was already on page {seen.get(key)}",
                    exchange=page.exchange, expected="no item twice in one walk")
             seen[key] = number
+    if not result.ended:
+        # max_pages is the harness's reading budget, not a number of the document: a list longer
+        # than it, with no item repeated so far, is not shown to be endless (not exercised).
+        ctx.skip(f"the walk read {len(result.pages)} pages (the rule's reading budget, max_pages) without "
+                 "reaching the end, no item twice: the list is longer than the budget, so its end is not "
+                 "exercised")
     final = result.pages[-1]
     if "more_field" in params:
         expect(not dig(final.body, params["more_field"]), rule.id, f"the last page still says "

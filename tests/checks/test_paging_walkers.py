@@ -125,6 +125,15 @@ def test_a_list_without_end_fails(style: str) -> None:
         run_walk(list_server(style, ITEMS, break_="endless"), STYLES[style])
 
 
+@pytest.mark.parametrize("style", ["cursor", "cursor-no-flag", "key"])
+def test_a_list_longer_than_the_reading_budget_is_not_exercised(style: str) -> None:
+    # max_pages is the harness's budget, not the document's: 20 fresh pages of a 200-item list
+    # without a stated total are no proof the list never ends.
+    many = [{"id": f"i{n}"} for n in range(200)]
+    with pytest.raises(RuleSkipped, match="reading budget"):
+        run_walk(list_server(style, many), STYLES[style])
+
+
 @pytest.mark.parametrize("style", ["page-total", "offset"])
 def test_a_stated_total_not_met_fails(style: str) -> None:
     with pytest.raises(ContractFailure, match="target states|did not end|full page"):
