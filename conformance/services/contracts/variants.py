@@ -12,7 +12,7 @@ from typing import Any
 
 from conformance.faults.base import Variant, json_edit, on_response, variant
 from conformance.services.contracts.faults import PREFIX, _key_edit
-from conformance.services.contracts.simulator import SOURCE_ADDRESS, TEMPLATE_PARAMETERS
+from conformance.services.contracts.simulator import SOURCE_ADDRESS, TEMPLATE_PARAMETERS, WALLET_ID
 from conformance.transport.model import Request, Response
 
 __all__ = ["VARIANTS"]
@@ -97,6 +97,26 @@ def _known_values_only(request: Request, response: Response) -> Response:
     return response
 
 
+def _unknown_wallet_404(request: Request, response: Response) -> Response:
+    # The status for a wallet or address the account does not hold is not shown (gap
+    # wallet-and-address): this server answers 404, as for a resource it cannot find.
+    if request.path.endswith("estimateFee") and response.status == 200:
+        body = _json(request)
+        if body.get("walletId", WALLET_ID) != WALLET_ID or body.get("sourceAddress", SOURCE_ADDRESS) != SOURCE_ADDRESS:
+            return Response.json_response(404, {"message": "wallet or address not found"})
+    return response
+
+
+def _unprocessable_bytecode(request: Request, response: Response) -> Response:
+    # Which bytecode is refused, and with which status beside the listed 400, is not shown (gap
+    # bytecode-abi-format): bytecode that is not hex digits is answered 422.
+    if request.path == "/v1/w3s/contracts/deploy/estimateFee" and response.status == 200:
+        digits = str(_json(request).get("bytecode", "")).removeprefix("0x")
+        if not digits or any(c not in "0123456789abcdefABCDEF" for c in digits):
+            return Response.json_response(422, {"message": "bytecode is not hex"})
+    return response
+
+
 def _validates_bytecode(request: Request, response: Response) -> Response:
     # bytecode must be hex digits and abiJson must parse (gap bytecode-abi-format).
     if request.path == "/v1/w3s/contracts/deploy/estimateFee" and response.status == 200:
@@ -157,6 +177,10 @@ VARIANTS: list[Variant] = [
     variant("plain-text-errors", "error bodies are plain text")(on_response(_other_error_body)),
     variant("known-values-only", "estimates refuse (400) an address or template parameters the account does not "
             "hold")(on_response(_known_values_only)),
+    variant("unknown-wallet-404", "estimates answer 404 for a walletId or sourceAddress the account does not hold")(
+        on_response(_unknown_wallet_404)),
+    variant("422-for-non-hex-bytecode", "bytecode that is not hex digits is answered 422")(
+        on_response(_unprocessable_bytecode)),
     variant("validates-bytecode", "the bytecode estimate refuses (400) bytecode that is not hex and abiJson that "
             "does not parse")(on_response(_validates_bytecode)),
     variant("testnets-only", "estimates on a mainnet blockchain are refused (400): a test key")(

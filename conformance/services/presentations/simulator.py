@@ -96,6 +96,8 @@ class PresentationsSimulator(Simulator):
         "WEB_IMAGE_SOURCE": WEB_SOURCE,
         # SIM-CHOICE: any gammaId names a template here; this is the one runs are told to use.
         "TEMPLATE_ID": "g_template_1",
+        # SIM-CHOICE: folderIds are not checked against the folders here; these are listed ones.
+        "FOLDER_IDS": ",".join(FOLDERS[:FOLDER_IDS_MAX + 1]),
     }
 
     def __init__(self, clock: Clock | None = None) -> None:

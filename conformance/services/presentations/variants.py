@@ -87,6 +87,38 @@ def _refuse_unlisted_themes(sim: Simulator) -> Simulator:
     return request_json_edit(lambda r: r.method == "POST" and r.path in _CREATES, refuse)(sim)
 
 
+def _refuse_unlisted_folders(sim: Simulator) -> Simulator:
+    # "folderIds: ids from GET /folders": a server may refuse any other id (gap lookup-ids-validated).
+    folders = set(sim.folders)  # type: ignore[attr-defined]
+
+    def refuse(body: dict[str, Any]) -> dict[str, Any]:
+        ids = body.get("folderIds")
+        if isinstance(ids, list) and any(isinstance(i, str) and i not in folders for i in ids):
+            body["textMode"] = {"unlisted folderIds": ids}  # the simulator refuses this with 400
+        return body
+    return request_json_edit(lambda r: r.method == "POST" and r.path in _CREATES, refuse)(sim)
+
+
+_POLLS = [0]
+
+
+def _re_signed_export_url(request: Request, response: Response) -> Response:
+    # Only "completed and failed are final" is said: a final Generation may carry a freshly signed
+    # exportUrl (and the account's current remaining credits) on every poll.
+    if request.method == "GET" and request.path.startswith("/v1.0/generations/") and response.status == 200:
+        _POLLS[0] += 1
+        n = _POLLS[0]
+
+        def resign(body: dict[str, Any]) -> dict[str, Any]:
+            if isinstance(body.get("exportUrl"), str):
+                body["exportUrl"] = body["exportUrl"].split("?", 1)[0] + f"?signature=s{n}"
+            if isinstance(body.get("credits"), dict) and isinstance(body["credits"].get("remaining"), (int, float)):
+                body["credits"] = {**body["credits"], "remaining": body["credits"]["remaining"] - n % 2}
+            return body
+        response.body = json_edit(response.body, resign)
+    return response
+
+
 def _whole_cards_only(sim: Simulator) -> Simulator:
     # Gap num-cards-per-plan: whether a fractional numCards is accepted is not shown; refused here.
     def refuse(body: dict[str, Any]) -> dict[str, Any]:
@@ -128,6 +160,10 @@ VARIANTS: list[Variant] = [
         on_response(_unknown_generation_400)),
     variant("refuses-unlisted-theme", "a themeId GET /themes did not list is refused with 400")(
         _refuse_unlisted_themes),
+    variant("refuses-unlisted-folders", "a folderIds entry GET /folders did not list is refused with 400")(
+        _refuse_unlisted_folders),
+    variant("re-signed-export-url", "every poll of a final generation signs its exportUrl afresh and reports "
+            "the current remaining credits")(on_response(_re_signed_export_url)),
     variant("whole-cards-only", "a fractional numCards is refused with 400")(_whole_cards_only),
     variant("unknown-members-ignored", "unknown body members are ignored, not refused")(
         _attribute("refuse_unknown_members", False)),
