@@ -11,7 +11,7 @@ from conformance.checks.examples import example_body, today
 from conformance.transport.model import Exchange
 
 __all__ = ["CLICKS", "DAYS", "EMAIL", "EXPORT", "ONE", "PAGED", "REPORT", "dated_body", "first_page", "ok",
-           "read_report", "stamp_text", "today", "window"]
+           "paging_members", "read_report", "setting", "stamp_text", "today", "window"]
 
 REPORT = "POST /v1/networks/reporting/conversions"
 EXPORT = "POST /v1/networks/reporting/conversions/export"
@@ -22,6 +22,22 @@ CLICKS = "POST /v1/affiliates/reporting/clicks/stream"
 # Declared params of report readers.
 DAYS = {"days_back": {"type": "integer", "minimum": 0}}
 PAGED = {**DAYS, "page_size": {"type": "integer", "minimum": 1}, "max_pages": {"type": "integer", "minimum": 1}}
+
+
+def setting(ctx: CheckContext, name: str) -> str:
+    """A target setting, else its default in rules.yaml settings.defaults (the simulator's)."""
+    value = ctx.optional(name)
+    if value:
+        return value
+    default = (ctx.contract.settings.get("defaults") or {}).get(name)
+    return ctx.credential(name) if default is None else str(default)  # no default: skip naming it
+
+
+def paging_members(ctx: CheckContext) -> tuple[str, str]:
+    """The request's paging members (page number, page size): the document names the body's
+    paging member without its fields (gap request-paging), so they are the target settings
+    REPORT_PAGE_MEMBER and REPORT_PAGE_SIZE_MEMBER (defaults: the response's paging names)."""
+    return setting(ctx, "REPORT_PAGE_MEMBER"), setting(ctx, "REPORT_PAGE_SIZE_MEMBER")
 
 
 def dated_body(ctx: CheckContext, operation: str, **members: Any) -> dict[str, Any]:
@@ -56,7 +72,7 @@ def first_page(ctx: CheckContext, body: dict[str, Any], page_size: int | None) -
     paging.page the target states for a request that names no page."""
     first = ctx.optional("REPORT_FIRST_PAGE")
     if first is None:
-        paging = {"page_size": page_size} if page_size else {}
+        paging = {paging_members(ctx)[1]: page_size} if page_size else {}
         data = ok(ctx, ctx.call(REPORT, json_body={**body, "paging": paging}), REPORT, "the report without a page")
         first = str((data.get("paging") or {}).get("page"))
     if not first.lstrip("-").isdigit():
@@ -69,8 +85,9 @@ def read_report(ctx: CheckContext, body: dict[str, Any], page_size: int, max_pag
     (the walk itself is its own rule)."""
     rows: list[dict[str, Any]] = []
     start = first_page(ctx, body, page_size)
+    number, size = paging_members(ctx)
     for page in range(start, start + max_pages):
-        exchange = ctx.call(REPORT, json_body={**body, "paging": {"page": page, "page_size": page_size}})
+        exchange = ctx.call(REPORT, json_body={**body, "paging": {number: page, size: page_size}})
         data = ok(ctx, exchange, REPORT, f"page {page} of the report")
         rows += data["conversions"]
         total = data["paging"]["total_count"]

@@ -360,8 +360,6 @@ FAULTS: list[Fault] = [
         _body("POST", _CLICKS, _set_default("from", "2027-01-14 00:00:00"))),
     fault("trending-on-cvr", "affiliate.dashboard.cards-shape", "cvr carries trending_percentage")(
         _answer("POST", "/v1/affiliates/dashboard/summary", _trending_on_cvr)),
-    fault("temp-file-twice", "affiliate.upload.single-use", "a temporary file can be read twice")(
-        _attr(single_use=False)),
     fault("zip-compressed-refused", "affiliate.upload.unzip-mime",
           "unzip refuses application/x-zip-compressed")(on_request(_zip_compressed_refused)),
     fault("upload-urls-bare", "affiliate.upload.shape", "urls are bare strings")(

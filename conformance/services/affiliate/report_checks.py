@@ -24,6 +24,7 @@ from conformance.services.affiliate.common import (
     dated_body,
     first_page,
     ok,
+    paging_members,
     read_report,
     today,
     window,
@@ -127,8 +128,12 @@ def conversions_paging(ctx: CheckContext) -> None:
     the paging.page the target states for a request that names no page."""
     fields = {f.name: getattr(ctx, f.name) for f in dataclasses.fields(CheckContext)}
     body = window(ctx, ctx.rule.params["days_back"])
-    first = first_page(ctx, body, ctx.rule.params.get("base_query", {}).get("page_size"))
-    rule = dataclasses.replace(ctx.rule, params={**ctx.rule.params, "first_page": first})
+    size = ctx.rule.params.get("page_size")
+    first = first_page(ctx, body, size)
+    # The request's paging members are not shown (gap request-paging): target settings.
+    number, size_member = paging_members(ctx)
+    rule = dataclasses.replace(ctx.rule, params={**ctx.rule.params, "first_page": first, "page_param": number,
+                                                 "base_query": {size_member: size} if size else {}})
     paging_walk(_BodyPaged(**{**fields, "rule": rule}, report_body=body))
 
 

@@ -7,16 +7,14 @@ import base64
 import io
 import zipfile
 from datetime import UTC, datetime, time, timedelta
-from functools import partial
 from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses
-from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import for_rule
 from conformance.errors import ContractFileError
 from conformance.services.affiliate.common import CLICKS, PAGED, dated_body, ok, read_report, stamp_text, today, window
-from conformance.transport.model import Exchange, Request
+from conformance.transport.model import Exchange
 
 __all__: list[str] = []
 
@@ -133,21 +131,6 @@ def _seconds(value: Any) -> float:
 
 def _upload(ctx: CheckContext, body: dict[str, Any], unzip: bool | None = None) -> Exchange:
     return ctx.call(UPLOAD, json_body=body, params={"unzip": unzip} if unzip is not None else None)
-
-
-def _read(ctx: CheckContext, url: str) -> Exchange:
-    # The url is used without the key: it is the file's own address, possibly on another host.
-    return ctx.send(Request.build("GET", url), backoff=False)
-
-
-@for_rule("affiliate.upload.single-use")
-def single_use(ctx: CheckContext) -> None:
-    answer = ok(ctx, _upload(ctx, ctx.contract.request_example(UPLOAD)), UPLOAD, "an upload")
-    if not answer["urls"]:
-        ctx.skip("the upload gave no url to use")
-    url = answer["urls"][0]["url"]
-    expect_refused(ctx, "the temporary file used a second time", partial(_read, ctx, url),
-                   control=partial(_read, ctx, url))
 
 
 def _zip() -> str:

@@ -185,7 +185,35 @@ def _lenient_bodies(sim: Simulator) -> Simulator:
     return request_json_edit(lambda r: _lenient(r) and r.path.endswith("/temp"), before_upload, b"{}")(sim)
 
 
+def _other_paging_members(sim: Simulator) -> Simulator:
+    # Gap request-paging: the request's paging members are {number, size}; page and page_size
+    # there are ignored (the response keeps its documented page, page_size, total_count).
+    def before(request: Request) -> Request:
+        if request.method == "POST" and request.path == _REPORT and request.body:
+            try:
+                body = json.loads(request.body)
+            except ValueError:
+                return request
+            paging = body.get("paging") if isinstance(body, dict) else None
+            if isinstance(paging, dict):
+                body["paging"] = {k: v for k, v in (("page", paging.get("number")), ("page_size", paging.get("size")))
+                                  if v is not None}
+                request.body = json.dumps(body).encode()
+        return request
+
+    wrapped = FaultySimulator(sim, before=before)
+    # The target's settings say so, as a user would set CONFORMANCE_AFFILIATE_REPORT_PAGE_MEMBER.
+    wrapped.credentials = {**sim.credentials, "REPORT_PAGE_MEMBER": "number",  # type: ignore[misc]
+                           "REPORT_PAGE_SIZE_MEMBER": "size"}
+    return wrapped  # type: ignore[return-value]
+
+
 VARIANTS: list[Variant] = [
+    variant("other-paging-members", "the report's request paging members are number and size")(
+        _other_paging_members),
+    # Gap upload-use: "used once" does not say its url can be read only once (the use may be an
+    # import by an endpoint not shown): the url stays readable.
+    variant("temp-url-readable-twice", "a temporary file's url can be read more than once")(_attr(single_use=False)),
     # "at most the latest 100" names which conversions, not their order (gap email-order).
     variant("email-oldest-first", "the conversions of an email come oldest first")(
         _answer("POST", _REPORT + "/email", _reverse("conversions"))),

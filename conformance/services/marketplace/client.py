@@ -17,7 +17,8 @@ from conformance.checks.paging import walk
 from conformance.transport.model import Exchange
 
 __all__ = ["CONNECT", "CREATE", "DELETE", "LISTINGS", "RECEIPTS", "TOKEN", "call", "form_post", "form_type",
-           "items", "oauth", "operations", "page", "records", "schema_enum", "token_source"]
+           "items", "items_field", "member", "oauth", "operations", "page", "records", "schema_enum", "setting",
+           "token_source"]
 
 TOKEN = "POST /oauth/token"
 CONNECT = "GET /oauth/connect"
@@ -69,10 +70,32 @@ def page(ctx: CheckContext, operation: str, **params: Any) -> tuple[Exchange, di
     return exchange, expect_json_schema(ctx.rule.id, ctx.contract, exchange, schema, "collection")
 
 
+def setting(ctx: CheckContext, name: str) -> str:
+    """A target setting, else its default in rules.yaml settings.defaults (the simulator's)."""
+    value = ctx.optional(name)
+    if value:
+        return value
+    default = (ctx.contract.settings.get("defaults") or {}).get(name)
+    return ctx.credential(name) if default is None else str(default)  # no default: skip naming it
+
+
+def member(ctx: CheckContext, name: str) -> str:
+    """A member name from a rule's params: ``{SETTING}`` is that target setting (the name is not
+    shown: gap field-names), anything else is the name itself."""
+    return setting(ctx, name[1:-1]) if name.startswith("{") and name.endswith("}") else name
+
+
+def items_field(ctx: CheckContext) -> str:
+    """The member holding a collection's records: not shown (gap field-names), setting ITEMS_FIELD."""
+    return setting(ctx, "ITEMS_FIELD")
+
+
 def items(ctx: CheckContext, body: dict[str, Any]) -> list[dict[str, Any]]:
-    found = body.get("results")
+    name = items_field(ctx)
+    found = body.get(name)
     if not isinstance(found, list):
-        ctx.skip("the collection has no 'results' array (its name is not shown: gap field-names)")
+        ctx.skip(f"the collection has no '{name}' array (its name is not shown: gap field-names; "
+                 "setting ITEMS_FIELD)")
     return [i for i in found if isinstance(i, dict)]
 
 
@@ -84,11 +107,11 @@ def records(ctx: CheckContext, operation: str, **filters: Any) -> list[tuple[dic
 
     def fetch(query: dict[str, Any]) -> Exchange:
         exchange, body = page(ctx, operation, **filters, **query)
-        items(ctx, body)  # skips where the item array is not named results
+        items(ctx, body)  # skips where the collection has no ITEMS_FIELD array
         return exchange
 
     params = {"style": "offset", "offset_param": "offset", "limit_param": "limit", "limit": limit,
-              "count_field": "count", "items_field": "results", "max_pages": offset_max // limit + 1}
+              "count_field": "count", "items_field": items_field(ctx), "max_pages": offset_max // limit + 1}
     return [(item, p.exchange) for p in walk(ctx, fetch, params).pages for item in p.items if isinstance(item, dict)]
 
 

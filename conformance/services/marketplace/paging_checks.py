@@ -8,16 +8,20 @@ The limit and offset ranges are generic ``limit`` rules and the walk is the gene
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses, validator
+from conformance.checks.paging import PAGING_PARAMS, paging_walk
 from conformance.checks.registry import for_rule
 from conformance.services.marketplace.client import (
     LISTINGS,
     RECEIPTS,
     call,
     items,
+    items_field,
+    member,
     operations,
     page,
     records,
@@ -104,9 +108,18 @@ def count_total(ctx: CheckContext) -> None:
                    exchange=exchange, expected="the same total count for every limit and offset")
 
 
+@for_rule("marketplace.paging.walk", params=PAGING_PARAMS, required=("style", "max_pages"))
+def offset_walk(ctx: CheckContext) -> None:
+    """The generic offset walk, told the item array and the member naming a listing by the
+    target's settings (ITEMS_FIELD, LISTING_ID_FIELD): neither name is shown (gap field-names)."""
+    params = {**ctx.rule.params, "items_field": items_field(ctx),
+              "id_field": member(ctx, str(ctx.rule.params.get("id_field", "{LISTING_ID_FIELD}")))}
+    paging_walk(dataclasses.replace(ctx, rule=dataclasses.replace(ctx.rule, params=params)))
+
+
 # -- resource values -------------------------------------------------------------------------
 def _values_in(ctx: CheckContext, found: list[tuple[dict[str, Any], Exchange]], allowed: list[str]) -> None:
-    field = ctx.rule.params["field"]
+    field = member(ctx, ctx.rule.params["field"])
     valued = [(item, ex) for item, ex in found if field in item]
     if not valued:
         ctx.skip(f"no record carries a '{field}' field (its name is not shown: gap field-names)")
@@ -160,7 +173,7 @@ def receipt_status_values(ctx: CheckContext) -> None:
 @for_rule("marketplace.listings.state-filter", params={**_FIELD, **_ALIASES}, required=("field", "aliases"))
 def state_filter(ctx: CheckContext) -> None:
     rule = ctx.rule
-    field = rule.params["field"]
+    field = member(ctx, rule.params["field"])
     groups = {name: set(group) for group in rule.params["aliases"] for name in group}
     total = 0
     for state in filter_states(ctx):

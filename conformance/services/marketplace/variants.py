@@ -100,6 +100,32 @@ def _reversed_pages(request: Request, response: Response) -> Response:
     return response
 
 
+_RENAMES = {"listing_id": "id", "state": "listing_state", "status": "receipt_status"}
+
+
+def _renamed(body: Any) -> Any:
+    # Gap field-names: the item array, a listing's id, state and a receipt's status named
+    # otherwise (data, id, listing_state, receipt_status).
+    if isinstance(body, dict) and "count" in body and isinstance(body.get("results"), list):
+        rows = [{_RENAMES.get(k, k): v for k, v in r.items()} if isinstance(r, dict) else r
+                for r in body["results"]]
+        return {**{k: v for k, v in body.items() if k != "results"}, "data": rows}
+    return body
+
+
+def _other_member_names(sim: Any) -> Any:
+    def after(request: Request, response: Response) -> Response:
+        if request.method == "GET" and 200 <= response.status < 300 and response.body:
+            response.body = json_edit(response.body, _renamed)
+        return response
+
+    wrapped = on_response(after)(sim)
+    # The target's settings say so, as a user would set CONFORMANCE_MARKETPLACE_ITEMS_FIELD etc.
+    wrapped.credentials = {**sim.credentials, "ITEMS_FIELD": "data", "LISTING_ID_FIELD": "id",
+                           "LISTING_STATE_FIELD": "listing_state", "RECEIPT_STATUS_FIELD": "receipt_status"}
+    return wrapped
+
+
 VARIANTS: tuple[Variant, ...] = (
     variant("bodiless-create", "createDraftListing answers 201 without a body")(on_response(_bodiless_create)),
     variant("idempotent-delete", "deleteListingImage answers 200 with a body, again for an image already deleted")(
@@ -110,6 +136,8 @@ VARIANTS: tuple[Variant, ...] = (
     variant("edit-only-filter", "of 'inactive or edit', the state filter takes only edit")(on_request(_edit_only)),
     variant("other-error-body", "API errors carry {errors: [{message}]}")(on_response(_other_error_body)),
     variant("refusals-403", "a refused key or token is answered 403 instead of 401")(on_response(_forbidden_keys)),
+    variant("other-member-names", "collections hold their records in data; a listing names its id id and its "
+            "state listing_state, a receipt its status receipt_status (settings say so)")(_other_member_names),
     variant("reversed-page-order", "listings come in another order within each page")(
         on_response(_reversed_pages)),
 )

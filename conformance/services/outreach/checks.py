@@ -184,18 +184,6 @@ def update_persists(ctx: CheckContext) -> None:
                f"{(after.response.json() or {}).get(name)!r}", exchange=after, expected=f"{name} = {value!r}")
 
 
-@for_rule("outreach.account.nullable-fields", params={"fields": {"type": "array", "items": {"type": "string"}}},
-          required=("fields",))
-def nullable_fields(ctx: CheckContext) -> None:
-    email = ctx.credential("ACCOUNT_EMAIL")
-    for name in ctx.rule.params["fields"]:
-        expect_status(ctx.rule.id, ctx.call(PATCH, path_values={"email": email}, json_body={name: None}),
-                      set(range(200, 300)), f"{name}: null (documented nullable)")
-        after = _account(ctx, email)
-        expect((after.response.json() or {}).get(name, None) is None, ctx.rule.id, f"{name} is not null after "
-               "setting it to null", exchange=after, expected=f"{name}: null")
-
-
 @for_rule("outreach.account.delete-removes")
 def delete_removes(ctx: CheckContext) -> None:
     fresh = Fresh(ctx, CREATE)

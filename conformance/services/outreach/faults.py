@@ -199,13 +199,6 @@ def _patch_ignored(request: Request) -> Request:
     return request
 
 
-def _null_refused(request: Request) -> Request:
-    if request.method == "PATCH" and request.path.startswith(_ACCOUNTS + "/") and \
-            json.loads(request.body or b"{}") == {"daily_limit": None}:
-        request.body = b'{"daily_limit": "null"}'
-    return request
-
-
 def _campaign_name_ignored(request: Request) -> Request:
     if request.method == "PATCH" and request.path.startswith("/api/v2/campaigns/") and b"renamed" in request.body:
         request.body = b"{}"
@@ -317,8 +310,6 @@ FAULTS: list[Fault] = [
           "account creation past the limit is answered 503, not 429")(on_response(_limit_as_503)),
     fault("update-not-persisted", "outreach.account.update-persists",
           "an update is answered 2xx but not stored")(on_request(_patch_ignored)),
-    fault("null-daily-limit-refused", "outreach.account.nullable-fields",
-          "daily_limit null is refused")(on_request(_null_refused)),
     fault("sending-gap-string-accepted", "outreach.account.update-sending-gap-type",
           "sending_gap 'thirty' is accepted on update")(
         _rewrite_body("PATCH", _ACCOUNTS + "/*", lambda b: {**b, "sending_gap": 30}

@@ -7,7 +7,7 @@ import base64
 import json
 from typing import Any
 
-from conformance.faults.base import FaultySimulator, Variant, on_response, variant
+from conformance.faults.base import FaultySimulator, Variant, on_request, on_response, variant
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
@@ -106,6 +106,38 @@ def _cursor_absent(request: Request, response: Response) -> Response:
     return response
 
 
+def _campaign_id_member(sim: Simulator) -> Simulator:
+    # The member naming a campaign in a page is not shown (gap list-shapes): campaign_id here,
+    # and no next cursor, so the walk passes the last item's campaign_id as starting_after.
+    def after(request: Request, response: Response) -> Response:
+        response = _cursor_absent(request, response)
+        body = response.json() if response.status == 200 and request.path == _LIST else None
+        if isinstance(body, dict) and isinstance(body.get("items"), list):
+            body["items"] = [{("campaign_id" if k == "id" else k): v for k, v in item.items()}
+                             for item in body["items"]]
+            response.body = json.dumps(body).encode()
+        return response
+
+    wrapped = on_response(after)(sim)
+    # The target's settings say so, as a user would set CONFORMANCE_OUTREACH_CAMPAIGN_ID_FIELD.
+    wrapped.credentials = {**sim.credentials, "CAMPAIGN_ID_FIELD": "campaign_id"}  # type: ignore[misc]
+    return wrapped
+
+
+def _null_refused(request: Request) -> Request:
+    # Gap null-on-update: the six "or null" fields are only ever null when the server sets them;
+    # an update sending null is refused (400) and nothing is stored. Done by handing the
+    # simulator an update it refuses for its own reason (a sending_gap out of range).
+    if request.method == "PATCH" and request.path.startswith("/api/v2/accounts/") and request.body:
+        try:
+            body = json.loads(request.body)
+        except ValueError:
+            return request
+        if isinstance(body, dict) and any(v is None for v in body.values()):
+            request.body = b'{"sending_gap": -1}'
+    return request
+
+
 def _no_reactivation(sim: Simulator) -> Simulator:
     # Which campaign transitions exist is not shown (gap campaign-states): a paused campaign
     # cannot be activated again here.
@@ -156,4 +188,8 @@ VARIANTS: tuple[Variant, ...] = (
         on_response(_cursor_absent)),
     variant("warmup-job-as-id", "warm-up enable answers the job's id as a JSON string")(on_response(_job_as_id)),
     variant("no-reactivation", "a paused campaign cannot be activated again (409)")(_no_reactivation),
+    variant("campaign-id-member", "GET /campaigns items name their id campaign_id and pages carry no next cursor "
+            "(CAMPAIGN_ID_FIELD=campaign_id)")(_campaign_id_member),
+    variant("null-refused-on-update", "an account update sending null for a field is refused (400)")(
+        on_request(_null_refused)),
 )
