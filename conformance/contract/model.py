@@ -309,7 +309,9 @@ class Contract:
                 schema = self.deref(schema["properties"][part])
             return schema
         if area in ("query", "header", "path"):
-            for param in self.operation(operation).get("parameters", []):
+            # The operation's own parameters, then those of its path item (shared by its methods).
+            shared = self.openapi["paths"][operation.split(" ", 1)[1]].get("parameters", [])
+            for param in [*self.operation(operation).get("parameters", []), *shared]:
                 if "$ref" in param:
                     param = self.openapi["components"]["parameters"][param["$ref"].rsplit("/", 1)[-1]]
                 if param["in"] == area and param["name"] == rest:
