@@ -245,16 +245,16 @@ def _total_is_page(request: Request, response: Response) -> Response:
     return response
 
 
+def _reverse_500_several(request: Request, response: Response) -> Response:
+    if request.path == "/dns/reverse" and "," in request.params.get("ips", ""):
+        return Response.json_response(500, {"error": "internal error"})
+    return response
+
+
 def _page_refused(request: Request, response: Response) -> Response:
     paged = request.path == SEARCH or _dns_page(request)
     if paged and any(k == "page" for k, _ in request.query):
         return Response.json_response(400, {"error": "page is not supported"})
-    return response
-
-
-def _resolve_empty(request: Request, response: Response) -> Response:
-    if request.path == "/dns/resolve" and response.status == 200:
-        response.body = b"{}"
     return response
 
 
@@ -294,7 +294,7 @@ FAULTS: list[Fault] = [
     fault("dns-more-false", "scanning.dns.paging-more",
           "DNS pages always say more: false")(_edit_ok(
               lambda r: r.path.startswith("/dns/domain/"), lambda b: {**b, "more": False})),
-    fault("reverse-disagrees", "scanning.dns.resolve-reverse-round-trip",
+    fault("reverse-disagrees", "scanning.dns.reverse-shape",
           "reverse answers the neighbouring IPs instead of the ones asked")(
         _edit_ok(_path("/dns/reverse"), _shift_reverse)),
     fault("org-removal-invisible", "scanning.org.member-add-remove",
@@ -348,9 +348,9 @@ FAULTS: list[Fault] = [
     fault("dns-lookup-free", "scanning.credits.dns-domain-cost",
           "a DNS domain lookup costs nothing")(
         _refund(lambda r: r.path.startswith("/dns/domain/"), "query_credits", lambda r, b: 1)),
-    fault("stale-credits-left", "scanning.scan.response",
-          "a scan reports credits_left from before the scan")(
-        _edit_ok(_path(SCAN, "POST"), lambda b: {**b, "credits_left": b["credits_left"] + b["count"]})),
+    fault("scan-id-number", "scanning.scan.response",
+          "a scan answers its id as a number")(
+        _edit_ok(_path(SCAN, "POST"), lambda b: {**b, "id": 17})),
     fault("cidr-refused", "scanning.scan.ips-forms",
           "scans refuse CIDR netblocks")(on_response(_cidr_refused)),
     fault("empty-ips-accepted", "scanning.scan.ips-invalid",
@@ -397,8 +397,11 @@ FAULTS: list[Fault] = [
     fault("page-param-refused", "scanning.search.page-type",
           "search and DNS domain lookups refuse the page parameter whatever its value")(
         on_response(_page_refused)),
-    fault("resolve-empty", "scanning.dns.resolve-shape",
-          "resolve answers {} whatever hostnames it is asked")(on_response(_resolve_empty)),
+    fault("reverse-500-several", "scanning.dns.resolve-reverse-round-trip",
+          "reverse answers 500 when asked about more than one IP")(on_response(_reverse_500_several)),
+    fault("resolve-strays", "scanning.dns.resolve-shape",
+          "resolve also answers a hostname it was not asked")(
+        _edit_ok(_path("/dns/resolve"), lambda b: {**b, "stray.example.net": "198.51.100.251"})),
     fault("reverse-extra-ip", "scanning.dns.reverse-shape",
           "reverse also answers an IP it was not asked")(
         _edit_ok(_path("/dns/reverse"), lambda b: {**b, "198.51.100.250": ["extra.example.com"]})),

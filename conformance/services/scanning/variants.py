@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conformance.faults.base import Variant, json_edit, on_request, on_response, variant
+from conformance.faults.base import FaultySimulator, Variant, json_edit, on_request, on_response, variant
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
 
@@ -99,6 +99,47 @@ def _booleans_as_digits(sim: Simulator) -> Simulator:
     return wrapped
 
 
+def _credits_left_before(request: Request, response: Response) -> Response:
+    # Gap credits-left-meaning: credits_left counted before the scan's own cost.
+    if request.method == "POST" and request.path.endswith("/scan") and response.status == 200:
+        response.body = json_edit(response.body, lambda b: {**b, "credits_left": b["credits_left"] + b["count"]})
+    return response
+
+
+def _refused_scans_charged(sim: Simulator) -> Simulator:
+    # Gap refused-scan-cost: a refused scan of a paid account still costs one scan credit.
+    def after(request: Request, response: Response) -> Response:
+        account = sim.accounts.get(request.params.get("key", ""))  # type: ignore[attr-defined]
+        if (request.method == "POST" and request.path.endswith("/scan") and 400 <= response.status < 500
+                and account is not None and account.plan.paid and account.scan_credits > 0):
+            account.scan_credits -= 1
+        return response
+    return FaultySimulator(sim, after=after)  # type: ignore[return-value]
+
+
+def _resolve_knows_none(request: Request, response: Response) -> Response:
+    # Gap dns-lookup-params: the host records' hostnames have no DNS data here.
+    if request.path == "/dns/resolve" and response.status == 200:
+        response.body = b"{}"
+    return response
+
+
+def _reverse_knows_none(request: Request, response: Response) -> Response:
+    # Gap dns-round-trip: reverse has no data for the IPs resolve gives (other sources).
+    if request.path == "/dns/reverse" and response.status == 200:
+        response.body = b"{}"
+    return response
+
+
+def _usage_limits_sparse(request: Request, response: Response) -> Response:
+    # Gap plan-info-meaning: usage_limits members untyped and not always present (-1 for none,
+    # a text for unlimited, monitored_ips left out).
+    if request.path == "/api-info" and response.status == 200:
+        response.body = json_edit(response.body, lambda b: {**b, "usage_limits": {
+            "scan_credits": -1, "query_credits": "unlimited"}} if isinstance(b, dict) else b)
+    return response
+
+
 VARIANTS: list[Variant] = [
     variant("booleans-as-digits", "boolean query parameters are spelled 1/0; true/false are refused (400)")(
         _booleans_as_digits),
@@ -110,4 +151,14 @@ VARIANTS: list[Variant] = [
     variant("ips-object-as-body", "the scan mapping is only accepted as the whole body")(
         on_request(_ips_object_as_body)),
     variant("error-with-code", "error bodies carry a code beside error")(on_response(_error_detail)),
+    variant("credits-left-before-scan", "a scan's credits_left counts the credits before the scan (gap "
+            "credits-left-meaning)")(on_response(_credits_left_before)),
+    variant("refused-scans-charged", "a refused scan of a paid account costs one scan credit (gap "
+            "refused-scan-cost)")(_refused_scans_charged),
+    variant("resolve-knows-none", "resolve has no data for the host records' hostnames and answers {} (gap "
+            "dns-lookup-params)")(on_response(_resolve_knows_none)),
+    variant("reverse-knows-none", "reverse has no data for the IPs resolve gives and answers {} (gap "
+            "dns-round-trip)")(on_response(_reverse_knows_none)),
+    variant("usage-limits-sparse", "usage_limits with a number, a text and a member left out (gap "
+            "plan-info-meaning)")(on_response(_usage_limits_sparse)),
 ]

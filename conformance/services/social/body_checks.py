@@ -14,9 +14,10 @@ from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema
-from conformance.checks.paging import PAGING_PARAMS, paging_walk
+from conformance.checks.paging import PAGING_PARAMS, dig, identity, items_of, paging_walk
 from conformance.checks.refusal import expect_accepted, expect_refused
 from conformance.checks.registry import named
+from conformance.errors import HarnessError
 from conformance.services.social.support import METADATA, accepted, body, post, values
 from conformance.transport.model import Exchange
 
@@ -59,10 +60,15 @@ def refused_path(ctx: CheckContext) -> None:
 @dataclasses.dataclass
 class _BodyPaged(CheckContext):
     """A context whose calls carry the example body, with the walk's parameters moved into the
-    body; a key walk's cursor becomes the filter ``cursor_filter`` names."""
+    body; a key walk's cursor becomes the filter ``cursor_filter`` names. A cursor walk that has
+    spent ``max_pages`` requests while the target still offers a next cursor is not exercised
+    (the list is longer than the walk reads: the document gives no bound), never a failure."""
 
     base_body: dict[str, Any] = dataclasses.field(default_factory=dict)
     cursor_filter: str = ""
+    calls: int = 0
+    seen: set[str] = dataclasses.field(default_factory=set)
+    repeated: bool = False
 
     def call(self, operation: str, *, params: dict[str, Any] | None = None, **kwargs: Any) -> Exchange:
         members = dict(params or {})
@@ -71,18 +77,56 @@ class _BodyPaged(CheckContext):
         if self.cursor_filter and cursor_param in members:
             after = members.pop(cursor_param)
             json_body["filters"] = [*json_body.get("filters", []), self.cursor_filter.format(after)]
-        return super().call(operation, json_body={**json_body, **members}, **kwargs)
+        exchange = super().call(operation, json_body={**json_body, **members}, **kwargs)
+        self.calls += 1
+        params_ = self.rule.params
+        if params_["style"] != "cursor" or exchange.response.status != 200:
+            return exchange
+        try:
+            answer = exchange.response.json()
+        except ValueError:
+            return exchange
+        fields = list(params_.get("id_fields") or [params_.get("id_field", "id")])
+        for item in items_of(answer, params_.get("items_field"), fields[0]) or []:
+            key = identity(item, fields)
+            self.repeated = self.repeated or key in self.seen
+            self.seen.add(key)
+        # A walk that repeats items fails in paging_walk; one that only goes on is not exercised.
+        if self.calls >= params_["max_pages"] and dig(answer, params_["next_field"]) and not self.repeated:
+            self.skip(f"the list is longer than the {params_['max_pages']} pages this walk reads (a next "
+                      "cursor still comes back, no item repeated): its end was not exercised")
+        return exchange
+
+
+def _stated_pages(ctx: CheckContext, operation: str, base: dict[str, Any]) -> int:
+    """How many pages the target's first page states (``total_pages_field``): the walk's bound,
+    read from the target's own answer rather than fixed by the check."""
+    params = ctx.rule.params
+    first = {**base, params["page_param"]: params.get("first_page", 1)}
+    answer = accepted(ctx, post(ctx, operation, first), operation, "page 1 (how many pages the target states)")
+    stated = dig(answer, params["total_pages_field"])
+    expect(isinstance(stated, int) and not isinstance(stated, bool), ctx.rule.id,
+           f"page 1 states {params['total_pages_field']} {stated!r}", expected="an integer page count")
+    return max(int(stated), 1)
 
 
 @named("body-walk", params={**PAGING_PARAMS, **_SET, "cursor_filter": {"type": "string"}},
-       required=("style", "max_pages"))
+       required=("style",))
 def body_walk(ctx: CheckContext) -> None:
-    """``paging-walk`` over a POST operation: the example body plus ``set``, page members in the body."""
+    """``paging-walk`` over a POST operation: the example body plus ``set``, page members in the body.
+    A numbered walk with a stated page count reads as many pages as page 1 states; a cursor walk
+    reads at most ``max_pages`` and is not exercised when the list goes on past them."""
     operation = ctx.rule.operation
     assert operation
+    base = body(ctx, operation, **ctx.rule.params.get("set", {}))
+    params = dict(ctx.rule.params)
+    if params["style"] == "page" and "total_pages_field" in params:
+        params["max_pages"] = _stated_pages(ctx, operation, base)
+    elif "max_pages" not in params:
+        raise HarnessError(f"{ctx.rule.id}: a body-walk without a stated page count needs max_pages")
     fields = {f.name: getattr(ctx, f.name) for f in dataclasses.fields(CheckContext)}
-    paging_walk(_BodyPaged(**fields, base_body=body(ctx, operation, **ctx.rule.params.get("set", {})),
-                           cursor_filter=ctx.rule.params.get("cursor_filter", "")))
+    fields["rule"] = dataclasses.replace(ctx.rule, params=params)
+    paging_walk(_BodyPaged(**fields, base_body=base, cursor_filter=params.get("cursor_filter", "")))
 
 
 @named("page-past-end", params=_SET, required=("set",))

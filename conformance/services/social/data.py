@@ -133,12 +133,13 @@ def messages() -> tuple[dict[str, Any], ...]:
 _CITIES = ("Lisbon", "Austin", "Osaka", "Lagos")
 
 
-@lru_cache(maxsize=1)
-def listening_messages() -> tuple[dict[str, Any], ...]:
-    """Earned-media messages of the topic: 400 over 2026, a few sharing a timestamp (range ends)."""
+@lru_cache(maxsize=2)
+def listening_messages(scale: int = 1) -> tuple[dict[str, Any], ...]:
+    """Earned-media messages of the topic: 400 over 2026 (``scale`` times as many, as densely,
+    for a longer topic), a few sharing a timestamp (range ends)."""
     out = []
-    for i in range(400):
-        moment = _YEAR_START + timedelta(hours=(i // 2) * 43)  # pairs share a created_time
+    for i in range(400 * scale):
+        moment = _YEAR_START + timedelta(minutes=(i // 2) * 43 * 60 // scale)  # pairs share a created_time
         network = _NETS[number("net", i) % 7]
         row: dict[str, Any] = {
             "guid": f"{NETWORKS[network][0]}_l{i:05d}", "created_time": iso(moment), "network": network.upper(),

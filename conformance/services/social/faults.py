@@ -330,8 +330,9 @@ FAULTS: list[Fault] = [
     fault("action-before-created", "social.messages.action-time-order", "action_last_update_time is not held to the "
           "created_time range")(on_path(_MESSAGES, filters(
               lambda fs: [f for f in fs if not f.startswith("action_last_update_time")]))),
-    fault("bare-date-noon", "social.messages.bare-date-midnight", "a bare date means noon")(
-        on_path(_MESSAGES, filters(lambda fs: [_bare.sub(r"\g<1>\g<2>T12:00:00Z\g<3>\g<4>T12:00:00Z)", f)
+    fault("bare-end-date-whole-day", "social.messages.bare-date-midnight",
+          "a bare end date means the end of that day, not its midnight")(
+        on_path(_MESSAGES, filters(lambda fs: [_bare.sub(r"\g<1>\g<2>T00:00:00Z\g<3>\g<4>T23:59:59Z)", f)
                                                 for f in fs]))),
     fault("post-type-lower-case", "social.messages.post-type-format", "post_type in lower case")(
         rows_edit(_MESSAGES, _lower_post_type)),

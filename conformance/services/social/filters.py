@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from conformance.simulators.base import SimError
 
-__all__ = ["Filter", "Predicate", "compile_filters", "parse_filter", "parse_moment", "zone"]
+__all__ = ["Filter", "Predicate", "Reading", "WORDS", "compile_filters", "parse_filter", "parse_moment", "zone"]
 
 OPS = ("eq", "neq", "gt", "gte", "lt", "lte", "in", "exists", "match")
 _FILTER = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*)\.(" + "|".join(OPS) + r")\((.*)\)$", re.S)
@@ -113,13 +113,30 @@ def _words(value: Any) -> set[str]:
     return set(re.findall(r"[\w#@']+", str(value or "").lower()))
 
 
-def _compile(flt: Filter, tz: tzinfo) -> Predicate:
+@dataclass(frozen=True)
+class Reading:
+    """Readings where the document is silent (SIM-CHOICE defaults; allowed variants choose others):
+    match by whole words or by substrings, the spelling of OR between terms, and whether an empty
+    array (or text) counts as existing."""
+
+    match_substrings: bool = False
+    match_or: str = r"\s+OR\s+"
+    empty_exists: bool = False
+
+
+WORDS = Reading()
+
+
+def _compile(flt: Filter, tz: tzinfo, reading: Reading = WORDS) -> Predicate:
     field, op, values = flt.field, flt.op, flt.values
     if op == "exists":
         want = values[0] == "true"
-        return lambda row: (value_of(row, field) not in (None, [], "")) == want
+        absent: tuple[Any, ...] = (None,) if reading.empty_exists else (None, [], "")
+        return lambda row: (value_of(row, field) not in absent) == want
     if op == "match":
-        groups = [[t.lower() for t in part.split()] for part in re.split(r"\s+OR\s+", values[0])]
+        groups = [[t.lower() for t in part.split()] for part in re.split(reading.match_or, values[0])]
+        if reading.match_substrings:
+            return lambda row: any(all(t in str(value_of(row, field) or "").lower() for t in g) for g in groups if g)
         return lambda row: any(all(t in _words(value_of(row, field)) for t in g) for g in groups if g)
     if op == "in":
         start_text, end_text, dots = values
@@ -160,8 +177,8 @@ def _compile(flt: Filter, tz: tzinfo) -> Predicate:
     return test
 
 
-def compile_filters(filters: list[Filter], tz: tzinfo = UTC) -> Predicate:
-    tests = [_compile(f, tz) for f in filters]
+def compile_filters(filters: list[Filter], tz: tzinfo = UTC, reading: Reading = WORDS) -> Predicate:
+    tests = [_compile(f, tz, reading) for f in filters]
     if len(tests) == 1:
         return tests[0]
 

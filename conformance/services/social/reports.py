@@ -16,7 +16,8 @@ from functools import lru_cache
 from typing import Any
 
 from conformance.services.social import data
-from conformance.services.social.filters import Filter, compile_filters, parse_filter, parse_moment, value_of, zone
+from conformance.services.social.filters import (WORDS, Filter, Reading, compile_filters, parse_filter, parse_moment,
+                                                value_of, zone)
 from conformance.simulators.base import SimError
 from conformance.transport.model import Response
 
@@ -100,6 +101,10 @@ class Reports:
     max_message_ids = MAX_MESSAGE_IDS
     period_years = 1
     post_limit_caps = True  # SIM-CHOICE: "50 rows per page" read as a cap (conflict posts-limit)
+    filter_reading: Reading = WORDS  # SIM-CHOICE readings of match and exists (gaps match-terms, filter-values)
+    empty_media = False  # SIM-CHOICE: a message without media has no visual_media member (not an empty array)
+    topic_scale = 1  # how many times the seeded topic's 400 messages (a variant serves a longer topic)
+    cap_states_uncut = False  # SIM-CHOICE: total_pages counts the cut answer (gap: not shown)
 
     def ok(self, rows: list[Any], paging: dict[str, Any] | None = None) -> Response:
         raise NotImplementedError
@@ -133,7 +138,7 @@ class Reports:
         size = min(_int(body, "limit", self.profile_page), self.profile_page)
         total = min(days * len(pids), self.cap)  # extra results are cut
         page = _int(body, "page", 1)
-        total_pages = -(-total // size)
+        total_pages = -(-(days * len(pids) if self.cap_states_uncut else total) // size)
         if page > max(total_pages, 1):
             raise SimError(400, f"page {page} is above total_pages {total_pages}")
         rows = []
@@ -240,8 +245,11 @@ class Reports:
         if topic_id != data.TOPIC:
             raise SimError(403, "topic data not allowed")
         tz = zone(body.get("timezone") if isinstance(body.get("timezone"), str) else None)
-        keep = compile_filters([parse_filter(f) for f in _strings(body, "filters", False)], tz)
-        return _sorted([r for r in data.listening_messages() if keep(r)], _strings(body, "sort", False))
+        keep = compile_filters([parse_filter(f) for f in _strings(body, "filters", False)], tz, self.filter_reading)
+        rows = data.listening_messages(self.topic_scale)
+        if self.empty_media:
+            rows = tuple({**r, "visual_media": r.get("visual_media", [])} for r in rows)
+        return _sorted([r for r in rows if keep(r)], _strings(body, "sort", False))
 
     def topic_messages(self, body: dict[str, Any], topic_id: str) -> Response:
         fields = _strings(body, "fields", True)

@@ -8,6 +8,7 @@ from typing import Any
 
 from conformance.faults.base import Variant, json_edit, on_response, request_json_edit, variant
 from conformance.services.social.fault_support import MESSAGES_PATH, attr, filters, on_path, rows_edit
+from conformance.services.social.filters import Reading
 from conformance.services.social.simulator import UNPROVISIONED_TOKEN
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
@@ -85,6 +86,44 @@ def _tags_reversed(request: Request, response: Response) -> Response:
     return response
 
 
+_STAMP = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?)Z$")
+
+
+def _zero_offset(node: Any) -> Any:
+    # "ISO 8601 UTC" names no spelling: +00:00 instead of Z.
+    if isinstance(node, dict):
+        return {k: _zero_offset(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_zero_offset(v) for v in node]
+    if isinstance(node, str):
+        return _STAMP.sub(r"\1+00:00", node)
+    return node
+
+
+def _timestamps_zero_offset(request: Request, response: Response) -> Response:
+    if response.status == 200 and response.body:
+        response.body = json_edit(response.body, _zero_offset)
+    return response
+
+
+_BARE = re.compile(r"(?<![\dT:-])(\d{4}-\d{2}-\d{2})(?![\dT])")
+
+
+def _bare_dates_pacific(fs: list[str]) -> list[str]:
+    # gap listening-bare-dates: a bare date in a listening filter is midnight US Pacific (PST).
+    return [_BARE.sub(r"\1T08:00:00Z", f) for f in fs]
+
+
+def _reading(**choices: Any) -> Any:
+    return attr("filter_reading", Reading(**choices))
+
+
+def _empty_media(sim: Simulator) -> Simulator:
+    # gap filter-values: messages without media carry visual_media [] and it counts as existing.
+    sim = attr("empty_media", True)(sim)
+    return attr("filter_reading", Reading(empty_exists=True))(sim)
+
+
 VARIANTS: tuple[Variant, ...] = (
     variant("analytics-ends-inclusive", "'...' inclusive like '..' in analytics ranges (gap analytics-range-dots)")(
         request_json_edit(lambda r: r.method == "POST" and re.search(r"/analytics/(profiles|posts)$", r.path)
@@ -102,5 +141,22 @@ VARIANTS: tuple[Variant, ...] = (
         on_path("/topics/t-brand/messages", _newest_first)),
     variant("request-id-upper-case", "X-Svc-Request-ID in upper-case hex")(on_response(_upper_ids)),
     variant("tags-reversed", "tags listed in another order")(on_response(_tags_reversed)),
+    variant("timestamps-zero-offset", "timestamps in UTC written +00:00 rather than Z")(
+        on_response(_timestamps_zero_offset)),
+    variant("match-substrings", "match terms found as case-insensitive substrings (gap match-terms)")(
+        _reading(match_substrings=True)),
+    variant("match-or-pipe", "OR between match terms written | (gap match-terms)")(_reading(match_or=r"\s*\|\s*")),
+    variant("exists-empty-array", "visual_media [] on messages without media, counted as existing (gap "
+            "filter-values)")(_empty_media),
+    variant("listening-bare-dates-pacific", "a bare date in a listening filter is midnight US Pacific (gap "
+            "listening-bare-dates)")(
+        request_json_edit(lambda r: r.method == "POST" and "/listening/topics/" in r.path,
+                          filters(_bare_dates_pacific))),
+    variant("messages-bare-dates-pacific", "a bare date in a messages filter is midnight at UTC-8 (the zone of a "
+            "bare date's midnight is not said)")(on_path(MESSAGES_PATH, filters(_bare_dates_pacific))),
+    variant("listening-long-topic", "a topic of 1200 messages: page 1 states 24 pages (walks read what the target "
+            "states; the filter checks narrow their window)")(attr("topic_scale", 3)),
+    variant("cap-states-uncut-pages", "total_pages of a cut profiles answer counts the uncut results, the pages "
+            "past the cap empty (what total_pages says of a cut answer is not shown)")(attr("cap_states_uncut", True)),
 )
 
