@@ -92,8 +92,13 @@ def schemathesis_checks(ctx: CheckContext) -> None:
                 request=httpx.Request(kwargs["method"], kwargs["url"]),
             )
             response.elapsed = datetime.timedelta(0)  # MockTransport leaves it unset
+            # A 5xx the operation lists by number (social's 500, 503, 504: "server error; retry")
+            # is a documented answer to a valid request (the strategy generates valid ones only),
+            # not a violation; a range such as 5XX documents the error body, not the status.
+            listed = str(exchange.response.status) in (operation.definition.raw.get("responses") or {})
+            checks = _CHECKS[1:] if exchange.response.status >= 500 and listed else _CHECKS
             try:
-                case.validate_response(response, checks=_CHECKS)
+                case.validate_response(response, checks=checks)
             except (AssertionError, BaseExceptionGroup) as exc:
                 # Several failures arrive as a FailureGroup (a BaseExceptionGroup): name the first.
                 single = exc.exceptions[0] if isinstance(exc, BaseExceptionGroup) else exc
