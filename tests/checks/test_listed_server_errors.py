@@ -23,7 +23,7 @@ def _verdict(status: int) -> str:
     def overloaded(request: Request, response: Response) -> Response:
         if request.method == "GET" and request.path.endswith("/metadata/customer"):
             # The documented headers stay: only the status is under test.
-            return Response(status, response.headers, b'{"error": "overloaded"}')
+            return Response(status, response.headers, b'{"data": [], "error": "overloaded"}')
         return response
 
     contract = load_contract("social")
