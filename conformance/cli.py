@@ -93,6 +93,8 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--fault", args.fault]
     if args.k:
         argv += ["-k", args.k]
+    if args.m:
+        argv += ["-m", args.m]
     for allowance in sorted(settings.allow):
         argv += ["--allow", allowance]
     if report_dir.exists() and not report_dir.is_dir():
@@ -170,7 +172,7 @@ def _exit_status(report_dir: Path, pytest_code: int, *, allow_skips: bool = Fals
         counts = summary["counts"]
     except (OSError, ValueError, KeyError, TypeError):
         if pytest_code == 5:
-            print("conformance: no rule was selected (check --service and -k)", file=sys.stderr)
+            print("conformance: no rule was selected (check --service, -k and -m)", file=sys.stderr)
         return 0 if pytest_code == 0 else (130 if pytest_code == 2 else 2)
     if counts.get("failed"):
         return 1
@@ -399,8 +401,18 @@ def _env(args: argparse.Namespace) -> int:
     return 0
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("conformance")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="conformance", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="run the conformance suite against a target")
@@ -420,6 +432,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--cassette-dir", default="cassettes")
     run.add_argument("--no-allure", action="store_true", help="do not write allure-results")
     run.add_argument("-k", help="only rules whose id matches this pytest -k expression")
+    run.add_argument("-m", help="only rules whose markers match this pytest -m expression: service ids, rule "
+                                "kinds, document or standard (e.g. -m 'tokenrisk and limit')")
     run.add_argument("--allow", action="append", choices=("spend", "write"), default=None,
                      help="on --target http, allow rules that spend credits or write vendor data (repeatable)")
     run.add_argument("--allow-skips", action="store_true",

@@ -164,3 +164,20 @@ def test_the_curl_line_of_a_sim_failure_reproduces_it_against_the_served_simulat
         answer = subprocess.run([*args, "-o", "/dev/null", "-w", "%{http_code}"], capture_output=True, text=True,
                                 timeout=30, check=False)
     assert answer.stdout == "200", answer.stderr  # the fault's answer: a bearer token accepted
+
+
+def test_run_selects_by_marker_and_reports_its_version(tmp_path: Path) -> None:
+    # The README's selection by marker works on `conformance run` too, not only under pytest.
+    from conformance.cli import main
+
+    code = main(["run", "--service", "presentations", "-m", "presentations and enum", "--no-allure",
+                 "--report-dir", str(tmp_path)])
+    assert code == 0
+    import json
+
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    run = [r for r in summary["services"]["presentations"]["rules"] if r["status"] != "not run"]
+    assert run and {r["kind"] for r in run} == {"enum"}
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
