@@ -35,7 +35,7 @@ from conformance.checks.context import CheckContext
 from conformance.checks.routes import path_values
 from conformance.errors import ContractFileError
 
-__all__ = ["ExampleRequest", "example_body", "example_request", "fill", "setting_param", "today", "unique"]
+__all__ = ["ExampleRequest", "example_body", "example_request", "fill", "setting", "setting_param", "today", "unique"]
 
 
 _NAME = re.compile(r"^\{([A-Z][A-Z0-9_]*)\}$")
@@ -59,6 +59,13 @@ def _setting_value(ctx: CheckContext, name: str) -> str | None:
         return value
     default = (ctx.contract.settings.get("defaults") or {}).get(name)
     return None if default is None else str(default)
+
+
+def setting(ctx: CheckContext, name: str) -> str:
+    """A target setting: configured, else its default in rules.yaml ``settings.defaults`` (the
+    simulator's); with neither, the rule is skipped naming the variable to set."""
+    value = _setting_value(ctx, name)
+    return ctx.credential(name) if value is None else value
 
 
 _UNFIT = object()  # a setting's text that is not of the member's type

@@ -249,16 +249,12 @@ def derived_rules(contract: Contract, source: Source) -> list[Rule]:
         if contract.operation(operation).get("x-no-derived-probes"):
             continue  # a request no fixed example can make (an OAuth step): the reason is in openapi.yaml
         detail = Source(source.doc, source.section, source.part, operation, source.anchor)
-        if field_probes(contract, operation):
-            out.append(Rule(
-                id=f"{contract.service}.request-fields.{_slug(operation)}", kind="fields", operation=operation,
-                statement=f"{operation}: every documented request field sent wrong (type, format, left out where "
-                          "required, past a bound, off its list) is refused; a 5xx never",
-                source=detail))
-        if body_probes(contract, operation):
-            out.append(Rule(
-                id=f"{contract.service}.request-body.{_slug(operation)}", kind="body", operation=operation,
-                statement=f"{operation}: a body that is not JSON, of another media type, or missing where "
-                          "required is refused; a 5xx never",
-                source=detail))
+        for kind, area, probes, says in (
+                ("fields", "request-fields", field_probes, "every documented request field sent wrong (type, "
+                 "format, left out where required, past a bound, off its list) is refused; a 5xx never"),
+                ("body", "request-body", body_probes, "a body that is not JSON, of another media type, or missing "
+                 "where required is refused; a 5xx never")):
+            if probes(contract, operation):
+                out.append(Rule(id=f"{contract.service}.{area}.{_slug(operation)}", kind=kind, operation=operation,
+                                statement=f"{operation}: {says}", source=detail))
     return out

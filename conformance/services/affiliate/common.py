@@ -7,7 +7,7 @@ from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
-from conformance.checks.examples import example_body, today
+from conformance.checks.examples import example_body, setting, today
 from conformance.transport.model import Exchange
 
 __all__ = ["CLICKS", "DAYS", "EMAIL", "EXPORT", "ONE", "PAGED", "REPORT", "dated_body", "first_page", "ok",
@@ -22,15 +22,6 @@ CLICKS = "POST /v1/affiliates/reporting/clicks/stream"
 # Declared params of report readers.
 DAYS = {"days_back": {"type": "integer", "minimum": 0}}
 PAGED = {**DAYS, "page_size": {"type": "integer", "minimum": 1}, "max_pages": {"type": "integer", "minimum": 1}}
-
-
-def setting(ctx: CheckContext, name: str) -> str:
-    """A target setting, else its default in rules.yaml settings.defaults (the simulator's)."""
-    value = ctx.optional(name)
-    if value:
-        return value
-    default = (ctx.contract.settings.get("defaults") or {}).get(name)
-    return ctx.credential(name) if default is None else str(default)  # no default: skip naming it
 
 
 def paging_members(ctx: CheckContext) -> tuple[str, str]:

@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 
 from conformance.auth.oauth import OAuthClient
 from conformance.checks.context import CheckContext
+from conformance.checks.examples import setting
 from conformance.checks.expect import expect_json_schema, expect_status, success_statuses
 from conformance.checks.paging import walk
 from conformance.transport.model import Exchange
@@ -68,15 +69,6 @@ def page(ctx: CheckContext, operation: str, **params: Any) -> tuple[Exchange, di
     schema = ctx.contract.response_schema(operation, 200)
     assert schema is not None
     return exchange, expect_json_schema(ctx.rule.id, ctx.contract, exchange, schema, "collection")
-
-
-def setting(ctx: CheckContext, name: str) -> str:
-    """A target setting, else its default in rules.yaml settings.defaults (the simulator's)."""
-    value = ctx.optional(name)
-    if value:
-        return value
-    default = (ctx.contract.settings.get("defaults") or {}).get(name)
-    return ctx.credential(name) if default is None else str(default)  # no default: skip naming it
 
 
 def member(ctx: CheckContext, name: str) -> str:

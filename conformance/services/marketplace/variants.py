@@ -114,12 +114,7 @@ def _renamed(body: Any) -> Any:
 
 
 def _other_member_names(sim: Any) -> Any:
-    def after(request: Request, response: Response) -> Response:
-        if request.method == "GET" and 200 <= response.status < 300 and response.body:
-            response.body = json_edit(response.body, _renamed)
-        return response
-
-    wrapped = on_response(after)(sim)
+    wrapped = _ok_get_json(_renamed)(sim)
     # The target's settings say so, as a user would set CONFORMANCE_MARKETPLACE_ITEMS_FIELD etc.
     wrapped.credentials = {**sim.credentials, "ITEMS_FIELD": "data", "LISTING_ID_FIELD": "id",
                            "LISTING_STATE_FIELD": "listing_state", "RECEIPT_STATUS_FIELD": "receipt_status"}

@@ -9,6 +9,7 @@ from functools import partial
 from typing import Any
 
 from conformance.checks.context import CheckContext
+from conformance.checks.examples import setting
 from conformance.checks.expect import expect, expect_json_schema, expect_status
 from conformance.checks.paging import PAGING_PARAMS, dig, paging_walk
 from conformance.checks.refusal import expect_refused
@@ -30,17 +31,6 @@ def _campaign(ctx: CheckContext, cid: str) -> dict[str, Any]:
     return dict(body)
 
 
-def _setting(ctx: CheckContext, name: str) -> str:
-    """A target setting, else its default in rules.yaml settings.defaults (the simulator's)."""
-    value = ctx.optional(name)
-    if value:
-        return value
-    default = (ctx.contract.settings.get("defaults") or {}).get(name)
-    if default is None:
-        return ctx.credential(name)  # skips naming the setting
-    return str(default)
-
-
 @for_rule("outreach.campaign.starting-after-walk", params=PAGING_PARAMS, required=("style",))
 def starting_after_walk(ctx: CheckContext) -> None:
     """What starting_after takes is not shown (gap list-shapes): the walk follows what the target
@@ -50,10 +40,10 @@ def starting_after_walk(ctx: CheckContext) -> None:
     full page from the last (not shown) comes from the CAMPAIGN_PAGE_SIZE setting. The member
     naming a campaign and how many pages make an endless list are settings too (not shown)."""
     params = dict(ctx.rule.params)
-    pages = _setting(ctx, "CAMPAIGN_MAX_PAGES")
+    pages = setting(ctx, "CAMPAIGN_MAX_PAGES")
     if not pages.isdigit() or int(pages) < 1:
         ctx.skip(f"CAMPAIGN_MAX_PAGES {pages!r} is not a number of pages")
-    params.update(id_field=_setting(ctx, "CAMPAIGN_ID_FIELD"), max_pages=int(pages))
+    params.update(id_field=setting(ctx, "CAMPAIGN_ID_FIELD"), max_pages=int(pages))
     cursor_field = ctx.optional("CAMPAIGN_CURSOR_FIELD") or ""
     first = ctx.call(ctx.rule.operation or "GET /campaigns")
     expect_status(ctx.rule.id, first, 200, "the first page of campaigns")

@@ -62,23 +62,6 @@ def _drop(name: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
     return edit
 
 
-def _write_read_only(sim: Simulator) -> Simulator:
-    """Read-only fields accepted and stored as sent."""
-    sim.refuse_read_only = False  # type: ignore[attr-defined]
-    original = sim.create_account  # type: ignore[attr-defined]
-
-    def create(request: Request) -> Response:
-        response: Response = original(request)
-        sent = json.loads(request.body)
-        if response.status == 200 and "warmup_status" in sent:
-            sim.accounts[sent["email"]]["warmup_status"] = sent["warmup_status"]  # type: ignore[attr-defined]
-        return response
-
-    sim.create_account = create  # type: ignore[attr-defined]
-    _reroute(sim, "POST", _ACCOUNTS, create)
-    return sim
-
-
 def _reroute(sim: Simulator, method: str, path: str, handler: Callable[..., Response],
              scope: tuple[str, str] = ("accounts", "create")) -> None:
     guarded = sim._guarded(scope, handler, method == "POST")  # type: ignore[attr-defined]
@@ -269,7 +252,7 @@ FAULTS: list[Fault] = [
     fault("provider-code-8-refused", "outreach.account.provider-code-enum",
           "provider_code 8 (AirMail) is refused")(_rewrite_body("POST", _ACCOUNTS, _provider_8_refused)),
     fault("warmup-status-written-on-create", "outreach.account.read-only-create",
-          "read-only warmup_status sent on create is stored")(_write_read_only),
+          "read-only warmup_status sent on create is stored")(_write_on_create("warmup_status")),
     fault("timestamp-created-written-on-create", "outreach.account.read-only-create",
           "read-only timestamp_created sent on create is stored")(_write_on_create("timestamp_created")),
     fault("analytics-id-refused", "outreach.campaign.analytics-by-id",
