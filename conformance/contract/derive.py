@@ -27,12 +27,12 @@ from typing import Any
 
 from conformance.contract.model import Contract, Rule, Source
 
-__all__ = ["MISSING", "Probe", "body_probes", "derived_rules", "field_probes", "refusal_status"]
+__all__ = ["FORMAT_MISSES", "MISSING", "Probe", "body_probes", "derived_rules", "field_probes", "refusal_status"]
 
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<left out>"})()
 
 # A value no member of the format can be.
-_FORMAT_MISSES = {
+FORMAT_MISSES = {
     "date-time": "not-a-date-time", "date": "not-a-date", "time": "not-a-time", "uuid": "not-a-uuid",
     "email": "not-an-email", "uri": "not a uri", "ipv4": "not-an-ip", "ipv6": "not-an-ip",
     "hostname": "not a hostname",
@@ -147,8 +147,8 @@ def _leaf_probes(where: str, schema: dict[str, Any], *, text: bool) -> list[Prob
         out.append(Probe(where, f"wrong type ({_json_type(wrong) if not text else 'text'} for {'/'.join(types)})",
                          wrong))
     fmt = schema.get("format")
-    if isinstance(fmt, str) and fmt in _FORMAT_MISSES and ("string" in types or not types):
-        out.append(Probe(where, f"not a {fmt}", _FORMAT_MISSES[fmt]))
+    if isinstance(fmt, str) and fmt in FORMAT_MISSES and ("string" in types or not types):
+        out.append(Probe(where, f"not a {fmt}", FORMAT_MISSES[fmt]))
     out += _bound_probes(where, schema, text)
     out += _enum_probes(where, schema, text)
     return out

@@ -42,7 +42,7 @@ from urllib.parse import parse_qsl, unquote, urlencode
 
 from conformance.auth.variants import INVALID_CREDENTIAL, render, scheme_location
 from conformance.contract import Contract, Rule
-from conformance.contract.derive import MISSING, field_probes
+from conformance.contract.derive import FORMAT_MISSES, MISSING, field_probes
 from conformance.faults.base import Fault, fault, on_request, on_response
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
@@ -240,14 +240,12 @@ def _formatted_members(contract: Contract, schema: Any, path: tuple[str, ...] = 
     """(member path, format) of each formatted member of a response schema (objects only)."""
     schema = contract.deref(schema) if isinstance(schema, dict) else {}
     out: list[tuple[tuple[str, ...], str]] = []
-    if isinstance(schema.get("format"), str) and path and schema["format"] in _FORMAT_MISSES:
+    if isinstance(schema.get("format"), str) and path and schema["format"] in FORMAT_MISSES:
         out.append((path, schema["format"]))
     for name, sub in (schema.get("properties") or {}).items():
         out += _formatted_members(contract, sub, (*path, name))
     return out
 
-
-_FORMAT_MISSES = {"date-time", "date", "uuid", "email", "uri", "ipv4", "ipv6"}
 
 
 def _bad_format(rule: Rule, members: list[tuple[tuple[str, ...], str]]) -> Callable[[Simulator], Simulator]:
