@@ -24,11 +24,12 @@ from typing import Any
 import httpx
 
 from conformance.contract import Contract
-from conformance.errors import CassetteMissing, HarnessError, UsageError
+from conformance.errors import CassetteMissing, HarnessError, OverBudget, UsageError
 from conformance.recording.cassettes import cassette_context
 from conformance.recording.replay import ReplayTransport
 from conformance.settings import RunSettings, env_name
 from conformance.simulators import Simulator
+from conformance.transport.deadline import bounded_client
 from conformance.transport.scrub import REDACTED
 from conformance.transport.session import Session, from_httpx_request
 
@@ -99,6 +100,8 @@ class Target:
         self.spent = 0
         self._limited: list[str] = []
         self._started = time.monotonic()
+        # The session of the case under way: real waits end with its rule's or the run's budget.
+        self._session: Session | None = None
 
     def transport_failed(self, why: str) -> None:
         self._failures.append(why)
@@ -129,6 +132,10 @@ class Target:
     def run_seconds_left(self) -> float:
         return self.settings.limits.run_seconds - (time.monotonic() - self._started)
 
+    def run_deadline(self) -> float:
+        """When the run's real-time budget ends (``time.monotonic()``): requests in flight then stop."""
+        return self._started + self.settings.limits.run_seconds
+
     def missing_required(self) -> list[str]:
         """Required (non-optional) credentials this target lacks: a run without them checks little."""
         return [c["name"] for c in self.contract.settings.get("credentials", [])
@@ -149,7 +156,19 @@ class Target:
         raise NotImplementedError
 
     def _sleep(self) -> Callable[[float], None]:
-        return lambda seconds: time.sleep(seconds / self.settings.time_scale)
+        return self._real_sleep
+
+    def _real_sleep(self, seconds: float) -> None:
+        """Wait for real, never past the rule's or the run's budget: a wait that would end after it
+        waits until then and stops the rule (the budgets hold on the wall clock)."""
+        wanted = seconds / self.settings.time_scale
+        left = self._session.time_left() if self._session is not None else wanted
+        if wanted <= left:
+            time.sleep(wanted)
+            return
+        time.sleep(max(0.0, left))
+        raise OverBudget(f"a wait of {wanted:g} s would pass the rule's or the run's real-time budget "
+                         "(CONFORMANCE_RULE_SECONDS, CONFORMANCE_RUN_SECONDS); stopped when it ran out")
 
     def _throttle(self) -> Callable[[], None] | None:
         """What keeps the document's client request rates; only a live target that waits real time
@@ -157,15 +176,16 @@ class Target:
         return None
 
     def _timeout(self) -> httpx.Timeout:
-        # Per read and connect; the whole request is bounded by the session's deadline.
-        whole = self.settings.limits.request_seconds
-        return httpx.Timeout(min(30.0, whole), connect=min(10.0, whole))
+        # httpx's timeouts bound each socket operation; the session's deadline (connect to last
+        # byte, transport/deadline.py) cuts every one of them shorter, so this is only its fallback.
+        return httpx.Timeout(self.settings.limits.request_seconds)
 
     @contextmanager
     def session(self, case_id: str) -> Iterator[Session]:
         client = self._client()
         session = Session(client, base_url=self.base_url(), sleep=self._sleep(), secrets=self.secrets(),
-                          limits=self.settings.limits, throttle=self._throttle())
+                          limits=self.settings.limits, throttle=self._throttle(), run_deadline=self.run_deadline())
+        self._session = session
         try:
             cassette = Path(self.settings.cassette_dir) / self.service / f"{case_id}.yaml"
             if self.capabilities.replays and not cassette.is_file():
@@ -186,6 +206,7 @@ class Target:
             else:
                 yield session
         finally:
+            self._session = None
             session.close()
 
     def secrets(self) -> list[str]:
@@ -300,7 +321,7 @@ class HttpTarget(Target):
         return url.rstrip("/")
 
     def _client(self) -> httpx.Client:
-        return httpx.Client(base_url=self.base_url(), timeout=self._timeout())
+        return bounded_client(base_url=self.base_url(), timeout=self._timeout())
 
 
 class ReplayTarget(Target):
