@@ -140,7 +140,9 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
                 outcome.observations = ctx.observations
                 outcome.exchanges = list(session.exchanges)
     except ContractFailure as failure:
-        outcome.status, outcome.failure, outcome.message = FAILED, failure, failure.render()
+        # Without its traceback: the check's frames hold whole bodies and parsed values, and
+        # outcomes live until the run ends (a 1 MB JSON array kept ~10 MB per failed rule).
+        outcome.status, outcome.failure, outcome.message = FAILED, failure.with_traceback(None), failure.render()
     except RuleSkipped as skipped:
         outcome.status, outcome.message, outcome.skip_kind = SKIPPED, str(skipped), skipped.kind
         if skipped.kind == SkipKind.RATE_LIMITED:

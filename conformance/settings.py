@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, fields
 
 from conformance.errors import UsageError
 
-__all__ = ["ALLOWANCES", "PROFILES", "Limits", "RunSettings", "env_name"]
+__all__ = ["ALLOWANCES", "LIMIT_HELP", "LIMIT_VARIABLES", "PROFILES", "Limits", "RunSettings", "env_name",
+           "limit_in_force"]
 
 TARGETS = ("sim", "http", "replay")
 PROFILES = ("gate", "nightly")
@@ -45,6 +46,11 @@ class Limits:
     # Requests to operations that cost credits a run may send to a live target once spending is
     # allowed; beyond it, spending rules are skipped (CONFORMANCE_SPEND_BUDGET).
     spend_budget: int = 20
+    # JSON a target sends nested deeper than this is not parsed: the rule reading it fails as it
+    # would on text that is not JSON (CONFORMANCE_MAX_JSON_DEPTH). The deepest response schema of
+    # the eight contracts nests 8 levels; Python's parser and validators recurse per level and share
+    # its recursion limit (1000), so the bound is far above the one and far below the other.
+    max_json_depth: int = 128
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -75,7 +81,36 @@ _LIMIT_ENV = {
     "retry_after_ceiling": "CONFORMANCE_RETRY_AFTER_CEILING",
     "kept_body_bytes": "CONFORMANCE_KEPT_BODY_BYTES",
     "spend_budget": "CONFORMANCE_SPEND_BUDGET",
+    "max_json_depth": "CONFORMANCE_MAX_JSON_DEPTH",
 }
+LIMIT_VARIABLES = dict(_LIMIT_ENV)
+
+# What each bound is for, as `conformance env` prints it.
+LIMIT_HELP = {
+    "max_response_bytes": "response body bytes read at most; beyond them the rule is a harness error",
+    "request_seconds": "wall-clock seconds for one request, connect to last byte",
+    "rule_seconds": "real seconds per rule (simulated waits do not count); a request in flight stops too",
+    "run_seconds": "real seconds per run; a request in flight stops, later rules are not run",
+    "breaker_failures": "consecutive transport failures after which the target is unavailable",
+    "retry_after_ceiling": "seconds of back-off on 429 before a rule is skipped rate-limited",
+    "kept_body_bytes": "bytes of each response body kept for reports",
+    "spend_budget": "requests to credit-spending operations per run once spending is allowed",
+    "max_json_depth": "nesting levels of a JSON body parsed at most; deeper is a body that does not parse",
+}
+
+
+def limit_in_force(name: str) -> float | int:
+    """One bound's value in force (its variable, else the default), for code handed no ``Limits``.
+    A malformed value gives the default here: the run refused it already (``Limits.from_env``)."""
+    default: float | int = getattr(Limits(), name)
+    raw = os.environ.get(_LIMIT_ENV[name])
+    if not raw:
+        return default
+    try:
+        value = int(raw) if isinstance(default, int) else float(raw)
+    except ValueError:
+        return default
+    return value if math.isfinite(value) and value > 0 else default
 
 # pytest-recording's vocabulary for cassettes (vcrpy's modes plus "rewrite"): none records
 # nothing; once records a rule whose cassette is missing and replays one that exists; new_episodes

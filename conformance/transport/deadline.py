@@ -165,7 +165,7 @@ def _bound(transport: httpx.BaseTransport | None) -> None:
     if transport is None:
         return
     pool = getattr(transport, "_pool", None)
-    if not isinstance(transport, httpx.HTTPTransport) or not hasattr(pool, "_network_backend"):
+    if not isinstance(transport, httpx.HTTPTransport) or pool is None or not hasattr(pool, "_network_backend"):
         raise TypeError(f"cannot bound requests through {type(transport).__name__}: no httpcore pool")
     if not isinstance(pool._network_backend, DeadlineBackend):
         pool._network_backend = DeadlineBackend(pool._network_backend)

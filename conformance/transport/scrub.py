@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus, urlencode
 
+from conformance.transport.jsonbody import loads
+
 __all__ = ["REDACTED", "SECRET_NAMES", "forms_of", "scrub_headers", "scrub_json_text", "scrub_named_values",
            "scrub_pairs", "scrub_text", "scrub_url_params"]
 
@@ -126,7 +128,7 @@ def scrub_json_text(text: str, secrets: Iterable[str]) -> str:
     """Scrub a body that may be JSON, a urlencoded form, or anything else."""
     secrets = list(secrets)
     try:
-        parsed = json.loads(text)
+        parsed = loads(text)  # nesting bounded: scrubbing walks the value recursively
     except ValueError:
         parsed = None
     if isinstance(parsed, (dict, list)):

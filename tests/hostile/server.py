@@ -59,12 +59,30 @@ def _hold(sock: socket.socket, send: bytes = b"") -> None:
             pass
 
 
+def _drain(sock: socket.socket, data: bytes) -> None:
+    """Read the request body (Content-Length) before answering: closing a socket with unread
+    bytes sends a reset, which would hide the answer from the client behind a transport error."""
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length" and value.strip().isdigit():
+            length = min(int(value.strip()), 64 << 20)
+    left = length - len(body)
+    while left > 0:
+        chunk = sock.recv(min(left, 65536))
+        if not chunk:
+            return
+        left -= len(chunk)
+
+
 class _Handler(socketserver.BaseRequestHandler):
     mode = ""
 
     def handle(self) -> None:
         sock: socket.socket = self.request
         sock.settimeout(5)
+        self.server.opened.append(sock)  # type: ignore[attr-defined]
         try:
             data = b""
             while b"\r\n\r\n" not in data and len(data) < 1 << 20:
@@ -72,7 +90,7 @@ class _Handler(socketserver.BaseRequestHandler):
                 if not chunk:
                     return
                 data += chunk
-            self.server.opened.append(sock)  # type: ignore[attr-defined]
+            _drain(sock, data)
             getattr(self, "mode_" + self.mode.replace("-", "_"))(sock)
         except OSError:
             pass  # the client left (cap, deadline): that is the point
