@@ -385,8 +385,13 @@ def _report(args: argparse.Namespace) -> int:
 def _env(args: argparse.Namespace) -> int:
     from conformance.contract import load_contract
     from conformance.contract.loader import available_services
-    from conformance.settings import env_name
+    from conformance.settings import LIMIT_HELP, LIMIT_VARIABLES, Limits, env_name
 
+    # Run-wide bounds first, each with the value in force (the variable, else the default).
+    print("# run-wide bounds")
+    for name, value in vars(Limits.from_env()).items():
+        print(f"{LIMIT_VARIABLES[name]:48} {LIMIT_HELP[name]} (now {value})")
+    print()
     for service in args.service or available_services():
         contract = load_contract(service)
         print(f"# {service}: {contract.title}")
