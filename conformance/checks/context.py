@@ -138,10 +138,9 @@ class CheckContext:
         self.observations[conflict_id] = " and ".join(texts)
 
     def secret(self, value: str) -> str:
-        """Register a value the case obtained (token, code, verifier) for scrubbing everywhere."""
-        if value and value not in self.session.secrets:
-            self.session.secrets.append(value)
-        return value
+        """Register a value the case obtained (token, code, verifier) for scrubbing everywhere,
+        with every combined value it travels in (the session's ``learn``)."""
+        return self.session.learn(value)
 
     def token(self, name: str, source: str) -> str:
         """The obtained credential ``name`` (e.g. ACCESS_TOKEN) from configured ``source``;

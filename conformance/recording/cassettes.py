@@ -71,8 +71,11 @@ class CassetteFormat:
     A cassette that is not readable, or holds an interaction vcrpy would trip over with a
     traceback, is a ``CassetteMismatch`` naming the file and saying to re-record it."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, secrets: list[str] | None = None) -> None:
         self.path = path
+        # The session's list, by reference: what the case learned after an exchange was
+        # recorded (a token its answer issued) is scrubbed from the whole file when it is saved.
+        self.secrets = secrets
 
     def deserialize(self, text: str) -> Any:
         try:
@@ -88,12 +91,28 @@ class CassetteFormat:
                 raise CassetteMismatch(f"cassette {self.path}: interaction {i} {problem}; re-record it")
         return data
 
-    @staticmethod
-    def serialize(data: Any) -> str:
+    def serialize(self, data: Any) -> str:
+        if self.secrets:
+            data = _scrubbed(data, self.secrets)
         try:
             return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
         except (TypeError, ValueError):  # bytes that are not text: YAML can hold them (!!binary)
             return str(yamlserializer.serialize(data))
+
+
+def _scrubbed(node: Any, secrets: list[str]) -> Any:
+    """Every text of a cassette scrubbed by value (the last net before the file is written:
+    each exchange was scrubbed when recorded, with the values known then)."""
+    if isinstance(node, dict):
+        return {k: _scrubbed(v, secrets) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_scrubbed(v, secrets) for v in node]
+    if isinstance(node, str):
+        return scrub_text(node, secrets)
+    if isinstance(node, bytes):
+        text = _text(node)
+        return node if text is None else scrub_text(text, secrets).encode("utf-8")
+    return node
 
 
 def read_cassette(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -149,7 +168,7 @@ def cassette_context(path: Path, *, secrets: list[str], mode: str = "rewrite") -
         before_record_response=_response_scrubber(secrets),
         decode_compressed_response=True,
     )
-    recorder.register_serializer("cassette", CassetteFormat(path))
+    recorder.register_serializer("cassette", CassetteFormat(path, secrets))
     try:
         with recorder.use_cassette(str(path), serializer="cassette"):
             yield

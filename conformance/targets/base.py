@@ -23,6 +23,7 @@ from typing import Any
 
 import httpx
 
+from conformance.auth.forms import CredentialForms
 from conformance.contract import Contract
 from conformance.errors import CassetteMissing, HarnessError, OverBudget, UsageError
 from conformance.recording.cassettes import cassette_context
@@ -102,6 +103,7 @@ class Target:
         self._started = time.monotonic()
         # The session of the case under way: real waits end with its rule's or the run's budget.
         self._session: Session | None = None
+        self._credential_forms: CredentialForms | None = None
 
     def transport_failed(self, why: str) -> None:
         self._failures.append(why)
@@ -184,7 +186,8 @@ class Target:
     def session(self, case_id: str) -> Iterator[Session]:
         client = self._client()
         session = Session(client, base_url=self.base_url(), sleep=self._sleep(), secrets=self.secrets(),
-                          limits=self.settings.limits, throttle=self._throttle(), run_deadline=self.run_deadline())
+                          limits=self.settings.limits, throttle=self._throttle(), run_deadline=self.run_deadline(),
+                          issuers=self._forms().issuers, joins=self._forms().obtained)
         self._session = session
         try:
             cassette = Path(self.settings.cassette_dir) / self.service / f"{case_id}.yaml"
@@ -210,14 +213,16 @@ class Target:
             session.close()
 
     def secrets(self) -> list[str]:
-        """Every secret credential value this target knows: scrubbed from anything written.
-        Target settings marked ``secret: false`` (ids, URLs) are not secrets."""
-        out = []
-        for cred in self.contract.settings.get("credentials", []):
-            value = self.credential(cred["name"])
-            if cred.get("secret", True) and value and value != REDACTED:
-                out.append(value)
-        return out
+        """Every secret credential value this target knows, and every combined value the auth
+        code can send them in (``KEY:SECRET``, ``Bearer PREFIX:ID:SECRET``; auth/forms.py):
+        scrubbed from anything written. Settings marked ``secret: false`` (ids, URLs) are not."""
+        return self._forms().configured()
+
+    def _forms(self) -> CredentialForms:
+        if self._credential_forms is None:
+            self._credential_forms = CredentialForms(
+                self.contract, lambda name: None if self.credential(name) == REDACTED else self.credential(name))
+        return self._credential_forms
 
     def recorded_settings(self) -> dict[str, str]:
         """Values of the non-secret settings, kept beside cassettes so replay sends the same."""

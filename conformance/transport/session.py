@@ -7,7 +7,7 @@ mapped here to ``TargetUnreachable`` / ``CassetteMismatch`` so nothing above lea
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from email.utils import parsedate_to_datetime
 
 import httpx
@@ -24,7 +24,9 @@ from conformance.errors import (
 )
 from conformance.settings import Limits
 from conformance.transport.deadline import Deadline, within
+from conformance.transport.issued import issued_values, looks_issued
 from conformance.transport.model import Exchange, Request, Response
+from conformance.transport.scrub import REDACTED
 
 __all__ = ["Session", "from_httpx_request", "retry_after", "to_httpx"]
 
@@ -102,11 +104,18 @@ class Session:
         limits: Limits | None = None,
         throttle: Callable[[], None] | None = None,
         run_deadline: float | None = None,
+        issuers: frozenset[str] = frozenset(),
+        joins: Callable[[str], Iterable[str]] | None = None,
     ) -> None:
         self._client = client
         # Every credential value of this session, including ones obtained during it (tokens):
         # cassettes and reports scrub them. Shared by reference with the cassette scrubber.
         self.secrets: list[str] = secrets if secrets is not None else []
+        # Paths whose answers issue credentials (token endpoints): every credential in them is
+        # learned by value the moment it arrives (``learn``), whatever shape the body has.
+        self._issuers = issuers
+        # The combined values an obtained credential travels in (``Bearer <user>.<token>``).
+        self._joins = joins
         self.base_url = base_url
         self.sleep = sleep
         self.limits = limits or Limits()
@@ -124,6 +133,22 @@ class Session:
         if self._run_deadline is not None:
             bounds["CONFORMANCE_RUN_SECONDS"] = (self._run_deadline, self.limits.run_seconds)
         return bounds
+
+    def learn(self, value: str) -> str:
+        """Register a credential obtained during the session (a token, a code, a verifier) and
+        every combined value it travels in: all are scrubbed from whatever is written."""
+        if not value or REDACTED in value or value in self.secrets:
+            return value
+        self.secrets.append(value)
+        for joined in self._joins(value) if self._joins is not None else ():
+            if joined not in self.secrets:
+                self.secrets.append(joined)
+        return value
+
+    def _learn_issued(self, request: Request, response: Response) -> None:
+        if request.path in self._issuers or looks_issued(response.body):
+            for value in issued_values(response.headers, response.body):
+                self.learn(value)
 
     def time_left(self) -> float:
         """Real seconds before the rule's or the run's budget ends (waits are held to it too)."""
@@ -193,6 +218,7 @@ class Session:
                 raise self._cut(request, deadline, exc) from None
             raise TargetUnreachable(f"{request.method} {self.base_url}{request.path}: "
                                     f"{type(exc).__name__}: {exc}") from None
+        self._learn_issued(request, response)
         exchange = Exchange(request, response, self.base_url)
         self.exchanges.append(exchange.bounded(self.limits.kept_body_bytes))
         del self.exchanges[:-_KEEP_EXCHANGES]
