@@ -97,6 +97,7 @@ class Target:
         self._failures: list[str] = []
         self.limiting: str | None = None
         self.spent = 0
+        self.rule_spent = 0  # spending requests of the rule now running
         self._limited: list[str] = []
         self._started = time.monotonic()
 
@@ -119,12 +120,18 @@ class Target:
     def not_rate_limited(self) -> None:
         self._limited.clear()
 
-    def spend(self, operation: str) -> bool:
-        """Count one request that costs credits; False once the run's spend budget is used up."""
-        if self.spent >= self.settings.limits.spend_budget:
-            return False
+    def spend(self, operation: str) -> str | None:
+        """Count one request that costs credits; once a budget is used up, which one (else None).
+        Each rule may spend ``spend_per_rule``; the run, ``spend_budget`` when one is set."""
+        limits = self.settings.limits
+        if self.rule_spent >= limits.spend_per_rule:
+            return (f"this rule's spend budget of {limits.spend_per_rule} requests is used up "
+                    "(CONFORMANCE_SPEND_PER_RULE)")
+        if limits.spend_budget is not None and self.spent >= limits.spend_budget:
+            return f"the run's spend budget of {limits.spend_budget} requests is used up (CONFORMANCE_SPEND_BUDGET)"
         self.spent += 1
-        return True
+        self.rule_spent += 1
+        return None
 
     def run_seconds_left(self) -> float:
         return self.settings.limits.run_seconds - (time.monotonic() - self._started)
@@ -163,6 +170,7 @@ class Target:
 
     @contextmanager
     def session(self, case_id: str) -> Iterator[Session]:
+        self.rule_spent = 0  # one session per rule: its spend count starts afresh
         client = self._client()
         session = Session(client, base_url=self.base_url(), sleep=self._sleep(), secrets=self.secrets(),
                           limits=self.settings.limits, throttle=self._throttle())
