@@ -421,8 +421,12 @@ def _report(args: argparse.Namespace) -> int:
 def _env(args: argparse.Namespace) -> int:
     from conformance.contract import load_contract
     from conformance.contract.loader import available_services
-    from conformance.settings import env_name
+    from conformance.settings import env_name, run_variables
 
+    print("# run-wide (value in force)")
+    for name, value, description in run_variables():
+        print(f"{name:48} {value or '(unset)'}: {description}")
+    print()
     for service in args.service or available_services():
         contract = load_contract(service)
         print(f"# {service}: {contract.title}")
@@ -529,7 +533,8 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--no-history", action="store_true", help="build without history")
     report.set_defaults(func=_report)
 
-    env = sub.add_parser("env", help="the environment variables each service's http target reads")
+    env = sub.add_parser("env", help="the run-wide environment variables with the value in force, and those each "
+                                      "service's http target reads")
     env.add_argument("--service", action="append")
     env.set_defaults(func=_env)
     return parser

@@ -25,6 +25,7 @@ import httpx
 
 from conformance.contract import Contract
 from conformance.errors import CassetteMissing, HarnessError, UsageError
+from conformance.interrupts import checkpoint
 from conformance.recording.cassettes import cassette_context
 from conformance.recording.replay import ReplayTransport
 from conformance.settings import RunSettings, env_name
@@ -64,6 +65,7 @@ CONFIGURED_FILE = "configured-credentials.json"
 
 def _mock_transport(sim: Simulator) -> httpx.MockTransport:
     def handler(request: httpx.Request) -> httpx.Response:
+        checkpoint("sim-request")  # a test may interrupt the run here, mid-rule (inert otherwise)
         response = sim.handle(from_httpx_request(request))
         return httpx.Response(response.status, headers=response.headers, content=response.body)
 
