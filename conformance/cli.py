@@ -556,6 +556,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         from conformance import interrupts
 
+        print(f"conformance: interrupted by {interrupts.received() or 'SIGINT'} before any rule ran; nothing written",
+              file=sys.stderr)
         return interrupts.exit_status() or 130
     except BrokenPipeError:  # `conformance env | head`: the reader left; nothing to report
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

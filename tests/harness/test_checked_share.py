@@ -116,3 +116,22 @@ def _services() -> list[str]:
     from conformance.contract.loader import available_services
 
     return available_services()
+
+
+def test_nightly_sets_allowances_spend_and_the_floor() -> None:
+    import configparser
+
+    import yaml
+
+    root = PACKAGE.parent
+    workflow = yaml.safe_load((root / ".github/workflows/nightly.yml").read_text(encoding="utf-8"))
+    [job] = workflow["jobs"].values()
+    [step] = [s for s in job["steps"] if s.get("name") == "Run against the sandbox"]
+    env = step["env"]
+    assert "write,spend" in env["CONFORMANCE_ALLOW"] and env["CONFORMANCE_MIN_CHECKED"]
+    assert "CONFORMANCE_SPEND_PER_RULE" in env and "CONFORMANCE_SPEND_BUDGET" in env
+    tox = configparser.ConfigParser(interpolation=None)
+    tox.read(root / "tox.ini")
+    setenv = tox["testenv:nightly"]["setenv"]
+    for name in ("CONFORMANCE_ALLOW", "CONFORMANCE_SPEND_PER_RULE", "CONFORMANCE_MIN_CHECKED"):
+        assert name in setenv, name
