@@ -163,6 +163,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+        if proc.stdout is not None:
+            proc.stdout.close()
 
 
 HTTP_POINTS = [
