@@ -107,7 +107,8 @@ SIM_POINTS = [
 ]
 
 
-@pytest.mark.parametrize(("point", "signum"), SIM_POINTS, ids=[f"{p}-{signal.Signals(s).name}" for p, s in SIM_POINTS])
+@pytest.mark.parametrize(("point", "signum"), SIM_POINTS,
+                         ids=[f"{p}-{signal.Signals(s).name}" for p, s in SIM_POINTS])
 def test_signal_on_the_simulator(tmp_path: Path, point: str, signum: int) -> None:
     proc, report = interrupted_run(tmp_path, point, signum, *SERVICES)
     summary = assert_honest(proc, report, signum)
@@ -176,7 +177,8 @@ HTTP_POINTS = [
 ]
 
 
-@pytest.mark.parametrize(("point", "signum"), HTTP_POINTS, ids=[f"{p}-{signal.Signals(s).name}" for p, s in HTTP_POINTS])
+@pytest.mark.parametrize(("point", "signum"), HTTP_POINTS,
+                         ids=[f"{p}-{signal.Signals(s).name}" for p, s in HTTP_POINTS])
 def test_signal_over_http(tmp_path: Path, served: dict[str, str], point: str, signum: int) -> None:
     proc, report = interrupted_run(tmp_path, point, signum, *SERVICES, "--target", "http", env=served)
     summary = assert_honest(proc, report, signum)
