@@ -10,7 +10,7 @@ import argparse
 import math
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from conformance.errors import HarnessError, UsageError
@@ -40,6 +40,9 @@ def _apply_path_options(options: list[str], services: list[str]) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from conformance import interrupts
+
+    interrupts.checkpoint("imports")
     import pytest
 
     from conformance.contract import load_contract
@@ -52,7 +55,12 @@ def _run(args: argparse.Namespace) -> int:
                                     record=args.record or None, record_mode=args.record_mode, fault=args.fault,
                                     allow=frozenset(args.allow or ()) or None)
     from conformance.runner import collect_cases
+    from conformance.settings import MinChecked
 
+    if args.min_checked is not None:
+        MinChecked.parse(args.min_checked)  # a bad floor: one line, now
+    elif os.environ.get("CONFORMANCE_MIN_CHECKED"):
+        MinChecked.parse(os.environ["CONFORMANCE_MIN_CHECKED"], "CONFORMANCE_MIN_CHECKED")
     for service in args.service or available_services():
         collect_cases(load_contract(service))  # a bad contract or unknown check: one line, now
     _apply_path_options(args.option or [], args.service or available_services())
@@ -99,18 +107,50 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--allow", allowance]
     if report_dir.exists() and not report_dir.is_dir():
         raise HarnessError(f"--report-dir {report_dir} is not a directory")
-    # The exit status and the reader read this run's files only: none of the last run's may stay.
-    for stale in ("summary.json", "triage.md"):
+    if args.min_checked is not None:
+        argv += ["--min-checked", args.min_checked]
+    from conformance.reporting.lock import report_dir_lock
+
+    with report_dir_lock(report_dir):
+        # The exit status and the reader read this run's files only: none of the last run's may stay.
+        for stale in ("summary.json", "triage.md"):
+            try:
+                (report_dir / stale).unlink(missing_ok=True)
+            except OSError as exc:
+                raise HarnessError(f"cannot clear {report_dir / stale}: {exc.strerror}") from None
         try:
-            (report_dir / stale).unlink(missing_ok=True)
-        except OSError as exc:
-            raise HarnessError(f"cannot clear {report_dir / stale}: {exc.strerror}") from None
-    terminated = _on_sigterm_interrupt()
-    code = pytest.main(argv)
-    status = _exit_status(report_dir, int(code), allow_skips=args.allow_skips)
-    if not args.report_dir and status != 130 and not terminated() and (report_dir / "summary.json").is_file():
-        _point_latest(report_dir)
-    return 143 if terminated() else status
+            code = int(pytest.main(argv))
+        except KeyboardInterrupt:  # landed where pytest does not catch it (its session's end)
+            code = 2
+        interrupts.stop_raising()
+        interrupts.checkpoint("verdict")
+        signal_name = interrupts.received()
+        if signal_name:
+            # Decided by the signal, not by what pytest made of it: never 0, never "failed".
+            _mark_interrupted(report_dir, signal_name)
+            print(f"conformance: interrupted by {signal_name}; {report_dir / 'summary.json'} holds what finished",
+                  file=sys.stderr)
+            return interrupts.exit_status() or 130
+        status = _exit_status(report_dir, code, allow_skips=args.allow_skips)
+        if not args.report_dir and status != 130 and (report_dir / "summary.json").is_file():
+            _point_latest(report_dir)
+        return status
+
+
+def _mark_interrupted(report_dir: Path, signal_name: str) -> None:
+    """summary.json says the run was interrupted, even when the signal came after it was written."""
+    import json
+
+    from conformance.reporting.summary import write_atomic
+
+    path = report_dir / "summary.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # nothing was written (interrupted before the first rule ended): nothing to mark
+    if isinstance(data, dict) and data.get("interrupted") != signal_name:
+        data["interrupted"] = signal_name
+        write_atomic(path, json.dumps(data, indent=2))
 
 
 def _new_run_dir(base: Path) -> Path:
@@ -141,21 +181,6 @@ def _point_latest(run_dir: Path) -> None:
         print(f"conformance: could not point {latest} at {run_dir}: {exc.strerror}", file=sys.stderr)
 
 
-def _on_sigterm_interrupt() -> Callable[[], bool]:
-    """SIGTERM stops the run like Ctrl-C (the running rule is reported interrupted, what finished
-    is written); the exit status is then 143."""
-    import signal
-
-    seen: list[int] = []
-
-    def handler(signum: int, frame: object) -> None:
-        seen.append(signum)
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, handler)
-    return lambda: bool(seen)
-
-
 # Skip kinds a run may end with and still be green: the target's data or nature, not missing set-up.
 _ACCEPTED_SKIPS = {"not-checkable-on-target", "not-exercised", "credential-missing", "unchecked", "gap-observed",
                    "needs-allowance", "depends-on-gap"}
@@ -163,8 +188,9 @@ _ACCEPTED_SKIPS = {"not-checkable-on-target", "not-exercised", "credential-missi
 
 def _exit_status(report_dir: Path, pytest_code: int, *, allow_skips: bool = False) -> int:
     """0: every selected rule ran and passed, or was skipped for an accepted reason.
-    1: the target broke a rule. 2: harness errors. 3: incomplete (nothing checked, cassettes or
-    required credentials missing, rate-limited). 130: interrupted. One line says why."""
+    1: the target broke a rule. 2: harness errors. 3: incomplete (nothing checked, fewer checked
+    than the --min-checked floor, the run deadline reached, cassettes or required credentials
+    missing, rate-limited). 130: interrupted (143 for SIGTERM, decided in _run). One line says why."""
     import json
 
     try:
@@ -174,17 +200,27 @@ def _exit_status(report_dir: Path, pytest_code: int, *, allow_skips: bool = Fals
         if pytest_code == 5:
             print("conformance: no rule was selected (check --service, -k and -m)", file=sys.stderr)
         return 0 if pytest_code == 0 else (130 if pytest_code == 2 else 2)
-    if counts.get("failed"):
-        return 1
-    if counts.get("interrupted") or pytest_code == 2:
+    if counts.get("interrupted") or pytest_code == 2 or summary.get("interrupted"):
+        # Before failures: a run stopped half-way is not a verdict on the target.
         print("conformance: interrupted; the summary holds what finished", file=sys.stderr)
         return 130
+    if counts.get("failed"):
+        return 1
+    deadline = (summary.get("skip_kinds") or {}).get("run-deadline")
+    if deadline:
+        print(f"conformance: incomplete run: the run deadline (CONFORMANCE_RUN_SECONDS) was reached; "
+              f"{deadline} rules not run", file=sys.stderr)
+        return 3
     if counts.get("error") or pytest_code not in (0, 1):
         print(f"conformance: {counts.get('error', 0)} harness errors (not target failures): see triage.md",
               file=sys.stderr)
         return 2
     if allow_skips:
         return 0
+    checked = summary.get("checked") or {}
+    if checked.get("below_floor"):
+        print(f"conformance: incomplete run: {checked['below_floor']}", file=sys.stderr)
+        return 3
     why = []
     if not counts.get("passed"):
         why.append("no rule was checked (every selected rule skipped)")
@@ -385,12 +421,11 @@ def _report(args: argparse.Namespace) -> int:
 def _env(args: argparse.Namespace) -> int:
     from conformance.contract import load_contract
     from conformance.contract.loader import available_services
-    from conformance.settings import LIMIT_HELP, LIMIT_VARIABLES, Limits, env_name
+    from conformance.settings import env_name, run_variables
 
-    # Run-wide bounds first, each with the value in force (the variable, else the default).
-    print("# run-wide bounds")
-    for name, value in vars(Limits.from_env()).items():
-        print(f"{LIMIT_VARIABLES[name]:48} {LIMIT_HELP[name]} (now {value})")
+    print("# run-wide (value in force)")
+    for name, value, description in run_variables():
+        print(f"{name:48} {value or '(unset)'}: {description}")
     print()
     for service in args.service or available_services():
         contract = load_contract(service)
@@ -441,6 +476,10 @@ def _parser() -> argparse.ArgumentParser:
                                 "kinds, document or standard (e.g. -m 'tokenrisk and limit')")
     run.add_argument("--allow", action="append", choices=("spend", "write"), default=None,
                      help="on --target http, allow rules that spend credits or write vendor data (repeatable)")
+    run.add_argument("--min-checked", default=None, metavar="SHARE",
+                     help="the least share of selected rules that must be checked (passed or failed), e.g. 80%% "
+                          "or a count such as 30; below it the run is incomplete (exit 3). Default: by profile "
+                          "(CONFORMANCE_MIN_CHECKED)")
     run.add_argument("--allow-skips", action="store_true",
                      help="exit 0 even when rules were not checked (missing cassettes, credentials, rate limits)")
     run.set_defaults(func=_run)
@@ -494,7 +533,8 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--no-history", action="store_true", help="build without history")
     report.set_defaults(func=_report)
 
-    env = sub.add_parser("env", help="the environment variables each service's http target reads")
+    env = sub.add_parser("env", help="the run-wide environment variables with the value in force, and those each "
+                                      "service's http target reads")
     env.add_argument("--service", action="append")
     env.set_defaults(func=_env)
     return parser
@@ -503,13 +543,22 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command == "run":
+        from conformance import interrupts
+
+        # First thing: a signal during the imports that follow is recorded like any other.
+        interrupts.install()
     try:
         return int(args.func(args))
     except HarnessError as exc:
         print(f"conformance: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        return 130
+        from conformance import interrupts
+
+        print(f"conformance: interrupted by {interrupts.received() or 'SIGINT'} before any rule ran; nothing written",
+              file=sys.stderr)
+        return interrupts.exit_status() or 130
     except BrokenPipeError:  # `conformance env | head`: the reader left; nothing to report
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

@@ -103,6 +103,7 @@ class SkipKind(str, Enum):
     GAP_OBSERVED = "gap-observed"  # a documented gap probed: what the target shows, never judged
     DEPENDS_ON_GAP = "depends-on-gap"  # the rule rests on a gap no target setting resolves here
     UNCHECKED = "unchecked"  # no check implements the rule
+    RUN_DEADLINE = "run-deadline"  # the run's CONFORMANCE_RUN_SECONDS ran out before the rule started
 
 
 class RuleSkipped(Exception):

@@ -14,16 +14,18 @@ from typing import Any
 
 import pytest
 
+from conformance import interrupts
 from conformance.contract import Contract, load_contract
 from conformance.contract.catalogue_schema import DERIVED_KINDS, RULE_KINDS
 from conformance.contract.loader import available_services, docs_dir
+from conformance.errors import UsageError
 from conformance.reporting.allure_meta import HARNESS_ERROR_MARK
 from conformance.reporting.progress import Progress
 from conformance.reporting.redact import curl_line, render_request, render_response
 from conformance.reporting.summary import RunSummary
 from conformance.runner import ERROR, FAILED, INTERRUPTED, SKIPPED, Case, Outcome, collect_cases, interrupted, run_case
 from conformance.services import target_for
-from conformance.settings import PROFILES, RECORD_MODES, TARGETS, RunSettings
+from conformance.settings import MIN_CHECKED_DEFAULTS, PROFILES, RECORD_MODES, TARGETS, MinChecked, RunSettings
 from conformance.targets import Target
 from conformance.targets.base import SimTarget
 
@@ -31,6 +33,7 @@ __all__ = ["pytest_addoption", "pytest_configure", "pytest_generate_tests"]
 
 _SUMMARY = pytest.StashKey[RunSummary]()
 _TARGETS = pytest.StashKey[dict[str, Target]]()
+_SELECTED = pytest.StashKey[dict[str, set[str]]]()  # service -> rule ids selected for the run
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -57,10 +60,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="where cassettes live (default: cassettes)")
     group.addoption("--report-dir", dest="conformance_reports", default="reports",
                     help="where summary.json and triage.md are written (default: reports)")
+    group.addoption("--min-checked", dest="conformance_min_checked", default=None,
+                    help="least share of selected rules checked (passed or failed): a percentage (80%%) or a "
+                         "count; default CONFORMANCE_MIN_CHECKED, else by profile "
+                         + ", ".join(f"{p} {v}" for p, v in MIN_CHECKED_DEFAULTS.items()))
 
 
 _XDIST_REFUSED = ("the conformance suite does not run under pytest-xdist (-n): one summary per run; run it without "
                   "-n (it takes seconds per service), or parallelise the harness's own tests only: pytest tests -n 2")
+
+
+def _floor(config: pytest.Config, profile: str) -> MinChecked:
+    given = config.getoption("conformance_min_checked")
+    if given:
+        return MinChecked.parse(given)
+    env = os.environ.get("CONFORMANCE_MIN_CHECKED")
+    if env:
+        return MinChecked.parse(env, "CONFORMANCE_MIN_CHECKED")
+    return MinChecked.parse(MIN_CHECKED_DEFAULTS[profile])
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -71,6 +88,10 @@ def pytest_configure(config: pytest.Config) -> None:
     asked = [Path(str(a).split("::")[0]).resolve() for a in config.args]
     if config.getoption("numprocesses", None) and any(a == suites or suites in a.parents for a in asked):
         raise pytest.UsageError(_XDIST_REFUSED)
+    try:
+        _floor(config, config.getoption("conformance_profile") or os.environ.get("CONFORMANCE_PROFILE") or "gate")
+    except (UsageError, KeyError) as exc:
+        raise pytest.UsageError(str(exc)) from None
     for name in (*available_services(), *RULE_KINDS, *DERIVED_KINDS, "document", "standard"):
         config.addinivalue_line("markers", f"{name}: conformance rules of that service, kind or basis")
 
@@ -112,7 +133,11 @@ def conformance_settings(pytestconfig: pytest.Config) -> RunSettings:
 
 @pytest.fixture(scope="session")
 def conformance_summary(pytestconfig: pytest.Config, conformance_settings: RunSettings) -> RunSummary:
-    summary = RunSummary(conformance_settings.target, conformance_settings.profile)
+    summary = RunSummary(conformance_settings.target, conformance_settings.profile,
+                         floor=_floor(pytestconfig, conformance_settings.profile))
+    selected = pytestconfig.stash.get(_SELECTED, None)
+    if selected is not None:
+        summary.select([load_contract(s) for s in selected], {r for ids in selected.values() for r in ids})
     pytestconfig.stash[_SUMMARY] = summary
     return summary
 
@@ -216,6 +241,7 @@ def conformance_check(conformance_settings: RunSettings, conformance_summary: Ru
         _label(contract, case, conformance_settings)
         _name_by_rule(pytestconfig, case)
         try:
+            interrupts.checkpoint("rule")
             outcome = run_case(case, target, conformance_settings.profile)
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the rule is interrupted, never passed
             conformance_summary.add(contract, interrupted(case, target))
@@ -247,6 +273,13 @@ def _rule_of(nodeid: str) -> str | None:
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     config = session.config
+    selected: dict[str, set[str]] = {}
+    for item in session.items:
+        case = getattr(item, "callspec", None) and item.callspec.params.get("conformance_case")  # type: ignore[attr-defined]
+        if isinstance(case, Case):
+            selected.setdefault(case.service, set()).add(case.id)
+    config.stash[_SELECTED] = selected
+    interrupts.checkpoint("collected")
     mode = config.getoption("conformance_progress")
     rules = [item for item in session.items if _rule_of(item.nodeid)]
     reporter = config.pluginmanager.get_plugin("terminalreporter")
@@ -272,30 +305,81 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
 
 
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    # A signal whose KeyboardInterrupt was swallowed (a __del__, a plugin's except) stops here.
+    interrupts.stop_if_pending()
     progress = item.config.stash.get(_PROGRESS, None)
     rule = _rule_of(item.nodeid)
     if progress is not None and rule is not None:
         progress.start(rule)
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_logfinish(nodeid: str, location: Any) -> Any:
+    """allure-pytest writes the rule's result file here: a signal waits until it is whole."""
+    with interrupts.deferred():
+        interrupts.checkpoint("allure-result")
+        return (yield)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # The rules are done: from here a signal is recorded (the exit status says so), not raised
+    # into the writing of the reports.
+    interrupts.stop_raising()
+    summary = session.config.stash.get(_SUMMARY, None)
+    if summary is not None:
+        summary.interrupted = interrupts.received()
+        # Before junitxml writes its file (its sessionfinish runs after this tryfirst one).
+        _junit_properties(session.config, summary)
+
+
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    interrupts.stop_raising()
     progress = config.stash.get(_PROGRESS, None)
     if progress is not None:
         progress.close()
     summary = config.stash.get(_SUMMARY, None)
     if summary is None or not summary.outcomes:
         return
+    summary.interrupted = interrupts.received()
     terminalreporter.section("conformance: per-rule summary")
     for line in summary.lines():
         terminalreporter.write_line(line)
+    share = summary.share()
+    terminalreporter.write_line(f"conformance: {share.line()}", bold=True)
     report_dir = Path(config.getoption("conformance_reports"))
     try:
+        interrupts.checkpoint("summary")
         written = summary.write(report_dir)
+        interrupts.checkpoint("allure-extras")
         _write_allure_extras(config, summary, written)
     except OSError as exc:
         terminalreporter.write_line(f"could not write the report to {report_dir}: {exc.strerror}")
         return
     terminalreporter.write_line(f"summary: {report_dir / 'summary.json'}; triage: {report_dir / 'triage.md'}")
+
+
+def _junit_properties(config: pytest.Config, summary: RunSummary) -> None:
+    """The checked share as testsuite-level properties of junit.xml (CI systems show them)."""
+    key = _junit_xml_key()
+    xml = config.stash.get(key, None) if key is not None else None
+    if xml is None:
+        return
+    share = summary.share()
+    props = {"conformance.checked": share.checked, "conformance.rules": share.total,
+             "conformance.checked_line": share.line(), "conformance.floor": share.floor or "none",
+             "conformance.floor_met": share.met}
+    props.update({f"conformance.not_checked.{k}": n for k, n in share.not_checked.items()})
+    for name, value in props.items():
+        xml.add_global_property(name, str(value))
+
+
+def _junit_xml_key() -> Any:
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:  # pytest moved it: the properties are then left out, the run is unchanged
+        return None
+    return xml_key
 
 
 def _write_allure_extras(config: pytest.Config, summary: RunSummary, summary_json: dict[str, Any]) -> None:

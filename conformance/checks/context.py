@@ -187,9 +187,10 @@ class CheckContext:
         if missing:
             raise RuleSkipped(f"{label} would {' and '.join(missing)} on a live target; run with "
                               + " ".join(f"--allow {m}" for m in missing), SkipKind.NEEDS_ALLOWANCE)
-        if "spend" in effects and not self.target.spend(label):
-            raise RuleSkipped(f"{label}: the run's spend budget of {self.target.settings.limits.spend_budget} "
-                              "requests is used up (CONFORMANCE_SPEND_BUDGET)", SkipKind.NEEDS_ALLOWANCE)
+        if "spend" in effects:
+            spent = self.target.spend(label)
+            if spent:
+                raise RuleSkipped(f"{label}: {spent}", SkipKind.NEEDS_ALLOWANCE)
 
     def auth(self, request: Request, operation: str | None = None, how: AuthAs = DEFAULT) -> Request:
         """Credentials as ``how`` says, where the operation's security schemes put them (after

@@ -34,6 +34,7 @@ _SKIPPED: dict[SkipKind, str] = {
     SkipKind.NEEDS_ALLOWANCE: "Needs an allowance (--allow spend/write)",
     SkipKind.DEPENDS_ON_GAP: "Resting on an open gap (set the target setting that resolves it)",
     SkipKind.GAP_OBSERVED: "Gaps observed (not judged)",
+    SkipKind.RUN_DEADLINE: "Run deadline reached (CONFORMANCE_RUN_SECONDS): not run",
 }
 
 CATEGORIES: list[dict[str, Any]] = [
@@ -96,6 +97,14 @@ def environment(summary_json: dict[str, Any], base_urls: dict[str, str]) -> dict
         "seed": "per rule, from the rule id" if summary_json.get("profile") == "gate" else "random",
         "python": platform.python_version(),
     }
+    checked = summary_json.get("checked") or {}
+    if checked:
+        # The checked share is part of the verdict: shown beside the target it was reached on.
+        env["checked"] = f"{checked.get('checked')} of {checked.get('of')} rules"
+        env["checked.floor"] = f"{checked.get('floor')}: {'met' if checked.get('met') else 'NOT met'}"
+        env.update({f"not_checked.{k}": str(n) for k, n in (checked.get("not_checked") or {}).items()})
+    if summary_json.get("interrupted"):
+        env["interrupted"] = str(summary_json["interrupted"])
     for service, data in sorted(summary_json.get("services", {}).items()):
         env[f"contract.{service}"] = str(data.get("contract_digest", ""))[:12]
         if service in base_urls:

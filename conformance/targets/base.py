@@ -26,6 +26,7 @@ import httpx
 from conformance.auth.forms import CredentialForms
 from conformance.contract import Contract
 from conformance.errors import CassetteMissing, HarnessError, OverBudget, UsageError
+from conformance.interrupts import checkpoint
 from conformance.recording.cassettes import cassette_context
 from conformance.recording.replay import ReplayTransport
 from conformance.settings import RunSettings, env_name
@@ -66,6 +67,7 @@ CONFIGURED_FILE = "configured-credentials.json"
 
 def _mock_transport(sim: Simulator) -> httpx.MockTransport:
     def handler(request: httpx.Request) -> httpx.Response:
+        checkpoint("sim-request")  # a test may interrupt the run here, mid-rule (inert otherwise)
         response = sim.handle(from_httpx_request(request))
         return httpx.Response(response.status, headers=response.headers, content=response.body)
 
@@ -99,6 +101,7 @@ class Target:
         self._failures: list[str] = []
         self.limiting: str | None = None
         self.spent = 0
+        self.rule_spent = 0  # spending requests of the rule now running
         self._limited: list[str] = []
         self._started = time.monotonic()
         # The session of the case under way: real waits end with its rule's or the run's budget.
@@ -124,12 +127,18 @@ class Target:
     def not_rate_limited(self) -> None:
         self._limited.clear()
 
-    def spend(self, operation: str) -> bool:
-        """Count one request that costs credits; False once the run's spend budget is used up."""
-        if self.spent >= self.settings.limits.spend_budget:
-            return False
+    def spend(self, operation: str) -> str | None:
+        """Count one request that costs credits; once a budget is used up, which one (else None).
+        Each rule may spend ``spend_per_rule``; the run, ``spend_budget`` when one is set."""
+        limits = self.settings.limits
+        if self.rule_spent >= limits.spend_per_rule:
+            return (f"this rule's spend budget of {limits.spend_per_rule} requests is used up "
+                    "(CONFORMANCE_SPEND_PER_RULE)")
+        if limits.spend_budget is not None and self.spent >= limits.spend_budget:
+            return f"the run's spend budget of {limits.spend_budget} requests is used up (CONFORMANCE_SPEND_BUDGET)"
         self.spent += 1
-        return True
+        self.rule_spent += 1
+        return None
 
     def run_seconds_left(self) -> float:
         return self.settings.limits.run_seconds - (time.monotonic() - self._started)
@@ -184,6 +193,7 @@ class Target:
 
     @contextmanager
     def session(self, case_id: str) -> Iterator[Session]:
+        self.rule_spent = 0  # one session per rule: its spend count starts afresh
         client = self._client()
         session = Session(client, base_url=self.base_url(), sleep=self._sleep(), secrets=self.secrets(),
                           limits=self.settings.limits, throttle=self._throttle(), run_deadline=self.run_deadline(),

@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "conformance"
 
 # Lowest first; a module's floor is the entry holding its name's second part (conformance.<part>...).
 FLOORS = [
-    ("errors",),
+    ("errors", "interrupts"),
     ("settings",),
     ("transport",),
     ("recording",),
