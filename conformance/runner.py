@@ -19,6 +19,7 @@ from conformance.errors import (
     ContractFailure,
     ContractFileError,
     HarnessError,
+    OverBudget,
     RuleSkipped,
     SkipKind,
     TargetUnreachable,
@@ -153,6 +154,14 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
     except TargetUnreachable as exc:
         outcome.status, outcome.message = ERROR, f"{type(exc).__name__}: {exc}"
         target.transport_failed(str(exc))
+    except OverBudget as exc:
+        if "CONFORMANCE_RUN_SECONDS" in str(exc):
+            # The run's deadline stopped the rule in flight: not checked, and the run is incomplete
+            # (exit 3) like the rules after it, not a harness error.
+            outcome.status, outcome.message, outcome.skip_kind = (
+                SKIPPED, f"stopped in flight: {exc}", SkipKind.RUN_DEADLINE)
+        else:
+            outcome.status, outcome.message = ERROR, f"{type(exc).__name__}: {exc}"
     except HarnessError as exc:
         outcome.status, outcome.message = ERROR, f"{type(exc).__name__}: {exc}"
     except (Exception, BaseExceptionGroup):  # a bug in a check: reported as an error, never as a target failure
