@@ -108,9 +108,23 @@ def _run(args: argparse.Namespace) -> int:
     terminated = _on_sigterm_interrupt()
     code = pytest.main(argv)
     status = _exit_status(report_dir, int(code), allow_skips=args.allow_skips)
+    if status != 130 and not terminated():
+        _keep_history(report_dir)
     if not args.report_dir and status != 130 and not terminated() and (report_dir / "summary.json").is_file():
         _point_latest(report_dir)
     return 143 if terminated() else status
+
+
+def _keep_history(report_dir: Path) -> None:
+    """Every finished run appends its line to the Allure history beside the runs
+    (reports/history.jsonl for reports/runs/<run>), report or not."""
+    from conformance.reporting.history import append_run
+
+    base = report_dir.parent.parent if report_dir.parent.name == "runs" else report_dir.parent
+    try:
+        append_run(report_dir, base / "history.jsonl")
+    except HarnessError as exc:  # the run's verdict stands; only its history line is missing
+        print(f"conformance: {exc}", file=sys.stderr)
 
 
 def _new_run_dir(base: Path) -> Path:
@@ -375,6 +389,8 @@ def _report(args: argparse.Namespace) -> int:
         triage_page = (f"Base: `{base.name}`; current: `{report_dir.resolve().name}`\n\n"
                        + compare(load_summary(base), load_summary(report_dir)).markdown(
                            os.environ.get("CONFORMANCE_DOCS_URL", "")))
+        # The same page on its own, beside the run (the report shows it under Global Attachments).
+        (report_dir / "triage-since-previous.md").write_text(triage_page, encoding="utf-8")
     history = None if args.no_history else Path(args.history)
     print(f"report: {build_html(report_dir, history=history, triage_markdown=triage_page)}")
     if history is not None:
