@@ -236,6 +236,34 @@ def conformance_check(conformance_settings: RunSettings, conformance_summary: Ru
 
 
 _PROGRESS = pytest.StashKey[Progress]()
+_JUNIT_CLASSES = pytest.StashKey[dict[str, str]]()
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Each rule's testcase in JUnit XML carries its service, operation, kind and source
+    (pytest's user_properties), and is classed by service and operation (reporting/junit.py)."""
+    from conformance.reporting.junit import classname
+
+    classes = config.stash.setdefault(_JUNIT_CLASSES, {})
+    for item in items:
+        case = getattr(item, "callspec", None) and item.callspec.params.get("conformance_case")
+        if not isinstance(case, Case):
+            continue
+        rule = case.rule
+        item.user_properties += [("service", case.service), ("operation", rule.operation or ""),
+                                 ("kind", rule.kind), ("source", f"{rule.source.path}#{rule.source.anchor}")]
+        classes[case.id] = classname(case.service, rule.operation)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """After junitxml wrote its file (trylast): classes by service/operation, harness errors as <error>."""
+    from conformance.reporting.junit import rewrite
+
+    xmlpath = getattr(session.config.option, "xmlpath", None)
+    classes = session.config.stash.get(_JUNIT_CLASSES, None)
+    if xmlpath and classes:
+        rewrite(Path(xmlpath), classes)
 
 
 def _rule_of(nodeid: str) -> str | None:

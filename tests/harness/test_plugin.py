@@ -105,6 +105,31 @@ def test_unreachable_http_target_is_a_harness_error_not_a_failure(
     assert "base_url.presentations=http://127.0.0.1:9" in env and "tool.hypothesis=" in env
 
 
+def test_junit_classes_rules_by_service_and_operation_with_properties_and_errors(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One testcase per rule, classed conformance.<service>.<operation> (not one flat test_rules
+    list), carrying the rule's service, operation, kind and source; a harness error is <error>."""
+    import xml.etree.ElementTree as ET
+
+    junit = pytester.path / "junit.xml"
+    _run(pytester, "--fault", "accepts-bearer", "-k", "auth", "--junitxml", str(junit))
+    cases = {c.get("name"): c for c in ET.parse(junit).iter("testcase")}
+    assert set(cases) == {f"presentations.auth.{n}" for n in ("key-required", "invalid-key", "bearer-rejected")}
+    bearer = cases["presentations.auth.bearer-rejected"]
+    assert bearer.get("classname") == "conformance.presentations.GET /themes"
+    props = {p.get("name"): p.get("value") for p in bearer.iter("property")}
+    assert props == {"service": "presentations", "operation": "GET /themes", "kind": "auth",
+                     "source": "docs/spec/volume-1.md#b-presentation-generation-service-4"}
+    assert bearer.find("failure") is not None and bearer.find("error") is None  # the target's fault
+    monkeypatch.setenv("CONFORMANCE_PRESENTATIONS_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("CONFORMANCE_PRESENTATIONS_API_KEY", "k")
+    _run(pytester, "--target", "http", "-k", "invalid-key", "--junitxml", str(junit))
+    [case] = ET.parse(junit).iter("testcase")
+    assert case.find("failure") is None and "HARNESS ERROR" in case.find("error").get("message", "")
+    suite = next(ET.parse(junit).iter("testsuite"))
+    assert (suite.get("errors"), suite.get("failures")) == ("1", "0")
+
+
 def test_live_target_rule_that_would_spend_needs_an_allowance(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CONFORMANCE_PRESENTATIONS_BASE_URL", "http://127.0.0.1:9")
