@@ -246,7 +246,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
     classes = config.stash.setdefault(_JUNIT_CLASSES, {})
     for item in items:
-        case = getattr(item, "callspec", None) and item.callspec.params.get("conformance_case")
+        callspec = getattr(item, "callspec", None)
+        case = callspec.params.get("conformance_case") if callspec is not None else None
         if not isinstance(case, Case):
             continue
         rule = case.rule
