@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CassetteMismatch",
     "CassetteMissing",
+    "CassetteStale",
     "OverBudget",
     "ResponseTooLarge",
     "RuleSkipped",
@@ -83,6 +84,12 @@ class CassetteMissing(CassetteMismatch):
     """Replay has no cassette for this rule: the rule is skipped (kind ``cassette-missing``)."""
 
 
+class CassetteStale(CassetteMissing):
+    """The rule's cassette was recorded under another contract (its digest differs): the rule is
+    skipped (kind ``cassette-stale``) with the command that records it again, never judged on
+    responses today's contract may no longer describe."""
+
+
 class ResponseTooLarge(HarnessError):
     """A response body exceeded the configured cap; it was not read further."""
 
@@ -97,6 +104,7 @@ class SkipKind(str, Enum):
     CREDENTIAL_MISSING = "credential-missing"  # the target lacks a credential or setting the rule needs
     NOT_ON_TARGET = "not-checkable-on-target"  # the target cannot do what the check needs (wait, steer)
     CASSETTE_MISSING = "cassette-missing"  # replay without a recording of this rule
+    CASSETTE_STALE = "cassette-stale"  # replay of a recording made under another contract
     NOT_EXERCISED = "not-exercised"  # the target's data did not let the check show anything
     RATE_LIMITED = "rate-limited"  # the target kept answering 429 beyond the back-off ceiling
     NEEDS_ALLOWANCE = "needs-allowance"  # would spend credits or write vendor data on a live target

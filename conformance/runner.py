@@ -16,6 +16,7 @@ from conformance.checks.registry import CheckSpec, check_params, spec_for
 from conformance.contract import Contract, Rule
 from conformance.errors import (
     CassetteMissing,
+    CassetteStale,
     ContractFailure,
     ContractFileError,
     HarnessError,
@@ -145,6 +146,8 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
         outcome.status, outcome.message, outcome.skip_kind = SKIPPED, str(skipped), skipped.kind
         if skipped.kind == SkipKind.RATE_LIMITED:
             target.rate_limited(str(skipped))
+    except CassetteStale as exc:
+        outcome.status, outcome.message, outcome.skip_kind = SKIPPED, str(exc), SkipKind.CASSETTE_STALE
     except CassetteMissing as exc:
         outcome.status, outcome.message, outcome.skip_kind = SKIPPED, str(exc), SkipKind.CASSETTE_MISSING
     except TargetUnreachable as exc:

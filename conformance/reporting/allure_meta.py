@@ -28,6 +28,7 @@ _SKIPPED: dict[SkipKind, str] = {
     SkipKind.CREDENTIAL_MISSING: "Credential or setting missing on this target",
     SkipKind.NOT_ON_TARGET: "Not checkable on this target",
     SkipKind.CASSETTE_MISSING: "Cassette missing (record it)",
+    SkipKind.CASSETTE_STALE: "Cassette recorded under another contract (record it again)",
     SkipKind.NOT_EXERCISED: "Not exercised by the target's data",
     SkipKind.UNCHECKED: "Unchecked rules",
     SkipKind.RATE_LIMITED: "Rate-limited (not checked)",

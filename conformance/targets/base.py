@@ -176,12 +176,15 @@ class Target:
                 yield session
             elif self.capabilities.replays:
                 session._client = httpx.Client(base_url=self.base_url(),
-                                               transport=ReplayTransport(cassette, session.secrets))
+                                               transport=ReplayTransport(
+                                                   cassette, session.secrets, contract_digest=self.contract.digest,
+                                                   rule_id=case_id, service=self.service))
                 yield session
             elif self.settings.record:
                 folder = Path(self.settings.cassette_dir) / self.service
                 _remember_configured(folder, self.configured(), self.recorded_settings())
-                with cassette_context(cassette, secrets=session.secrets, mode=self.settings.record_mode):
+                with cassette_context(cassette, secrets=session.secrets, mode=self.settings.record_mode,
+                                      contract_digest=self.contract.digest):
                     yield session
             else:
                 yield session
