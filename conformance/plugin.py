@@ -26,6 +26,7 @@ from conformance.services import target_for
 from conformance.settings import PROFILES, RECORD_MODES, TARGETS, RunSettings
 from conformance.targets import Target
 from conformance.targets.base import SimTarget
+from conformance.transport.scrub import REDACTED
 
 __all__ = ["pytest_addoption", "pytest_configure", "pytest_generate_tests"]
 
@@ -174,16 +175,31 @@ _SERVE_PORT = 8080
 
 def _reproduction(target: Target, settings: RunSettings) -> tuple[str | None, str]:
     """Where the curl line can reach what this run talked to, and how to get it there."""
+    prefix = f"CONFORMANCE_{target.service.upper()}_"
     if isinstance(target, SimTarget):
         fault = f" --fault {settings.fault}" if settings.fault else ""
         fault += "".join(f" --option {name}={value}" for name, value in sorted(target.serve_options().items()))
         return (f"http://127.0.0.1:{_SERVE_PORT}",
                 f"# The in-process simulator, served: conformance serve {target.service} --port {_SERVE_PORT}{fault}\n"
-                "# Put the key it prints where the line says REDACTED.\n")
+                f"# then export the {prefix}* lines it prints: the line reads each key from its variable.\n")
     if target.name == "replay":
         return None, ("# Replayed from a cassette: the host below is a placeholder. Against a live target, put\n"
-                      "# its base URL there and its key where the line says REDACTED.\n")
-    return None, "# Put the key where the line says REDACTED (credentials never reach a report).\n"
+                      f"# its base URL there and set the {prefix}* variables the line names.\n")
+    return None, (f"# The line reads each key from the {prefix}* variable it names (set as for this run);\n"
+                  "# credentials never reach a report.\n")
+
+
+def _credential_variables(target: Target) -> dict[str, str]:
+    """Each secret credential value the target sends -> the variable ``conformance env`` names for it."""
+    from conformance.settings import env_name
+
+    out = {}
+    for cred in target.contract.settings.get("credentials", []):
+        value = target.credential(cred["name"])
+        # Replay sends REDACTED for every secret; shorter values would match ordinary text.
+        if cred.get("secret", True) and value and value != REDACTED and len(value) >= 4:
+            out[value] = env_name(target.service, cred["name"])
+    return out
 
 
 def _attach(outcome: Outcome, target: Target, settings: RunSettings) -> None:
@@ -197,7 +213,8 @@ def _attach(outcome: Outcome, target: Target, settings: RunSettings) -> None:
     allure.attach(render_request(exchange, secrets), "request (redacted)", allure.attachment_type.TEXT)
     allure.attach(render_response(exchange, secrets), "response", allure.attachment_type.TEXT)
     base_url, preamble = _reproduction(target, settings)
-    allure.attach(curl_line(exchange, secrets, base_url=base_url, preamble=preamble), "reproduce with curl",
+    allure.attach(curl_line(exchange, secrets, base_url=base_url, preamble=preamble,
+                            env=_credential_variables(target)), "reproduce with curl",
                   allure.attachment_type.TEXT)
 
 

@@ -140,10 +140,9 @@ def test_allure_history_ids_are_stable_across_runs(tmp_path: Path) -> None:
 
 def test_the_curl_line_of_a_sim_failure_reproduces_it_against_the_served_simulator(
         tmp_path: Path, served: Callable[..., Any]) -> None:
-    """The report's reproduction runs: served as it says, the faulty simulator answers the curl
-    line with the status the rule failed on."""
+    """The report's reproduction runs as printed: served as it says, with the variables it names
+    exported, the faulty simulator answers the curl line with the status the report shows."""
     import json
-    import shlex
     import shutil
 
     from conformance.services import fault_decorator
@@ -158,12 +157,22 @@ def test_the_curl_line_of_a_sim_failure_reproduces_it_against_the_served_simulat
     text = (tmp_path / "allure-results" / curl["source"]).read_text()
     assert "conformance serve presentations --port 8080 --fault accepts-bearer" in text
     line = next(x for x in text.splitlines() if x.startswith("curl "))
+    assert '"authorization: Bearer ${CONFORMANCE_PRESENTATIONS_API_KEY}"' in line, line
+    assert "REDACTED" not in line and "presentations.sim" not in line  # no value, no placeholder to edit
+    response = next(a for a in result["attachments"] if a["name"] == "response")
+    reported = (tmp_path / "allure-results" / response["source"]).read_text().split()[1]
     with served("presentations", decorate=fault_decorator("presentations", "accepts-bearer")) as (url, sim):
-        args = [a.replace("http://127.0.0.1:8080", url).replace("REDACTED", sim.credentials["API_KEY"])
-                for a in shlex.split(line)]
-        answer = subprocess.run([*args, "-o", "/dev/null", "-w", "%{http_code}"], capture_output=True, text=True,
-                                timeout=30, check=False)
-    assert answer.stdout == "200", answer.stderr  # the fault's answer: a bearer token accepted
+        port = url.rsplit(":", 1)[1]
+        env = {"PATH": os.environ["PATH"], "CONFORMANCE_PRESENTATIONS_API_KEY": sim.credentials["API_KEY"]}
+        # The line as printed, through a shell; only the port differs from the one it names.
+        answer = subprocess.run(["bash", "-c", line.replace(":8080", f":{port}", 1)
+                                 + " -o /dev/null -w '%{http_code}'"], capture_output=True, text=True,
+                                timeout=30, check=False, env=env)
+        without = subprocess.run(["bash", "-c", line.replace(":8080", f":{port}", 1)
+                                  + " -o /dev/null -w '%{http_code}'"], capture_output=True, text=True,
+                                 timeout=30, check=False, env={"PATH": os.environ["PATH"]})
+    assert answer.stdout == reported == "200", (answer.stdout, reported, answer.stderr)  # a bearer token accepted
+    assert without.stdout == "401"  # the variable is what carries the key
 
 
 def test_run_selects_by_marker_and_reports_its_version(tmp_path: Path) -> None:

@@ -59,7 +59,7 @@ def test_allure_results_carry_epic_feature_story_and_source_link(pytester: pytes
     curl = next(a for a in results[0]["attachments"] if a["name"] == "reproduce with curl")
     text = (alluredir / curl["source"]).read_text()
     assert "conformance serve presentations --port 8080 --fault accepts-bearer" in text
-    assert "REDACTED" in text and "presentations.sim.invalid" not in text
+    assert "${CONFORMANCE_PRESENTATIONS_API_KEY}" in text and "presentations.sim.invalid" not in text
     assert (alluredir / "categories.json").is_file()
 
 
