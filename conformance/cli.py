@@ -406,12 +406,20 @@ def _env(args: argparse.Namespace) -> int:
     for service in args.service or available_services():
         contract = load_contract(service)
         print(f"# {service}: {contract.title}")
+        # One entry per variable: a credential that is also a path setting (marketplace's AUTH_URL)
+        # is described once, with both ways to set it.
+        paths = {env_name(service, n.upper()): (n, v, d) for n, (v, d) in contract.server_variables().items()}
         print(f"{env_name(service, 'BASE_URL'):48} base URL for --target http")
         for cred in contract.settings.get("credentials", []):
             optional = " (optional)" if cred.get("optional") else ""
-            print(f"{env_name(service, cred['name']):48} {cred['statement']}{optional}")
-        for name, (value, description) in sorted(contract.server_variables().items()):
-            print(f"{env_name(service, name.upper()):48} path setting (now {value!r}; also --option {name}=...)"
+            variable = env_name(service, cred["name"])
+            also = ""
+            if variable in paths:
+                name, value, _description = paths.pop(variable)
+                also = f"; path setting, now {value!r}, also --option {name}=..."
+            print(f"{variable:48} {cred['statement']}{optional}{also}")
+        for variable, (name, value, description) in sorted(paths.items()):
+            print(f"{variable:48} path setting (now {value!r}; also --option {name}=...)"
                   f"{': ' + description if description else ''}")
         print()
     return 0

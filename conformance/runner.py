@@ -108,6 +108,15 @@ def _open_gap(case: Case, target: Target) -> str | None:
     return None
 
 
+def _with_defaults(message: str, ctx: CheckContext | None, target: Target) -> str:
+    """A rule the target's data did not exercise, after the check took defaults (the simulator's
+    values) for settings the target lacks: the variables to set come first, so a cut line keeps them."""
+    if ctx is None or not ctx.defaulted or target.name in ("sim", "replay"):  # the defaults are theirs
+        return message
+    unset = ", ".join(f"{env_name(target.service, n)} (default {v!r} used)" for n, v in sorted(ctx.defaulted.items()))
+    return f"set {unset} to the target's own value: {message}"
+
+
 def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
     started = time.perf_counter()
     if case.check is None:
@@ -130,6 +139,7 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
                        "(CONFORMANCE_RUN_SECONDS), rule not run")
     outcome = Outcome(case.id, PASSED)
     secrets = target.secrets()
+    ctx: CheckContext | None = None
     try:
         with target.session(case.id) as session:
             secrets = session.secrets
@@ -143,7 +153,8 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
     except ContractFailure as failure:
         outcome.status, outcome.failure, outcome.message = FAILED, failure, failure.render()
     except RuleSkipped as skipped:
-        outcome.status, outcome.message, outcome.skip_kind = SKIPPED, str(skipped), skipped.kind
+        message = _with_defaults(str(skipped), ctx, target) if skipped.kind == SkipKind.NOT_EXERCISED else str(skipped)
+        outcome.status, outcome.message, outcome.skip_kind = SKIPPED, message, skipped.kind
         if skipped.kind == SkipKind.RATE_LIMITED:
             target.rate_limited(str(skipped))
     except CassetteStale as exc:

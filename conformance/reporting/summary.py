@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.contract import Contract
+from conformance.reporting.text import shorten
 from conformance.runner import ERROR, FAILED, INTERRUPTED, PASSED, SKIPPED, Outcome
 
 __all__ = ["RunSummary"]
@@ -54,7 +55,7 @@ class RunSummary:
                     continue
                 note = ""
                 if outcome.status != PASSED:
-                    note = "  -- " + (outcome.message.strip().splitlines() or [""])[0][:160]
+                    note = "  -- " + shorten(outcome.message, 160)
                 basis = f" [{rule.standard}]" if rule.standard else ""
                 out.append(f"  {_MARK[outcome.status]:5} {rule.id}{basis}{note}")
             for gap in contract.gaps:

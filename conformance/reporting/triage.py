@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import UsageError
+from conformance.reporting.text import shorten
 
 __all__ = ["Change", "Drift", "Triage", "compare", "finished_runs", "load_summary", "previous_run", "run_before"]
 
@@ -151,7 +152,7 @@ class Triage:
             for c in items:
                 lines.append(f"- `{c.rule}`: {c.before} → {c.after}{note(c)}{link(c)}")
                 if show_message and c.message:
-                    lines.append(f"  > {c.message.strip().splitlines()[0][:200]}")
+                    lines.append(f"  > {shorten(c.message, 200)}")
             lines.append("")
         if empty:
             words = [_EMPTY[t] for t in empty]

@@ -190,3 +190,24 @@ def test_run_selects_by_marker_and_reports_its_version(tmp_path: Path) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["--version"])
     assert exit_info.value.code == 0
+
+
+def test_env_lists_each_variable_once() -> None:
+    proc = conformance("env")
+    assert proc.returncode == 0, proc.stderr
+    names = [line.split()[0] for line in proc.stdout.splitlines() if line.startswith("CONFORMANCE_")]
+    assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
+    auth = next(line for line in proc.stdout.splitlines() if line.startswith("CONFORMANCE_MARKETPLACE_AUTH_URL "))
+    assert "--option auth_url=" in auth
+
+
+def test_a_shortened_message_never_cuts_the_variable_to_set() -> None:
+    from conformance.reporting.text import shorten
+
+    message = ("the report window holds no rows: nothing to compare; " * 3 +
+               "set CONFORMANCE_AFFILIATE_TODAY to the target's date and CONFORMANCE_AFFILIATE_EMAIL too")
+    for limit in range(120, len(message)):
+        short = shorten(message, limit)
+        assert "CONFORMANCE_AFFILIATE_TODAY" in short and "CONFORMANCE_AFFILIATE_EMAIL" in short, (limit, short)
+        assert not short.rstrip(" .)").endswith(("CON", "CONFORMANCE_AFF")), short
+    assert shorten("short", 160) == "short"
