@@ -418,6 +418,11 @@ def _env(args: argparse.Namespace) -> int:
                 name, value, _description = paths.pop(variable)
                 also = f"; path setting, now {value!r}, also --option {name}=..."
             print(f"{variable:48} {cred['statement']}{optional}{also}")
+        rates = contract.openapi.get("x-client-rate-limits") or []
+        if rates:
+            documented = ", ".join(f"{r['requests']} requests per {r['per_seconds']} s" for r in rates)
+            print(f"{env_name(service, 'RATE_SCALE'):48} for --target http: times the documented client rate "
+                  f"({documented}) a sandbox allows (default 1; CONFORMANCE_TIME_SCALE also divides waits)")
         for variable, (name, value, description) in sorted(paths.items()):
             print(f"{variable:48} path setting (now {value!r}; also --option {name}=...)"
                   f"{': ' + description if description else ''}")

@@ -199,6 +199,7 @@ def test_env_lists_each_variable_once() -> None:
     assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
     auth = next(line for line in proc.stdout.splitlines() if line.startswith("CONFORMANCE_MARKETPLACE_AUTH_URL "))
     assert "--option auth_url=" in auth
+    assert "CONFORMANCE_SOCIAL_RATE_SCALE" in names  # the sandbox rate, apart from the clock scale
 
 
 def test_a_shortened_message_never_cuts_the_variable_to_set() -> None:
