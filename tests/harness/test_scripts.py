@@ -55,3 +55,19 @@ def test_tox_is_told_not_to_write_a_venv_redirect() -> None:
     tox = configparser.ConfigParser()
     tox.read(ROOT / "tox.ini")
     assert tox.getboolean("tox", "venv_redirect") is False
+
+
+def test_setup_skips_pip_when_the_installed_project_is_current(tmp_path: Path) -> None:
+    tree, env = _checkout(tmp_path)
+    log = tmp_path / "log"
+
+    def pip_calls() -> int:
+        calls = sum(1 for line in log.read_text().splitlines() if line.startswith("-m pip"))
+        log.write_text("")
+        return calls
+
+    assert _setup(tree, env).returncode == 0 and pip_calls() == 3  # pip, the project, rugcheck
+    assert _setup(tree, env).returncode == 0 and pip_calls() == 0  # nothing changed: no reinstall
+    with (tree / "pyproject.toml").open("a") as f:
+        f.write("\n# a dependency changed\n")
+    assert _setup(tree, env).returncode == 0 and pip_calls() == 3
