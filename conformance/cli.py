@@ -395,6 +395,8 @@ def _report(args: argparse.Namespace) -> int:
     print(f"report: {build_html(report_dir, history=history, triage_markdown=triage_page)}")
     if history is not None:
         print(f"history: {history} (keep it between runs: trends, new failed and fixed come from it)")
+    if args.exit_status:  # the report is built either way; the status is the run's (tox -e report, CI)
+        return _exit_status(report_dir, 0)
     return 0
 
 
@@ -516,6 +518,8 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--history", default="reports/history.jsonl",
                         help="Allure history file kept across runs (default: reports/history.jsonl)")
     report.add_argument("--no-history", action="store_true", help="build without history")
+    report.add_argument("--exit-status", action="store_true",
+                        help="after building, exit with the reported run's status (1 when the target broke a rule)")
     report.set_defaults(func=_report)
 
     env = sub.add_parser("env", help="the environment variables each service's http target reads")

@@ -212,3 +212,21 @@ def test_a_shortened_message_never_cuts_the_variable_to_set() -> None:
         assert "CONFORMANCE_AFFILIATE_TODAY" in short and "CONFORMANCE_AFFILIATE_EMAIL" in short, (limit, short)
         assert not short.rstrip(" .)").endswith(("CON", "CONFORMANCE_AFF")), short
     assert shorten("short", 160) == "short"
+
+
+def test_report_exits_with_the_status_of_the_run_it_reports(tmp_path: Path) -> None:
+    """tox -e report: the report is built even when the run failed, and the failure shows."""
+    import configparser
+    import shutil
+
+    tox = configparser.ConfigParser()
+    tox.read(Path(__file__).resolve().parents[2] / "tox.ini")
+    assert "--exit-status" in tox["testenv:report"]["commands"]
+    if shutil.which("npx") is None:
+        pytest.skip("npx (Node.js) is missing: `conformance report` builds the HTML with it")
+    run = conformance("run", "--service", "presentations", "-k", "bearer", "--fault", "accepts-bearer",
+                      "--report-dir", str(tmp_path / "run"))
+    assert run.returncode == 1, run.stderr
+    report = conformance("report", "--report-dir", str(tmp_path / "run"), "--no-history", "--exit-status")
+    assert report.returncode == 1, report.stderr
+    assert (tmp_path / "run" / "allure-report" / "index.html").is_file()
