@@ -95,6 +95,8 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["-k", args.k]
     if args.m:
         argv += ["-m", args.m]
+    if args.verbose:
+        argv += ["--conformance-every-rule"]
     for allowance in sorted(settings.allow):
         argv += ["--allow", allowance]
     if report_dir.exists() and not report_dir.is_dir():
@@ -467,6 +469,8 @@ def _parser() -> argparse.ArgumentParser:
                                 "kinds, document or standard (e.g. -m 'tokenrisk and limit')")
     run.add_argument("--allow", action="append", choices=("spend", "write"), default=None,
                      help="on --target http, allow rules that spend credits or write vendor data (repeatable)")
+    run.add_argument("-v", "--verbose", action="store_true",
+                     help="list every rule in the summary (default: only what did not pass, and the totals)")
     run.add_argument("--allow-skips", action="store_true",
                      help="exit 0 even when rules were not checked (missing cassettes, credentials, rate limits)")
     run.set_defaults(func=_run)

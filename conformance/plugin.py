@@ -54,6 +54,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--conformance-progress", dest="conformance_progress", choices=("auto", "live", "lines", "off"),
                     default="auto", help="progress line: live on a terminal, a line per service and every 25 rules "
                                          "in a log (auto), or off (pytest's dots)")
+    group.addoption("--conformance-every-rule", dest="conformance_every_rule", action="store_true",
+                    help="the per-rule summary lists every rule (default: only what did not pass, and the totals)")
     group.addoption("--cassette-dir", dest="conformance_cassettes", default="cassettes",
                     help="where cassettes live (default: cassettes)")
     group.addoption("--report-dir", dest="conformance_reports", default="reports",
@@ -230,6 +232,7 @@ def conformance_check(conformance_settings: RunSettings, conformance_summary: Ru
             conformance_targets[case.service] = target_for(contract, conformance_settings)
             conformance_summary.note_target(case.service, conformance_targets[case.service].missing_required())
         target = conformance_targets[case.service]
+        conformance_summary.begin()
         _label(contract, case, conformance_settings)
         _name_by_rule(pytestconfig, case)
         try:
@@ -332,7 +335,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if summary is None or not summary.outcomes:
         return
     terminalreporter.section("conformance: per-rule summary")
-    for line in summary.lines():
+    for line in summary.lines(every_rule=config.getoption("conformance_every_rule")):
         terminalreporter.write_line(line)
     report_dir = Path(config.getoption("conformance_reports"))
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,18 +28,29 @@ class RunSummary:
     outcomes: dict[str, Outcome] = field(default_factory=dict)
     # Per service: required credentials the target lacked (a run without them checks little).
     missing_required: dict[str, list[str]] = field(default_factory=dict)
+    first_start: float | None = None
+    last_end: float = 0.0
 
     def note_target(self, service: str, missing: list[str]) -> None:
         self.missing_required[service] = missing
 
+    def begin(self) -> None:
+        """A rule starts (the first one starts the run's clock)."""
+        if self.first_start is None:
+            self.first_start = time.monotonic()
+
     def add(self, contract: Contract, outcome: Outcome) -> None:
+        self.begin()
+        self.last_end = time.monotonic()
         self.contracts.setdefault(contract.service, contract)
         self.outcomes[outcome.case_id] = outcome
 
     def counts(self) -> Counter[str]:
         return Counter(o.status for o in self.outcomes.values())
 
-    def lines(self) -> list[str]:
+    def lines(self, every_rule: bool = False) -> list[str]:
+        """Per service its counts, then each rule that did not pass (every rule with
+        ``every_rule``), gaps and conflicts; last the run's totals and its own elapsed time."""
         out: list[str] = []
         for service, contract in self.contracts.items():
             got = [self.outcomes[r.id] for r in contract.rules if r.id in self.outcomes]
@@ -51,7 +63,7 @@ class RunSummary:
             )
             for rule in contract.rules:
                 outcome = self.outcomes.get(rule.id)
-                if outcome is None:
+                if outcome is None or (outcome.status == PASSED and not every_rule):
                     continue
                 note = ""
                 if outcome.status != PASSED:
@@ -67,7 +79,15 @@ class RunSummary:
                 shown = ", ".join(seen) if seen else "not observed"
                 alternatives = ", ".join(conflict.alternatives)
                 out.append(f"  CONFLICT {conflict.id}: target shows {shown} (alternatives {alternatives})")
+        c = self.counts()
+        out.append(f"total: {len(self.outcomes)} rules: {c[PASSED]} passed, {c[FAILED]} failed, {c[SKIPPED]} skipped, "
+                   f"{c[ERROR]} errors{f', {c[INTERRUPTED]} interrupted' if c[INTERRUPTED] else ''} "
+                   f"in {self.elapsed():.1f} s (the rules' own time, not the pytest session's)")
         return out
+
+    def elapsed(self) -> float:
+        """From the first rule's start to the last rule's end: the run, not the session around it."""
+        return 0.0 if self.first_start is None else self.last_end - self.first_start
 
     def as_json(self) -> dict[str, Any]:
         services: dict[str, Any] = {}
@@ -102,6 +122,7 @@ class RunSummary:
         return {"generated_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                 "harness_version": _version(), "commit": _commit(),
                 "target": self.target, "profile": self.profile, "counts": dict(self.counts()),
+                "elapsed_seconds": round(self.elapsed(), 3),
                 "skip_kinds": dict(skips), "missing_required": self.missing_required, "services": services}
 
     def write(self, report_dir: Path) -> dict[str, Any]:

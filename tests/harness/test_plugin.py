@@ -21,14 +21,24 @@ def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
 
 
 def test_clean_simulator_run_passes_with_a_per_rule_summary(pytester: pytest.Pytester) -> None:
-    result = _run(pytester, "-k", "auth or paging")
+    result = _run(pytester, "-k", "auth or paging", "--conformance-every-rule")
     result.assert_outcomes(passed=5)
     result.stdout.fnmatch_lines([
         "*conformance: per-rule summary*",
         f"presentations (sim, gate): {len(load_contract('presentations').rules)} rules: 5 passed, 0 failed*",
         "*PASS  presentations.auth.bearer-rejected*",
+        "total: 5 rules: 5 passed, 0 failed, 0 skipped, 0 errors in * s (the rules' own time*",
     ])
     assert (pytester.path / "reports" / "summary.json").is_file()
+
+
+def test_the_summary_lists_only_what_did_not_pass_by_default(pytester: pytest.Pytester) -> None:
+    """A CI log reads the failures and the totals, not one PASS line per rule."""
+    result = _run(pytester, "-k", "auth", "--fault", "accepts-bearer")
+    out = result.stdout.str()
+    assert "FAIL  presentations.auth.bearer-rejected" in out
+    assert "PASS  " not in out
+    result.stdout.fnmatch_lines(["total: 3 rules: 2 passed, 1 failed, 0 skipped, 0 errors in * s*"])
 
 
 def test_fault_fails_the_rule_it_breaks_with_the_exchange(pytester: pytest.Pytester) -> None:
