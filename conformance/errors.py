@@ -11,6 +11,8 @@ categories and exit codes decide on the kind, never by parsing the message.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from enum import Enum
 from typing import TYPE_CHECKING
 
@@ -30,7 +32,16 @@ __all__ = [
     "HarnessError",
     "TargetUnreachable",
     "UsageError",
+    "did_you_mean",
 ]
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest choice to a mistyped ``word``, else ``""``."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 class ContractFailure(AssertionError):

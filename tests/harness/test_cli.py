@@ -230,3 +230,27 @@ def test_report_exits_with_the_status_of_the_run_it_reports(tmp_path: Path) -> N
     report = conformance("report", "--report-dir", str(tmp_path / "run"), "--no-history", "--exit-status")
     assert report.returncode == 1, report.stderr
     assert (tmp_path / "run" / "allure-report" / "index.html").is_file()
+
+
+@pytest.mark.parametrize(("args", "suggestion"), [
+    (["rn"], "did you mean 'run'?"),
+    (["run", "--target", "htp"], "did you mean 'http'?"),
+    (["run", "--service", "presentaions"], "did you mean 'presentations'?"),
+    (["run", "--service", "presentations", "--fault", "accepts-barer"], "did you mean 'accepts-bearer'?"),
+    (["run", "--fault", "accepts-barer"], "did you mean 'accepts-bearer'?"),
+])
+def test_a_typo_gets_a_suggestion(args: list[str], suggestion: str) -> None:
+    proc = conformance(*args)
+    assert proc.returncode == 2 and suggestion in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_help_groups_options_and_shows_defaults() -> None:
+    from conformance.cli import _parser
+
+    run_help = _parser()._subparsers._group_actions[0].choices["run"].format_help()  # type: ignore[union-attr]
+    for title in ("target:", "selection:", "cassettes:", "output and exit status:"):
+        assert f"\n{title}\n" in run_help, run_help
+    assert "(default: cassettes)" in " ".join(run_help.split())
+    serve_help = " ".join(_parser()._subparsers._group_actions[0].choices["serve"].format_help().split())  # type: ignore[union-attr]
+    assert "port to listen on (default: 8080)" in serve_help and "(default: None)" not in serve_help
