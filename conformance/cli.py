@@ -12,8 +12,9 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
-from conformance.errors import HarnessError, UsageError
+from conformance.errors import HarnessError, UsageError, did_you_mean
 from conformance.settings import RECORD_MODES
 
 __all__ = ["main"]
@@ -69,7 +70,8 @@ def _run(args: argparse.Namespace) -> int:
             args.service = [s for s in available_services()
                             if any(f.name == args.fault for f in faults_for(s))]
             if not args.service:
-                raise UsageError(f"no service has a fault named '{args.fault}'")
+                every = [f.name for s in available_services() for f in faults_for(s)]
+                raise UsageError(f"no service has a fault named '{args.fault}'{did_you_mean(args.fault, every)}")
         for service in args.service:
             fault_decorator(service, args.fault)
     if settings.target == "http":
@@ -103,6 +105,8 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["-k", args.k]
     if args.m:
         argv += ["-m", args.m]
+    if args.verbose:
+        argv += ["--conformance-every-rule"]
     for allowance in sorted(settings.allow):
         argv += ["--allow", allowance]
     if report_dir.exists() and not report_dir.is_dir():
@@ -132,6 +136,8 @@ def _run(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return interrupts.exit_status() or 130
         status = _exit_status(report_dir, code, allow_skips=args.allow_skips)
+        if status != 130:
+            _keep_history(report_dir)
         if not args.report_dir and status != 130 and (report_dir / "summary.json").is_file():
             _point_latest(report_dir)
         return status
@@ -151,6 +157,18 @@ def _mark_interrupted(report_dir: Path, signal_name: str) -> None:
     if isinstance(data, dict) and data.get("interrupted") != signal_name:
         data["interrupted"] = signal_name
         write_atomic(path, json.dumps(data, indent=2))
+
+
+def _keep_history(report_dir: Path) -> None:
+    """Every finished run appends its line to the Allure history beside the runs
+    (reports/history.jsonl for reports/runs/<run>), report or not."""
+    from conformance.reporting.history import append_run
+
+    base = report_dir.parent.parent if report_dir.parent.name == "runs" else report_dir.parent
+    try:
+        append_run(report_dir, base / "history.jsonl")
+    except HarnessError as exc:  # the run's verdict stands; only its history line is missing
+        print(f"conformance: {exc}", file=sys.stderr)
 
 
 def _new_run_dir(base: Path) -> Path:
@@ -411,10 +429,14 @@ def _report(args: argparse.Namespace) -> int:
         triage_page = (f"Base: `{base.name}`; current: `{report_dir.resolve().name}`\n\n"
                        + compare(load_summary(base), load_summary(report_dir)).markdown(
                            os.environ.get("CONFORMANCE_DOCS_URL", "")))
+        # The same page on its own, beside the run (the report shows it under Global Attachments).
+        (report_dir / "triage-since-previous.md").write_text(triage_page, encoding="utf-8")
     history = None if args.no_history else Path(args.history)
     print(f"report: {build_html(report_dir, history=history, triage_markdown=triage_page)}")
     if history is not None:
         print(f"history: {history} (keep it between runs: trends, new failed and fixed come from it)")
+    if args.exit_status:  # the report is built either way; the status is the run's (tox -e report, CI)
+        return _exit_status(report_dir, 0)
     return 0
 
 
@@ -430,12 +452,25 @@ def _env(args: argparse.Namespace) -> int:
     for service in args.service or available_services():
         contract = load_contract(service)
         print(f"# {service}: {contract.title}")
+        # One entry per variable: a credential that is also a path setting (marketplace's AUTH_URL)
+        # is described once, with both ways to set it.
+        paths = {env_name(service, n.upper()): (n, v, d) for n, (v, d) in contract.server_variables().items()}
         print(f"{env_name(service, 'BASE_URL'):48} base URL for --target http")
         for cred in contract.settings.get("credentials", []):
             optional = " (optional)" if cred.get("optional") else ""
-            print(f"{env_name(service, cred['name']):48} {cred['statement']}{optional}")
-        for name, (value, description) in sorted(contract.server_variables().items()):
-            print(f"{env_name(service, name.upper()):48} path setting (now {value!r}; also --option {name}=...)"
+            variable = env_name(service, cred["name"])
+            also = ""
+            if variable in paths:
+                name, value, _description = paths.pop(variable)
+                also = f"; path setting, now {value!r}, also --option {name}=..."
+            print(f"{variable:48} {cred['statement']}{optional}{also}")
+        rates = contract.openapi.get("x-client-rate-limits") or []
+        if rates:
+            documented = ", ".join(f"{r['requests']} requests per {r['per_seconds']} s" for r in rates)
+            print(f"{env_name(service, 'RATE_SCALE'):48} for --target http: times the documented client rate "
+                  f"({documented}) a sandbox allows (default 1; CONFORMANCE_TIME_SCALE also divides waits)")
+        for variable, (name, value, description) in sorted(paths.items()):
+            print(f"{variable:48} path setting (now {value!r}; also --option {name}=...)"
                   f"{': ' + description if description else ''}")
         print()
     return 0
@@ -450,58 +485,95 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Defaults in help, as schemathesis shows them; not for options without one (None, off)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if action.default in (None, False) or "default" in text:
+            return text
+        return super()._get_help_string(action)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with defaults in help and "did you mean" for a mistyped subcommand or choice
+    (Python 3.14's suggest_on_error, for 3.11)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    def error(self, message: str) -> NoReturn:
+        import re
+
+        wrong = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if wrong:
+            message += did_you_mean(wrong.group(1), re.findall(r"'([^']*)'", wrong.group(2)))
+        super().error(message)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="conformance", description=__doc__)
+    parser = _Parser(prog="conformance", description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="run the conformance suite against a target")
-    run.add_argument("--service", action="append", help="service id (repeatable; default all)")
-    run.add_argument("--target", choices=("sim", "http", "replay"), default=None,
-                     help="sim (default), http or replay; or set CONFORMANCE_TARGET")
-    run.add_argument("--profile", choices=("gate", "nightly"), default=None)
-    run.add_argument("--record", action="store_true", help="record cassettes while running (--record-mode rewrite)")
-    run.add_argument("--record-mode", choices=RECORD_MODES, default=None,
-                     help="pytest-recording's modes: none (default), once (only missing cassettes), new_episodes, "
-                          "all, rewrite")
-    run.add_argument("--fault", help="inject a named fault into the simulator")
-    run.add_argument("--option", action="append", metavar="NAME=VALUE",
-                     help="a path setting the documents do not show (see `conformance env`), e.g. shop_resource=shops")
-    run.add_argument("--report-dir", default=None,
-                     help="where to write (default: new reports/runs/<time>-<pid>/; reports/latest points there)")
-    run.add_argument("--cassette-dir", default="cassettes")
-    run.add_argument("--no-allure", action="store_true", help="do not write allure-results")
-    run.add_argument("-k", help="only rules whose id matches this pytest -k expression")
-    run.add_argument("-m", help="only rules whose markers match this pytest -m expression: service ids, rule "
-                                "kinds, document or standard (e.g. -m 'tokenrisk and limit')")
-    run.add_argument("--allow", action="append", choices=("spend", "write"), default=None,
-                     help="on --target http, allow rules that spend credits or write vendor data (repeatable)")
-    run.add_argument("--min-checked", default=None, metavar="SHARE",
-                     help="the least share of selected rules that must be checked (passed or failed), e.g. 80%% "
-                          "or a count such as 30; below it the run is incomplete (exit 3). Default: by profile "
-                          "(CONFORMANCE_MIN_CHECKED)")
-    run.add_argument("--allow-skips", action="store_true",
-                     help="exit 0 even when rules were not checked (missing cassettes, credentials, rate limits)")
+    # Grouped as schemathesis groups its options: what to check, against what, what to keep.
+    where = run.add_argument_group("target")
+    select = run.add_argument_group("selection")
+    record = run.add_argument_group("cassettes")
+    output = run.add_argument_group("output and exit status")
+    select.add_argument("--service", action="append", help="service id (repeatable; default all)")
+    where.add_argument("--target", choices=("sim", "http", "replay"), default=None,
+                       help="sim (default), http or replay; or set CONFORMANCE_TARGET")
+    where.add_argument("--profile", choices=("gate", "nightly"), default=None,
+                       help="gate (default: derandomized, bounded) or nightly (deep, random); or CONFORMANCE_PROFILE")
+    record.add_argument("--record", action="store_true", help="record cassettes while running (--record-mode rewrite)")
+    record.add_argument("--record-mode", choices=RECORD_MODES, default=None,
+                        help="pytest-recording's modes: none (default), once (only missing cassettes), new_episodes, "
+                             "all, rewrite")
+    where.add_argument("--fault", help="inject a named fault into the simulator")
+    where.add_argument("--option", action="append", metavar="NAME=VALUE",
+                       help="a path setting the documents do not show (see `conformance env`), "
+                            "e.g. shop_resource=shops")
+    output.add_argument("--report-dir", default=None,
+                        help="where to write (default: new reports/runs/<time>-<pid>/; reports/latest points there)")
+    record.add_argument("--cassette-dir", default="cassettes", help="where cassettes are read and written")
+    output.add_argument("--no-allure", action="store_true", help="do not write allure-results")
+    select.add_argument("-k", metavar="EXPR", help="only rules whose id matches this pytest -k expression")
+    select.add_argument("-m", metavar="MARKEXPR",
+                        help="only rules whose markers match this pytest -m expression: service ids, rule "
+                             "kinds, document or standard (e.g. -m 'tokenrisk and limit')")
+    where.add_argument("--allow", action="append", choices=("spend", "write"), default=None,
+                       help="on --target http, allow rules that spend credits or write vendor data (repeatable)")
+    output.add_argument("-v", "--verbose", action="store_true",
+                        help="list every rule in the summary (default: only what did not pass, and the totals)")
+    output.add_argument("--min-checked", default=None, metavar="SHARE",
+                        help="the least share of selected rules that must be checked (passed or failed), e.g. 80%% "
+                             "or a count such as 30; below it the run is incomplete (exit 3). Default: by profile "
+                             "(CONFORMANCE_MIN_CHECKED)")
+    output.add_argument("--allow-skips", action="store_true",
+                        help="exit 0 even when rules were not checked (missing cassettes, credentials, rate limits)")
     run.set_defaults(func=_run)
 
     serve = sub.add_parser("serve", help="serve a simulator over HTTP (127.0.0.1 by default)")
     serve.add_argument("service")
-    serve.add_argument("--port", type=int, default=8080)
+    serve.add_argument("--port", type=int, default=8080, help="port to listen on")
     serve.add_argument("--fault", default=None,
                        help="serve with a named fault or allowed variant (`conformance selftest --list`)")
-    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--clock-rate", type=float, default=1.0,
                        help="simulated seconds per real second (pair with CONFORMANCE_TIME_SCALE)")
     serve.add_argument("--log-level", default="warning",
-                       choices=("critical", "error", "warning", "info", "debug", "trace"))
+                       choices=("critical", "error", "warning", "info", "debug", "trace"), help="uvicorn's log level")
     serve.add_argument("--option", action="append", metavar="NAME=VALUE",
                        help="simulator setting, e.g. product=shodan for scanning's first path segment")
     serve.set_defaults(func=_serve)
 
     selftest = sub.add_parser("selftest", help="kill matrix: the suite against every named fault")
     selftest.add_argument("--service", action="append")
-    selftest.add_argument("--profile", choices=("gate", "nightly"), default="gate")
-    selftest.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    selftest.add_argument("--profile", choices=("gate", "nightly"), default="gate", help="hypothesis profile")
+    selftest.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes running faults")
     selftest.add_argument("--list", action="store_true", help="list the faults and exit")
     selftest.add_argument("--everything", action="store_true",
                           help="run every rule under each fault (default: only the rule it breaks)")
@@ -531,6 +603,8 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--history", default="reports/history.jsonl",
                         help="Allure history file kept across runs (default: reports/history.jsonl)")
     report.add_argument("--no-history", action="store_true", help="build without history")
+    report.add_argument("--exit-status", action="store_true",
+                        help="after building, exit with the reported run's status (1 when the target broke a rule)")
     report.set_defaults(func=_report)
 
     env = sub.add_parser("env", help="the run-wide environment variables with the value in force, and those each "

@@ -11,6 +11,8 @@ categories and exit codes decide on the kind, never by parsing the message.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from enum import Enum
 from typing import TYPE_CHECKING
 
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CassetteMismatch",
     "CassetteMissing",
+    "CassetteStale",
     "OverBudget",
     "ResponseTooLarge",
     "RuleSkipped",
@@ -29,7 +32,16 @@ __all__ = [
     "HarnessError",
     "TargetUnreachable",
     "UsageError",
+    "did_you_mean",
 ]
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest choice to a mistyped ``word``, else ``""``."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 class ContractFailure(AssertionError):
@@ -83,6 +95,12 @@ class CassetteMissing(CassetteMismatch):
     """Replay has no cassette for this rule: the rule is skipped (kind ``cassette-missing``)."""
 
 
+class CassetteStale(CassetteMissing):
+    """The rule's cassette was recorded under another contract (its digest differs): the rule is
+    skipped (kind ``cassette-stale``) with the command that records it again, never judged on
+    responses today's contract may no longer describe."""
+
+
 class ResponseTooLarge(HarnessError):
     """A response body exceeded the configured cap; it was not read further."""
 
@@ -97,6 +115,7 @@ class SkipKind(str, Enum):
     CREDENTIAL_MISSING = "credential-missing"  # the target lacks a credential or setting the rule needs
     NOT_ON_TARGET = "not-checkable-on-target"  # the target cannot do what the check needs (wait, steer)
     CASSETTE_MISSING = "cassette-missing"  # replay without a recording of this rule
+    CASSETTE_STALE = "cassette-stale"  # replay of a recording made under another contract
     NOT_EXERCISED = "not-exercised"  # the target's data did not let the check show anything
     RATE_LIMITED = "rate-limited"  # the target kept answering 429 beyond the back-off ceiling
     NEEDS_ALLOWANCE = "needs-allowance"  # would spend credits or write vendor data on a live target

@@ -28,6 +28,7 @@ from conformance.services import target_for
 from conformance.settings import MIN_CHECKED_DEFAULTS, PROFILES, RECORD_MODES, TARGETS, MinChecked, RunSettings
 from conformance.targets import Target
 from conformance.targets.base import SimTarget
+from conformance.transport.scrub import REDACTED
 
 __all__ = ["pytest_addoption", "pytest_configure", "pytest_generate_tests"]
 
@@ -56,6 +57,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--conformance-progress", dest="conformance_progress", choices=("auto", "live", "lines", "off"),
                     default="auto", help="progress line: live on a terminal, a line per service and every 25 rules "
                                          "in a log (auto), or off (pytest's dots)")
+    group.addoption("--conformance-every-rule", dest="conformance_every_rule", action="store_true",
+                    help="the per-rule summary lists every rule (default: only what did not pass, and the totals)")
     group.addoption("--cassette-dir", dest="conformance_cassettes", default="cassettes",
                     help="where cassettes live (default: cassettes)")
     group.addoption("--report-dir", dest="conformance_reports", default="reports",
@@ -199,16 +202,31 @@ _SERVE_PORT = 8080
 
 def _reproduction(target: Target, settings: RunSettings) -> tuple[str | None, str]:
     """Where the curl line can reach what this run talked to, and how to get it there."""
+    prefix = f"CONFORMANCE_{target.service.upper()}_"
     if isinstance(target, SimTarget):
         fault = f" --fault {settings.fault}" if settings.fault else ""
         fault += "".join(f" --option {name}={value}" for name, value in sorted(target.serve_options().items()))
         return (f"http://127.0.0.1:{_SERVE_PORT}",
                 f"# The in-process simulator, served: conformance serve {target.service} --port {_SERVE_PORT}{fault}\n"
-                "# Put the key it prints where the line says REDACTED.\n")
+                f"# then export the {prefix}* lines it prints: the line reads each key from its variable.\n")
     if target.name == "replay":
         return None, ("# Replayed from a cassette: the host below is a placeholder. Against a live target, put\n"
-                      "# its base URL there and its key where the line says REDACTED.\n")
-    return None, "# Put the key where the line says REDACTED (credentials never reach a report).\n"
+                      f"# its base URL there and set the {prefix}* variables the line names.\n")
+    return None, (f"# The line reads each key from the {prefix}* variable it names (set as for this run);\n"
+                  "# credentials never reach a report.\n")
+
+
+def _credential_variables(target: Target) -> dict[str, str]:
+    """Each secret credential value the target sends -> the variable ``conformance env`` names for it."""
+    from conformance.settings import env_name
+
+    out = {}
+    for cred in target.contract.settings.get("credentials", []):
+        value = target.credential(cred["name"])
+        # Replay sends REDACTED for every secret; shorter values would match ordinary text.
+        if cred.get("secret", True) and value and value != REDACTED and len(value) >= 4:
+            out[value] = env_name(target.service, cred["name"])
+    return out
 
 
 def _attach(outcome: Outcome, target: Target, settings: RunSettings) -> None:
@@ -222,7 +240,8 @@ def _attach(outcome: Outcome, target: Target, settings: RunSettings) -> None:
     allure.attach(render_request(exchange, secrets), "request (redacted)", allure.attachment_type.TEXT)
     allure.attach(render_response(exchange, secrets), "response", allure.attachment_type.TEXT)
     base_url, preamble = _reproduction(target, settings)
-    allure.attach(curl_line(exchange, secrets, base_url=base_url, preamble=preamble), "reproduce with curl",
+    allure.attach(curl_line(exchange, secrets, base_url=base_url, preamble=preamble,
+                            env=_credential_variables(target)), "reproduce with curl",
                   allure.attachment_type.TEXT)
 
 
@@ -238,6 +257,7 @@ def conformance_check(conformance_settings: RunSettings, conformance_summary: Ru
             conformance_targets[case.service] = target_for(contract, conformance_settings)
             conformance_summary.note_target(case.service, conformance_targets[case.service].missing_required())
         target = conformance_targets[case.service]
+        conformance_summary.begin()
         _label(contract, case, conformance_settings)
         _name_by_rule(pytestconfig, case)
         try:
@@ -262,6 +282,35 @@ def conformance_check(conformance_settings: RunSettings, conformance_summary: Ru
 
 
 _PROGRESS = pytest.StashKey[Progress]()
+_JUNIT_CLASSES = pytest.StashKey[dict[str, str]]()
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Each rule's testcase in JUnit XML carries its service, operation, kind and source
+    (pytest's user_properties), and is classed by service and operation (reporting/junit.py)."""
+    from conformance.reporting.junit import classname
+
+    classes = config.stash.setdefault(_JUNIT_CLASSES, {})
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        case = callspec.params.get("conformance_case") if callspec is not None else None
+        if not isinstance(case, Case):
+            continue
+        rule = case.rule
+        item.user_properties += [("service", case.service), ("operation", rule.operation or ""),
+                                 ("kind", rule.kind), ("source", f"{rule.source.path}#{rule.source.anchor}")]
+        classes[case.id] = classname(case.service, rule.operation)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """After junitxml wrote its file (trylast): classes by service/operation, harness errors as <error>."""
+    from conformance.reporting.junit import rewrite
+
+    xmlpath = getattr(session.config.option, "xmlpath", None)
+    classes = session.config.stash.get(_JUNIT_CLASSES, None)
+    if xmlpath and classes:
+        rewrite(Path(xmlpath), classes)
 
 
 def _rule_of(nodeid: str) -> str | None:
@@ -343,7 +392,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         return
     summary.interrupted = interrupts.received()
     terminalreporter.section("conformance: per-rule summary")
-    for line in summary.lines():
+    for line in summary.lines(every_rule=config.getoption("conformance_every_rule")):
         terminalreporter.write_line(line)
     share = summary.share()
     terminalreporter.write_line(f"conformance: {share.line()}", bold=True)

@@ -16,6 +16,7 @@ from conformance.checks.registry import CheckSpec, check_params, spec_for
 from conformance.contract import Contract, Rule
 from conformance.errors import (
     CassetteMissing,
+    CassetteStale,
     ContractFailure,
     ContractFileError,
     HarnessError,
@@ -108,6 +109,15 @@ def _open_gap(case: Case, target: Target) -> str | None:
     return None
 
 
+def _with_defaults(message: str, ctx: CheckContext | None, target: Target) -> str:
+    """A rule the target's data did not exercise, after the check took defaults (the simulator's
+    values) for settings the target lacks: the variables to set come first, so a cut line keeps them."""
+    if ctx is None or not ctx.defaulted or target.name in ("sim", "replay"):  # the defaults are theirs
+        return message
+    unset = ", ".join(f"{env_name(target.service, n)} (default {v!r} used)" for n, v in sorted(ctx.defaulted.items()))
+    return f"set {unset} to the target's own value: {message}"
+
+
 def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
     started = time.perf_counter()
     if case.check is None:
@@ -131,6 +141,7 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
                        "(CONFORMANCE_RUN_SECONDS), rule not run", SkipKind.RUN_DEADLINE)
     outcome = Outcome(case.id, PASSED)
     secrets = target.secrets()
+    ctx: CheckContext | None = None
     try:
         with target.session(case.id) as session:
             secrets = session.secrets
@@ -146,9 +157,12 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
         # outcomes live until the run ends (a 1 MB JSON array kept ~10 MB per failed rule).
         outcome.status, outcome.failure, outcome.message = FAILED, failure.with_traceback(None), failure.render()
     except RuleSkipped as skipped:
-        outcome.status, outcome.message, outcome.skip_kind = SKIPPED, str(skipped), skipped.kind
+        message = _with_defaults(str(skipped), ctx, target) if skipped.kind == SkipKind.NOT_EXERCISED else str(skipped)
+        outcome.status, outcome.message, outcome.skip_kind = SKIPPED, message, skipped.kind
         if skipped.kind == SkipKind.RATE_LIMITED:
             target.rate_limited(str(skipped))
+    except CassetteStale as exc:
+        outcome.status, outcome.message, outcome.skip_kind = SKIPPED, str(exc), SkipKind.CASSETTE_STALE
     except CassetteMissing as exc:
         outcome.status, outcome.message, outcome.skip_kind = SKIPPED, str(exc), SkipKind.CASSETTE_MISSING
     except TargetUnreachable as exc:

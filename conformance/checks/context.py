@@ -66,6 +66,9 @@ class CheckContext:
     profile: str = "gate"
     # Which alternative of a documented conflict the target showed (conflict id -> value).
     observations: dict[str, str] = field(default_factory=dict)
+    # Target settings the check took a default for (name -> value): a rule the target's data did
+    # not exercise names them first, since an unset setting is the likeliest reason off the simulator.
+    defaulted: dict[str, str] = field(default_factory=dict)
     # Credentials obtained during the case (x-tokens), by (name, source credential).
     tokens: dict[tuple[str, str], str] = field(default_factory=dict)
     # What obtains them: the service package's token_source, handed in by the runner.

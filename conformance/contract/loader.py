@@ -21,7 +21,7 @@ from conformance.contract.catalogue_schema import CATALOGUE_SCHEMA, DERIVED_KIND
 from conformance.contract.model import Conflict, Contract, Gap, Rule, Source
 from conformance.contract.derive import derived_rules
 from conformance.contract.statements import STATEMENTS_SCHEMA, Accounting, Statement, units_for
-from conformance.errors import ContractFileError, UsageError
+from conformance.errors import ContractFileError, UsageError, did_you_mean
 
 __all__ = ["SERVICES", "docs_dir", "load_contract", "load_index", "schemas_dir"]
 
@@ -174,7 +174,7 @@ def _check_openapi(doc: Any, path: Path) -> None:
 def load_contract(service: str) -> Contract:
     """Load and validate ``schemas/<service>/``. Cached per process: contracts are read-only."""
     if service not in SERVICES:
-        raise UsageError(f"unknown service '{service}'; known: {', '.join(SERVICES)}")
+        raise UsageError(f"unknown service '{service}'{did_you_mean(service, SERVICES)}; known: {', '.join(SERVICES)}")
     return _load(service, str(schemas_dir()))
 
 

@@ -28,6 +28,7 @@ _SKIPPED: dict[SkipKind, str] = {
     SkipKind.CREDENTIAL_MISSING: "Credential or setting missing on this target",
     SkipKind.NOT_ON_TARGET: "Not checkable on this target",
     SkipKind.CASSETTE_MISSING: "Cassette missing (record it)",
+    SkipKind.CASSETTE_STALE: "Cassette recorded under another contract (record it again)",
     SkipKind.NOT_EXERCISED: "Not exercised by the target's data",
     SkipKind.UNCHECKED: "Unchecked rules",
     SkipKind.RATE_LIMITED: "Rate-limited (not checked)",
@@ -59,7 +60,7 @@ def _allure3_rules() -> list[dict[str, Any]]:
     return rules
 
 
-def allure3_config(history_path: Path | None, name: str = "API conformance") -> str:
+def allure3_config(history_path: Path | None, name: str = "API conformance", *, append_history: bool = True) -> str:
     """allurerc.mjs: one self-contained file (the multi-file report does not open from file://),
     categories, and the history file that makes trends, "new failed" and "fixed" work."""
     config: dict[str, Any] = {
@@ -73,6 +74,8 @@ def allure3_config(history_path: Path | None, name: str = "API conformance") -> 
     }
     if history_path is not None:
         config["historyPath"] = str(history_path.resolve())
+        # False when the run already appended its own line (reporting/history.py).
+        config["appendHistory"] = append_history
     return f"export default {json.dumps(config, indent=2)};\n"
 
 

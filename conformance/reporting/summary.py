@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 
 from conformance.contract import Contract
 from conformance.reporting.checked import CheckedShare, checked_share
+from conformance.reporting.text import shorten
 from conformance.runner import ERROR, FAILED, INTERRUPTED, PASSED, SKIPPED, Outcome
 from conformance.settings import MinChecked
 
@@ -40,18 +42,29 @@ class RunSummary:
         for contract in contracts:
             self.contracts.setdefault(contract.service, contract)
         self.selected = set(rule_ids)
+    first_start: float | None = None
+    last_end: float = 0.0
 
     def note_target(self, service: str, missing: list[str]) -> None:
         self.missing_required[service] = missing
 
+    def begin(self) -> None:
+        """A rule starts (the first one starts the run's clock)."""
+        if self.first_start is None:
+            self.first_start = time.monotonic()
+
     def add(self, contract: Contract, outcome: Outcome) -> None:
+        self.begin()
+        self.last_end = time.monotonic()
         self.contracts.setdefault(contract.service, contract)
         self.outcomes[outcome.case_id] = outcome
 
     def counts(self) -> Counter[str]:
         return Counter(o.status for o in self.outcomes.values())
 
-    def lines(self) -> list[str]:
+    def lines(self, every_rule: bool = False) -> list[str]:
+        """Per service its counts, then each rule that did not pass (every rule with
+        ``every_rule``), gaps and conflicts; last the run's totals and its own elapsed time."""
         out: list[str] = []
         for service, contract in self.contracts.items():
             got = [self.outcomes[r.id] for r in contract.rules if r.id in self.outcomes]
@@ -64,11 +77,11 @@ class RunSummary:
             )
             for rule in contract.rules:
                 outcome = self.outcomes.get(rule.id)
-                if outcome is None:
+                if outcome is None or (outcome.status == PASSED and not every_rule):
                     continue
                 note = ""
                 if outcome.status != PASSED:
-                    note = "  -- " + (outcome.message.strip().splitlines() or [""])[0][:160]
+                    note = "  -- " + shorten(outcome.message, 160)
                 basis = f" [{rule.standard}]" if rule.standard else ""
                 out.append(f"  {_MARK[outcome.status]:5} {rule.id}{basis}{note}")
             for gap in contract.gaps:
@@ -81,7 +94,15 @@ class RunSummary:
                 alternatives = ", ".join(conflict.alternatives)
                 out.append(f"  CONFLICT {conflict.id}: target shows {shown} (alternatives {alternatives})")
             out.append(f"  {service}: {checked_share(self._rule_entries(contract)).line()}")
+        c = self.counts()
+        out.append(f"total: {len(self.outcomes)} rules: {c[PASSED]} passed, {c[FAILED]} failed, {c[SKIPPED]} skipped, "
+                   f"{c[ERROR]} errors{f', {c[INTERRUPTED]} interrupted' if c[INTERRUPTED] else ''} "
+                   f"in {self.elapsed():.1f} s (the rules' own time, not the pytest session's)")
         return out
+
+    def elapsed(self) -> float:
+        """From the first rule's start to the last rule's end: the run, not the session around it."""
+        return 0.0 if self.first_start is None else self.last_end - self.first_start
 
     def _rule_entries(self, contract: Contract) -> list[dict[str, Any]]:
         chosen = self.selected if self.selected is not None else set(self.outcomes)
@@ -127,6 +148,7 @@ class RunSummary:
         return {"generated_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                 "harness_version": _version(), "commit": _commit(),
                 "target": self.target, "profile": self.profile, "counts": dict(self.counts()),
+                "elapsed_seconds": round(self.elapsed(), 3),
                 "skip_kinds": dict(skips), "checked": self.share().as_json(), "interrupted": self.interrupted,
                 "missing_required": self.missing_required, "services": services}
 

@@ -209,12 +209,15 @@ class Target:
                 yield session
             elif self.capabilities.replays:
                 session._client = httpx.Client(base_url=self.base_url(),
-                                               transport=ReplayTransport(cassette, session.secrets))
+                                               transport=ReplayTransport(
+                                                   cassette, session.secrets, contract_digest=self.contract.digest,
+                                                   rule_id=case_id, service=self.service))
                 yield session
             elif self.settings.record:
                 folder = Path(self.settings.cassette_dir) / self.service
                 _remember_configured(folder, self.configured(), self.recorded_settings())
-                with cassette_context(cassette, secrets=session.secrets, mode=self.settings.record_mode):
+                with cassette_context(cassette, secrets=session.secrets, mode=self.settings.record_mode,
+                                      contract_digest=self.contract.digest):
                     yield session
             else:
                 yield session
@@ -288,6 +291,22 @@ class SimTarget(Target):
         return lambda seconds: self.simulator.clock.advance(seconds) if self.simulator else None
 
 
+def _rate_scale(service: str) -> float:
+    """CONFORMANCE_<ID>_RATE_SCALE: how many times the documented client rate a sandbox allows
+    (default 1). Separate from CONFORMANCE_TIME_SCALE, which also divides Retry-After waits."""
+    import math
+
+    name = env_name(service, "RATE_SCALE")
+    text = os.environ.get(name) or "1"
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise UsageError(f"{name} must be a number above 0 (times the documented rate), got {text!r}")
+    return value
+
+
 class HttpTarget(Target):
     name = "http"
     capabilities = Capabilities(waits_real_time=True, live=True)
@@ -301,22 +320,29 @@ class HttpTarget(Target):
         self._limiter: Any = None
         if wait is not None:
             self.capabilities = Capabilities(waits_real_time=False, live=True)
+        self.rate_scale = _rate_scale(contract.service)
+
+    def client_rates(self) -> list[tuple[int, int]]:
+        """The client rates the run keeps, as (requests, interval in ms): the document's
+        (``x-client-rate-limits``), times CONFORMANCE_<ID>_RATE_SCALE for a sandbox that allows
+        more, the interval divided by CONFORMANCE_TIME_SCALE for a simulator served faster."""
+        rates = self.contract.openapi.get("x-client-rate-limits") or []
+        return sorted(((max(1, int(r["requests"] * self.rate_scale)),
+                        max(1, int(r["per_seconds"] * 1000 / self.settings.time_scale))) for r in rates),
+                      key=lambda rate: rate[1])
 
     def _sleep(self) -> Callable[[float], None]:
         return self._wait if self._wait is not None else super()._sleep()
 
     def _throttle(self) -> Callable[[], None] | None:
-        rates = self.contract.openapi.get("x-client-rate-limits") or []
+        rates = self.client_rates()
         if not rates or not self.capabilities.waits_real_time:
             return None
         if self._limiter is None:
-            from pyrate_limiter import Duration, InMemoryBucket, Limiter, Rate
+            from pyrate_limiter import InMemoryBucket, Limiter, Rate
 
             # One limiter per target (all rules share the rate), from the well-kept library.
-            scale = self.settings.time_scale
-            self._limiter = Limiter(InMemoryBucket(sorted(
-                (Rate(r["requests"], max(1, int(r["per_seconds"] * Duration.SECOND / scale))) for r in rates),
-                key=lambda rate: rate.interval)))
+            self._limiter = Limiter(InMemoryBucket([Rate(requests, interval) for requests, interval in rates]))
         limiter = self._limiter
         return lambda: limiter.try_acquire(self.service) and None
 

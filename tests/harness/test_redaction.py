@@ -173,3 +173,20 @@ def test_an_obtained_token_is_scrubbed_in_the_bearer_it_travels_in() -> None:
     assert forms.issuers == frozenset({"/v3/public/oauth/token"})
     bearer = base64.b64encode(f"Bearer {seeded['USER_ID']}.{TOKEN}".encode()).decode()
     assert bearer not in scrub_text(bearer, forms.obtained(TOKEN))
+
+
+def test_the_curl_line_reads_each_credential_from_the_variable_that_holds_it() -> None:
+    """Headers and query parameters carrying a configured credential name its variable (the shell
+    expands it); a secret no variable holds (a token the run obtained) stays REDACTED."""
+    import shlex
+
+    key, secret, issued = "k-live-123456", "s3cr3t-value", "issued-token-999"
+    env = {key: "CONFORMANCE_X_API_KEY", secret: "CONFORMANCE_X_SHARED_SECRET"}
+    request = Request("GET", "/v1/items", query=[("key", key), ("q", "it's")],
+                      headers={"X-API-KEY": f"{key}:{secret}", "Authorization": f"Bearer {issued}"})
+    line = curl_line(Exchange(request, Response(200), "http://h"), [key, secret, issued], env=env)
+    assert key not in line and secret not in line and issued not in line
+    assert '-H "x-api-key: ${CONFORMANCE_X_API_KEY}:${CONFORMANCE_X_SHARED_SECRET}"' in line, line
+    assert "-H 'authorization: Bearer REDACTED'" in line, line
+    words = shlex.split(line.replace("${CONFORMANCE_X_API_KEY}", key))
+    assert f"http://h/v1/items?key={key}&q=it%27s" in words
