@@ -302,8 +302,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         classes[case.id] = classname(case.service, rule.operation)
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_sessionfinish(session: pytest.Session) -> None:
+@pytest.hookimpl(trylast=True, specname="pytest_sessionfinish")
+def pytest_sessionfinish_junit(session: pytest.Session) -> None:
     """After junitxml wrote its file (trylast): classes by service/operation, harness errors as <error>."""
     from conformance.reporting.junit import rewrite
 
