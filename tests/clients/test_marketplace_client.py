@@ -30,13 +30,13 @@ pytest.importorskip("etsy_python")
 requests = pytest.importorskip("requests")
 
 from etsy_python.v3.auth.OAuth import EtsyOAuth  # noqa: E402
-from oauthlib.oauth2.rfc6749.errors import OAuth2Error  # noqa: E402
 from etsy_python.v3.common.Env import environment  # noqa: E402
 from etsy_python.v3.enums.Listing import State, WhenMade, WhoMade  # noqa: E402
 from etsy_python.v3.exceptions.RequestException import RequestException  # noqa: E402
 from etsy_python.v3.models.Listing import CreateDraftListingRequest  # noqa: E402
 from etsy_python.v3.resources import ListingImageResource, ListingResource, ReceiptResource  # noqa: E402
 from etsy_python.v3.resources.Session import EtsyClient  # noqa: E402
+from oauthlib.oauth2.rfc6749.errors import OAuth2Error  # noqa: E402
 
 SERVICE = "marketplace"
 _TIMEOUT = 10.0
