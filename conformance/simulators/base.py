@@ -78,8 +78,8 @@ class Simulator:
     # Seeded credentials by the contract's credential names (API_KEY, ...): what the sim
     # target sends, and what `conformance serve` prints for people pointing clients at it.
     credentials: ClassVar[dict[str, str]] = {}
-    # A body over this is refused (413) before any route sees it; a service whose document allows
-    # larger uploads raises it.
+    # The largest body any route takes (the HTTP server stops buffering beyond it); a service whose
+    # document allows larger uploads raises it, and says in body_cap which routes take them.
     max_body_bytes: ClassVar[int] = MAX_BODY_BYTES
 
     def __init__(self, clock: Clock | None = None) -> None:
@@ -94,8 +94,9 @@ class Simulator:
     def handle(self, request: Request) -> Response:
         allowed: list[str] = []
         try:
-            if len(request.body) > self.max_body_bytes:
-                raise SimError(413, f"request body over {self.max_body_bytes} bytes")
+            cap = self.body_cap(request)
+            if len(request.body) > cap:
+                raise SimError(413, f"request body over {cap} bytes")
             for route in self._routes:
                 match = route.pattern.match(request.path)
                 if not match:
@@ -115,6 +116,10 @@ class Simulator:
             return self.finish(request, response)
         except Exception as exc:  # a bug in the simulator: visible, never silent
             return self.error_response(SimError(500, f"simulator bug: {type(exc).__name__}"))
+
+    def body_cap(self, request: Request) -> int:
+        """Bytes of body this request may carry; beyond it, 413 before any route sees it."""
+        return MAX_BODY_BYTES
 
     def finish(self, request: Request, response: Response) -> Response:
         """Hook for headers every response carries (rate limits and the like)."""
