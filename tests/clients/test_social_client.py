@@ -31,7 +31,8 @@ PROFILE, GROUP, TOPIC = CREDS["PROFILE_ID"], CREDS["GROUP_ID"], CREDS["TOPIC_ID"
 
 def test_plain_httpx_client_reads_every_documented_kind(served: Callable[..., Any],
                                                          tally: Callable[[str], Any]) -> None:
-    with served("social", decorate=tally("social")) as (url, _sim), httpx.Client(base_url=url, headers=HEADERS, timeout=10) as http:
+    with (served("social", decorate=tally("social")) as (url, _sim),
+          httpx.Client(base_url=url, headers=HEADERS, timeout=10) as http):
         customer = http.get("/v1/metadata/client").json()["data"][0]["customer_id"]
         base = f"/v1/{customer}"
         for path in ("/metadata/customer", "/metadata/customer/tags", "/metadata/customer/groups",

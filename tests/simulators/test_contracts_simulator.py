@@ -130,7 +130,8 @@ def test_the_contract_timestamp_pattern_is_iso_8601_utc(stamp: str, utc: bool) -
 def test_query_monitors_and_logs_are_served_not_taken_for_a_contract_id() -> None:
     """Their paths are not shown; served as the vendor's client sends them, never read as {id}."""
     sim = ContractsSimulator()
-    address = call(sim, "GET", f"/v1/w3s/contracts/{CREDS['CONTRACT_ID']}").json()["data"]["contract"]["contractAddress"]
+    record = call(sim, "GET", f"/v1/w3s/contracts/{CREDS['CONTRACT_ID']}").json()["data"]["contract"]
+    address = record["contractAddress"]
     query = call(sim, "POST", "/v1/w3s/contracts/query",
                  json_body={"address": address, "abiFunctionSignature": "balanceOf(address)"})
     assert query.status == 200 and query.json()["data"]["outputData"].startswith("0x")
