@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from conformance.services.outreach.accounts import ORGANIZATION, iso
 from conformance.simulators.base import SimError
 from conformance.transport.model import Request, Response
 
@@ -35,9 +36,13 @@ class ResourcesMixin:
         self.campaigns: dict[str, dict[str, Any]] = {}
         for i in range(1, CAMPAIGN_COUNT + 1):
             cid = f"0190c0de-0000-7000-8000-{i:012d}"
+            # SIM-CHOICE (client-shaped): the campaign body is not shown; the timestamps are what
+            # the vendor's client requires of a campaign. No rule reads them.
+            created = iso(self.clock.now() - 86_400 * (CAMPAIGN_COUNT - i + 1))
             self.campaigns[cid] = {"id": cid, "name": f"Campaign {i}", "status": DRAFT,
                                    "email_list": [next(iter(sorted(self.accounts)))],
-                                   "campaign_schedule": {"schedules": []}}
+                                   "campaign_schedule": {"schedules": []},
+                                   "timestamp_created": created, "timestamp_updated": created}
         # SIM-CHOICE: one seeded lead (the LEAD_ID setting), so an update has something to change.
         self.leads: dict[str, dict[str, Any]] = {
             "lead-seed-0001": {"id": "lead-seed-0001", "email": "lead@outreach.example", "payload": {}}}
@@ -56,7 +61,11 @@ class ResourcesMixin:
         return f"{prefix}-{self._serial:06d}"
 
     def new_job(self, kind: str, emails: list[str]) -> dict[str, Any]:
-        job: dict[str, Any] = {"id": self.next_id("job"), "type": kind, "status": "pending", "emails": emails}
+        # SIM-CHOICE (client-shaped, gap warmup-job): the job's fields are not shown; these are the
+        # members the vendor's client requires of a background job. No rule reads them.
+        now = iso(self.clock.now())
+        job: dict[str, Any] = {"id": self.next_id("job"), "type": kind, "status": "pending", "emails": emails,
+                               "workspace_id": ORGANIZATION, "progress": 0, "created_at": now, "updated_at": now}
         self.jobs[job["id"]] = job
         return job
 
@@ -137,16 +146,17 @@ class ResourcesMixin:
         if "campaign_schedule" in body and not isinstance(body["campaign_schedule"], dict):
             raise SimError(400, "campaign_schedule must be an object")
         campaign.update({k: body[k] for k in ("name", "email_list", "campaign_schedule") if k in body})
+        campaign["timestamp_updated"] = iso(self.clock.now())
         return self.ok(campaign)
 
     def activate(self, request: Request, cid: str) -> Response:
         campaign = self._found(self.campaigns, cid, "campaign")
-        campaign["status"] = ACTIVE
+        campaign["status"], campaign["timestamp_updated"] = ACTIVE, iso(self.clock.now())
         return self.ok(campaign)
 
     def pause(self, request: Request, cid: str) -> Response:
         campaign = self._found(self.campaigns, cid, "campaign")
-        campaign["status"] = PAUSED
+        campaign["status"], campaign["timestamp_updated"] = PAUSED, iso(self.clock.now())
         return self.ok(campaign)
 
     def campaign_analytics(self, request: Request) -> Response:
