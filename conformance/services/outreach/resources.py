@@ -3,6 +3,7 @@ simulator. The document shows none of their bodies: every shape here is a SIM-CH
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -13,8 +14,9 @@ from conformance.transport.model import Request, Response
 if TYPE_CHECKING:
     from conformance.simulators.base import Clock
 
-__all__ = ["CAMPAIGN_PAGE_SIZE", "ResourcesMixin", "Route"]
+__all__ = ["CAMPAIGN_PAGE_SIZE", "SEED_LEAD", "ResourcesMixin", "Route"]
 
+SEED_LEAD = "0190c0de-0000-4000-8000-1ead00000001"  # SIM-CHOICE: the LEAD_ID setting
 # SIM-CHOICE: page size of GET /campaigns, and campaign state values (0 draft, 1 active, 2 paused).
 CAMPAIGN_PAGE_SIZE = 10
 CAMPAIGN_COUNT = 23
@@ -45,7 +47,7 @@ class ResourcesMixin:
                                    "timestamp_created": created, "timestamp_updated": created}
         # SIM-CHOICE: one seeded lead (the LEAD_ID setting), so an update has something to change.
         self.leads: dict[str, dict[str, Any]] = {
-            "lead-seed-0001": {"id": "lead-seed-0001", "email": "lead@outreach.example", "payload": {}}}
+            SEED_LEAD: self._lead({"email": "lead@outreach.example", "payload": {}}, SEED_LEAD)}
         self.block_list: dict[str, dict[str, Any]] = {}
         self.tags: dict[str, dict[str, Any]] = {}
         self.verifications: dict[str, dict[str, Any]] = {}
@@ -59,6 +61,24 @@ class ResourcesMixin:
     def next_id(self, prefix: str) -> str:
         self._serial += 1
         return f"{prefix}-{self._serial:06d}"
+
+    def next_uuid(self) -> str:
+        # SIM-CHOICE (client-shaped): ids of leads, tags and block-list entries are not shown; the
+        # vendor's client reads them as UUIDs. Counted, so two runs hand out the same ids.
+        self._serial += 1
+        return str(uuid.UUID(int=(0x0E7 << 96) + self._serial, version=4))
+
+    def _stamped(self, record: dict[str, Any], organization: str = "organization_id") -> dict[str, Any]:
+        """``record`` with the creation members the vendor's client requires (SIM-CHOICE, client-shaped)."""
+        now = iso(self.clock.now())
+        return {**record, "timestamp_created": now, "timestamp_updated": now, organization: ORGANIZATION}
+
+    def _lead(self, body: dict[str, Any], lead_id: str) -> dict[str, Any]:
+        email = body["email"] if isinstance(body.get("email"), str) else ""
+        # SIM-CHOICE (client-shaped): counters, status and company domain the vendor's client requires.
+        return self._stamped({**body, "id": lead_id, "status": 1, "email_open_count": 0, "email_reply_count": 0,
+                              "email_click_count": 0, "company_domain": email.rpartition("@")[2],
+                              "status_summary": {}}, "organization")
 
     def new_job(self, kind: str, emails: list[str]) -> dict[str, Any]:
         # SIM-CHOICE (client-shaped, gap warmup-job): the job's fields are not shown; these are the
@@ -169,7 +189,7 @@ class ResourcesMixin:
         body = self.body_or_empty(request)
         if "email" in body and not isinstance(body["email"], str):
             raise SimError(400, "email must be a string")
-        lead = {**body, "id": self.next_id("lead")}
+        lead = self._lead(body, self.next_uuid())
         self.leads[lead["id"]] = lead
         return self.ok(lead)
 
@@ -183,6 +203,7 @@ class ResourcesMixin:
         if "payload" in body and not isinstance(body["payload"], dict):
             raise SimError(400, "payload must be an object")
         lead.update({k: body[k] for k in ("interest_status", "payload") if k in body})
+        lead["timestamp_updated"] = iso(self.clock.now())
         return self.ok(lead)
 
     def delete_lead(self, request: Request, lid: str) -> Response:
@@ -190,7 +211,10 @@ class ResourcesMixin:
 
     def add_block_entry(self, request: Request) -> Response:
         body = self.body_or_empty(request)
-        entry: dict[str, Any] = {"id": self.next_id("block"), "bl_value": body.get("bl_value")}
+        value = body.get("bl_value")
+        entry: dict[str, Any] = self._stamped({"id": self.next_uuid(), "bl_value": value,
+                                               "is_domain": isinstance(value, str) and "@" not in value})
+        del entry["timestamp_updated"]  # an entry is never updated
         self.block_list[entry["id"]] = entry
         return self.ok(entry)
 
@@ -219,7 +243,7 @@ class ResourcesMixin:
     # -- tags ----------------------------------------------------------------------------------
     def create_tag(self, request: Request) -> Response:
         body = self.body_or_empty(request)
-        tag = {"id": self.next_id("tag"), "label": body.get("label", "tag")}
+        tag = self._stamped({"id": self.next_uuid(), "label": body.get("label", "tag")})
         self.tags[tag["id"]] = tag
         return self.ok(tag)
 
@@ -234,6 +258,7 @@ class ResourcesMixin:
         body = self.body_or_empty(request)
         if isinstance(body.get("label"), str):
             tag["label"] = body["label"]
+        tag["timestamp_updated"] = iso(self.clock.now())
         return self.ok(tag)
 
     def delete_tag(self, request: Request, tid: str) -> Response:

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from urllib.parse import unquote
 
 from conformance.services.outreach.accounts import ORGANIZATION, check_create, check_update, iso, new_account
-from conformance.services.outreach.resources import ResourcesMixin, Route
+from conformance.services.outreach.resources import SEED_LEAD, ResourcesMixin, Route
 from conformance.simulators.base import Clock, SimError, Simulator
 from conformance.transport.model import Request, Response
 
@@ -54,7 +54,7 @@ class OutreachSimulator(ResourcesMixin, Simulator):
         "CAMPAIGN_STATUS_FIELD": "status",
         "CAMPAIGN_CURSOR_FIELD": "next_starting_after",
         "THREAD_ID": "thread-0001",
-        "LEAD_ID": "lead-seed-0001",
+        "LEAD_ID": SEED_LEAD,
         "REPLY_TO_UUID": "email-0001",
         "WARMUP_EMAILS_FIELD": "emails",
     }
