@@ -257,9 +257,11 @@ def _exit_status(report_dir: Path, pytest_code: int, *, allow_skips: bool = Fals
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from conformance.contract import load_contract
     from conformance.services import create_simulator, fault_decorator
     from conformance.simulators.asgi import SimulatorApp
     from conformance.simulators.base import WallClock
+    from conformance.simulators.sandbox import bind, export_lines
 
     if not 0 <= args.port <= 65535:
         raise HarnessError(f"port {args.port} is out of range")
@@ -270,19 +272,28 @@ def _serve(args: argparse.Namespace) -> int:
         name, sep, value = item.partition("=")
         if not sep or not name:
             raise HarnessError(f"--option takes NAME=VALUE, got '{item}'")
+        if not value:  # an empty path segment would make every path 404
+            raise HarnessError(f"--option {name} needs a value, got '{item}'")
         if name == "clock":
             raise HarnessError("--option clock is not a simulator option; use --clock-rate")
         options[name] = value
     sim = create_simulator(args.service, WallClock(rate=args.clock_rate), **options)
     if args.fault:
         sim = fault_decorator(args.service, args.fault)(sim)
+    # Bound before anything is printed: a taken port is one line, and no credential is shown for it.
+    sock = bind(args.host, args.port)
+    port = sock.getsockname()[1]
+    base_url = f"http://{args.host}:{port}"
+    path_settings = {k: v for k, v in options.items() if k in load_contract(args.service).server_variables()}
     with_fault = f" with {args.fault}" if args.fault else ""
-    print(f"serving the {args.service} simulator{with_fault} on http://{args.host}:{args.port} "
-          f"(clock rate {args.clock_rate}); seeded credentials:", flush=True)
-    for name, value in sorted(sim.credentials.items()):
-        print(f"  CONFORMANCE_{args.service.upper()}_{name}={value}", flush=True)
-    print(f"  CONFORMANCE_{args.service.upper()}_BASE_URL=http://{args.host}:{args.port}", flush=True)
-    uvicorn.run(SimulatorApp(sim), host=args.host, port=args.port, log_level=args.log_level)
+    print(f"# serving the {args.service} simulator{with_fault} on {base_url} (clock rate {args.clock_rate}); "
+          "paste these lines into a shell, then `conformance run --target http "
+          f"--service {args.service}`:", flush=True)
+    for line in export_lines(args.service, sim.credentials, base_url, path_settings=path_settings,
+                             clock_rate=args.clock_rate):
+        print(line, flush=True)
+    config = uvicorn.Config(SimulatorApp(sim), host=args.host, port=port, log_level=args.log_level)
+    uvicorn.Server(config).run(sockets=[sock])
     return 0
 
 
@@ -556,9 +567,13 @@ def _parser() -> argparse.ArgumentParser:
                         help="exit 0 even when rules were not checked (missing cassettes, credentials, rate limits)")
     run.set_defaults(func=_run)
 
-    serve = sub.add_parser("serve", help="serve a simulator over HTTP (127.0.0.1 by default)")
-    serve.add_argument("service")
-    serve.add_argument("--port", type=int, default=8080, help="port to listen on")
+    from conformance.contract.loader import available_services
+
+    serve = sub.add_parser("serve", help="serve a simulator over HTTP (127.0.0.1 by default)",
+                           description="Serve a service's simulator and print the `export` lines (credentials, "
+                                       "base URL, CONFORMANCE_ALLOW) a harness run or client code reads.")
+    serve.add_argument("service", help=f"one of: {', '.join(available_services())}")
+    serve.add_argument("--port", type=int, default=8080, help="port to listen on; 0: any free port (the printed URL names it)")
     serve.add_argument("--fault", default=None,
                        help="serve with a named fault or allowed variant (`conformance selftest --list`)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")

@@ -27,6 +27,7 @@ class SimulatorApp:
         if scope["type"] != "http":
             return
         body, too_big = bytearray(), False
+        cap = int(getattr(self.simulator, "max_body_bytes", MAX_BODY_BYTES))  # a wrapper may not say
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
@@ -34,13 +35,13 @@ class SimulatorApp:
             if not too_big:
                 body += message.get("body", b"")
                 # Stop buffering past the cap; keep draining so the client is not cut off.
-                too_big = len(body) > MAX_BODY_BYTES
+                too_big = len(body) > cap
             if not message.get("more_body"):
                 break
         if too_big:
             response = self.simulator.finish(
                 Request("POST", scope["path"]),
-                self.simulator.error_response(SimError(413, f"request body over {MAX_BODY_BYTES} bytes")),
+                self.simulator.error_response(SimError(413, f"request body over {cap} bytes")),
             )
         else:
             request = Request(
