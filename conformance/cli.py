@@ -39,6 +39,42 @@ def _apply_path_options(options: list[str], services: list[str]) -> None:
             os.environ[env_name(service, name.upper())] = value
 
 
+def _discover_for(service: str) -> list[object]:
+    """The proposals for ``service`` from its http target (base URL and credentials from the
+    environment); a target that cannot be reached is one line, exit 2."""
+    from conformance.contract import load_contract
+    from conformance.discovery import discover
+    from conformance.settings import RunSettings
+    from conformance.targets import make_target
+
+    target = make_target(load_contract(service), RunSettings.from_env(target="http"))
+    target.base_url()  # a missing or malformed base URL: one line, now
+    return list(discover(target.contract, target))
+
+
+def _discover(args: argparse.Namespace) -> int:
+    """`conformance discover --service X`: export lines for every setting it can derive."""
+    from conformance.discovery import export_lines
+    from conformance.settings import env_name
+
+    for service in args.service:
+        proposals = _discover_for(service)
+        print("\n".join(export_lines(service, os.environ.get(env_name(service, "BASE_URL"), ""),
+                                      proposals)))  # type: ignore[arg-type]
+    return 0
+
+
+def _apply_discovery(services: list[str]) -> None:
+    """`run --discover`: the same proposals put into this run's environment (the user's settings
+    win); summary.json and the Allure environment name what was discovered."""
+    from conformance.discovery import apply
+
+    for service in services:
+        names = apply(service, _discover_for(service))  # type: ignore[arg-type]
+        print(f"conformance: {service}: discovered {', '.join(names) or 'nothing'} "
+              "(`conformance discover` shows where from)", file=sys.stderr)
+
+
 def _run(args: argparse.Namespace) -> int:
     import pytest
 
@@ -76,6 +112,10 @@ def _run(args: argparse.Namespace) -> int:
 
         for service in args.service or available_services():
             make_target(load_contract(service), settings).base_url()  # a malformed URL: one line, now
+        if args.discover:
+            _apply_discovery(args.service or available_services())
+    elif args.discover:
+        raise UsageError("--discover reads settings from a live target: use it with --target http")
     report_dir = Path(args.report_dir) if args.report_dir else _new_run_dir(Path("reports"))
     argv = [str(SUITES), "-p", "no:cacheprovider", "-q", "-o", "console_output_style=classic",
             "--rootdir", str(SUITES), "-c", str(SUITES / "pytest.ini"),
@@ -204,7 +244,7 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from conformance.services import create_simulator, fault_decorator
-    from conformance.simulators.asgi import SimulatorApp
+    from conformance.simulators.asgi import UVICORN_OPTIONS, SimulatorApp
     from conformance.simulators.base import WallClock
 
     if not 0 <= args.port <= 65535:
@@ -228,7 +268,7 @@ def _serve(args: argparse.Namespace) -> int:
     for name, value in sorted(sim.credentials.items()):
         print(f"  CONFORMANCE_{args.service.upper()}_{name}={value}", flush=True)
     print(f"  CONFORMANCE_{args.service.upper()}_BASE_URL=http://{args.host}:{args.port}", flush=True)
-    uvicorn.run(SimulatorApp(sim), host=args.host, port=args.port, log_level=args.log_level)
+    uvicorn.run(SimulatorApp(sim), host=args.host, port=args.port, log_level=args.log_level, **UVICORN_OPTIONS)
     return 0
 
 
@@ -438,7 +478,15 @@ def _parser() -> argparse.ArgumentParser:
                      help="on --target http, allow rules that spend credits or write vendor data (repeatable)")
     run.add_argument("--allow-skips", action="store_true",
                      help="exit 0 even when rules were not checked (missing cassettes, credentials, rate limits)")
+    run.add_argument("--discover", action="store_true",
+                     help="with --target http: fill unset target settings from the target's answers to documented "
+                          "reads first (`conformance discover`); settings you give win")
     run.set_defaults(func=_run)
+
+    disc = sub.add_parser("discover", help="propose a target's settings from its answers to documented reads "
+                                           "(prints export lines)")
+    disc.add_argument("--service", action="append", required=True, help="service id (repeatable)")
+    disc.set_defaults(func=_discover)
 
     serve = sub.add_parser("serve", help="serve a simulator over HTTP (127.0.0.1 by default)")
     serve.add_argument("service")

@@ -103,6 +103,9 @@ class SkipKind(str, Enum):
     GAP_OBSERVED = "gap-observed"  # a documented gap probed: what the target shows, never judged
     DEPENDS_ON_GAP = "depends-on-gap"  # the rule rests on a gap no target setting resolves here
     UNCHECKED = "unchecked"  # no check implements the rule
+    # A configured or discovered id the target does not hold (404/410): a setup error naming the
+    # variable, never a contract failure; the run is incomplete (exit 3).
+    STALE_SETTING = "stale-setting"
 
 
 class RuleSkipped(Exception):

@@ -32,6 +32,7 @@ _SKIPPED: dict[SkipKind, str] = {
     SkipKind.UNCHECKED: "Unchecked rules",
     SkipKind.RATE_LIMITED: "Rate-limited (not checked)",
     SkipKind.NEEDS_ALLOWANCE: "Needs an allowance (--allow spend/write)",
+    SkipKind.STALE_SETTING: "Setup error: a configured id the target does not hold",
     SkipKind.DEPENDS_ON_GAP: "Resting on an open gap (set the target setting that resolves it)",
     SkipKind.GAP_OBSERVED: "Gaps observed (not judged)",
 }
