@@ -101,6 +101,8 @@ def environment(summary_json: dict[str, Any], base_urls: dict[str, str]) -> dict
         env[f"contract.{service}"] = str(data.get("contract_digest", ""))[:12]
         if service in base_urls:
             env[f"base_url.{service}"] = base_urls[service]
+        if data.get("discovered"):  # which settings `run --discover` read from the target
+            env[f"discovered.{service}"] = ", ".join(sorted(data["discovered"]))
     env.update({f"tool.{k}": v for k, v in _tool_versions().items()})
     return env
 
