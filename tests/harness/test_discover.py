@@ -170,6 +170,10 @@ def test_run_discover_names_the_discovered_values_in_the_report(served: Callable
             [sys.executable, "-m", "conformance", "run", "--service", "outreach", "--target", "http", "--discover",
              "--allow", "write", "-k", "campaign and get", "--report-dir", str(tmp_path)],
             env=env, capture_output=True, text=True, timeout=600)
+        stale = subprocess.run(
+            [sys.executable, "-m", "conformance", "run", "--service", "outreach", "--target", "http", "--no-allure",
+             "-k", "campaign and get", "--report-dir", str(tmp_path / "stale")],
+            env={**env, "CONFORMANCE_OUTREACH_CAMPAIGN_ID": "gone-1"}, capture_output=True, text=True, timeout=600)
         bare = subprocess.run([sys.executable, "-m", "conformance", "run", "--service", "outreach", "--discover"],
                               env=env, capture_output=True, text=True, timeout=600)
     summary = json.loads((tmp_path / "summary.json").read_text())
@@ -180,4 +184,6 @@ def test_run_discover_names_the_discovered_values_in_the_report(served: Callable
     assert rules["outreach.campaign.get-shape"]["status"] == "passed", (done.stdout[-2000:], done.stderr)
     properties = (tmp_path / "allure-results" / "environment.properties").read_text()
     assert "discovered.outreach=" in properties and "CAMPAIGN_ID" in properties
+    assert stale.returncode == 3 and "stale-setting" in stale.stderr, (stale.stdout[-2000:], stale.stderr)
+    assert "CONFORMANCE_OUTREACH_CAMPAIGN_ID='gone-1' : the target does not hold it" in stale.stdout
     assert bare.returncode == 2 and "--discover" in bare.stderr and "Traceback" not in bare.stderr
