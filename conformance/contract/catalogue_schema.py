@@ -26,7 +26,7 @@ DISCOVER_SCHEMA: dict[str, Any] = {
             "operation": {"type": "string", "pattern": "^(GET|POST) /"},
             "path": {"type": "object", "additionalProperties": {"type": "string"}},
             "query": {"type": "object"},
-            "body": {},  # a POST read's JSON body
+            "body": {},  # a POST read's JSON body; "example": the operation's example as the rules send it
             # Dotted member holding the records; absent: the answer is the record list itself.
             "items": {"type": "string"},
             # member: a record's member (dotted); page-size: how many records a page with a next

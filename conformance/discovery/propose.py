@@ -14,6 +14,7 @@ import json
 import string
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import date, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -61,9 +62,10 @@ class _Reader:
         query = {k: self.render(v) if isinstance(v, str) else v for k, v in (spec.get("query") or {}).items()}
         query.update(page or {})
         path = self.contract.prefix_for(operation) + path
-        key = json.dumps([method, path, query, spec.get("body")], sort_keys=True, default=str)
+        body = self.example(operation) if spec.get("body") == "example" else spec.get("body")
+        key = json.dumps([method, path, query, body], sort_keys=True, default=str)
         if key not in self._answers:
-            request = Request.build(method, path, params=query, json_body=spec.get("body"))
+            request = Request.build(method, path, params=query, json_body=body)
             request = apply_auth(self.contract, operation, request, DEFAULT, self._credential, self._token)
             # A target that cannot be reached (TargetUnreachable) ends discovery with that one line.
             try:
@@ -74,6 +76,42 @@ class _Reader:
         if not 200 <= answer.response.status < 300:
             raise _Unset(f"{method} {path} answered {answer.response.status}")
         return answer
+
+    def example(self, operation: str) -> Any:
+        """The operation's documented example body on this target, as the rules send it
+        (``checks/examples.py``): ``{NAME}`` rendered, ``x-settings`` members from settings that
+        are set (else the example's own value), ``x-relative-dates`` counted from the target's today."""
+        media = self.contract.json_media(operation)
+
+        def fill(node: Any) -> Any:
+            if isinstance(node, str):
+                return self.render(node)
+            if isinstance(node, list):
+                return [fill(item) for item in node]
+            return {k: fill(v) for k, v in node.items()} if isinstance(node, dict) else node
+
+        body = fill(self.contract.request_example(operation))
+        if not isinstance(body, dict):
+            return body
+        for member, name in (media.get("x-settings") or {}).items():
+            try:
+                value = self.lookup(str(name))
+            except _Unset:
+                continue
+            body[member] = int(value) if isinstance(body.get(member), int) and value.isdigit() else value
+        relative = media.get("x-relative-dates") or {}
+        if relative:
+            try:
+                today = date.fromisoformat(self.lookup("TODAY"))
+            except _Unset:
+                today = date.fromisoformat(str(self.contract.settings.get("today") or "")) if \
+                    self.contract.settings.get("today") else None
+            if today is None:
+                raise _Unset(f"{operation}'s example is dated from the target's today, which is not known")
+            for member, rel in relative.items():
+                day = today + timedelta(days=int(rel["days"]))
+                body[member] = f"{day.isoformat()} 00:00:00" if rel.get("format") == "datetime" else day.isoformat()
+        return body
 
     def render(self, template: str) -> str:
         names = [field for _t, field, _f, _c in string.Formatter().parse(template) if field]

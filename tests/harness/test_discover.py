@@ -72,6 +72,19 @@ def test_discovered_values_are_the_simulators_own(served: Callable[..., Any], mo
         assert p.value is not None or len(p.source) > 20, p
 
 
+def test_a_report_query_reads_records_the_target_holds(served: Callable[..., Any],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    import httpx
+
+    with _secrets_only(served, monkeypatch, "affiliate") as (target, sim):
+        got = _values(discover(target.contract, target))
+        with httpx.Client(base_url=target.base_url(), timeout=30) as client:
+            held = client.get(f"/v1/networks/reporting/conversions/{got['CONVERSION_ID']}",
+                              headers={"X-Tracker-API-Key": sim.credentials["API_KEY"]})
+    # The example report body dated from the discovered today found a conversion the target holds.
+    assert held.status_code == 200 and got["CONVERSION_ID"] in held.text
+
+
 def test_every_folder_over_every_page(served: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
     with _secrets_only(served, monkeypatch, "presentations") as (target, sim):
         folders = next(p for p in discover(target.contract, target) if p.name == "FOLDER_IDS")
