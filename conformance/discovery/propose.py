@@ -102,12 +102,13 @@ class _Reader:
         relative = media.get("x-relative-dates") or {}
         if relative:
             try:
-                today = date.fromisoformat(self.lookup("TODAY"))
+                text = self.lookup("TODAY")
             except _Unset:
-                today = date.fromisoformat(str(self.contract.settings.get("today") or "")) if \
-                    self.contract.settings.get("today") else None
-            if today is None:
-                raise _Unset(f"{operation}'s example is dated from the target's today, which is not known")
+                text = str(self.contract.settings.get("today") or "")
+            try:
+                today = date.fromisoformat(text)
+            except ValueError:
+                raise _Unset(f"{operation}'s example is dated from the target's today, which is not known") from None
             for member, rel in relative.items():
                 day = today + timedelta(days=int(rel["days"]))
                 body[member] = f"{day.isoformat()} 00:00:00" if rel.get("format") == "datetime" else day.isoformat()
