@@ -200,3 +200,24 @@ def test_run_discover_names_the_discovered_values_in_the_report(served: Callable
     assert stale.returncode == 3 and "stale-setting" in stale.stderr, (stale.stdout[-2000:], stale.stderr)
     assert "CONFORMANCE_OUTREACH_CAMPAIGN_ID='gone-1' : the target does not hold it" in stale.stdout
     assert bare.returncode == 2 and "--discover" in bare.stderr and "Traceback" not in bare.stderr
+
+
+@pytest.mark.parametrize(("name", "source", "refusal"), [
+    ("CAMPAIGN_ID", {"operation": "POST /accounts"}, "has x-effects ['write']; discovery only reads"),
+    ("API_KEY", {"operation": "GET /campaigns"}, "a secret credential is never discovered"),
+    ("CAMPAIGN_ID", {"operation": "GET /nowhere"}, "is not an operation of the contract"),
+])
+def test_the_loader_refuses_a_discover_source_that_is_not_a_read_of_a_setting(
+        name: str, source: dict[str, str], refusal: str) -> None:
+    import copy
+    import dataclasses
+
+    from conformance.contract.loader import _check_discover
+    from conformance.errors import ContractFileError
+
+    contract = load_contract("outreach")
+    settings = copy.deepcopy(contract.settings)
+    next(c for c in settings["credentials"] if c["name"] == name)["discover"] = source
+    with pytest.raises(ContractFileError, match=refusal.replace("[", r"\[").replace("]", r"\]")):
+        _check_discover(dataclasses.replace(contract, settings=settings), Path("rules.yaml"))
+    _check_discover(contract, Path("rules.yaml"))  # the committed sources are reads of settings
