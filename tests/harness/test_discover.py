@@ -221,3 +221,20 @@ def test_the_loader_refuses_a_discover_source_that_is_not_a_read_of_a_setting(
     with pytest.raises(ContractFileError, match=refusal.replace("[", r"\[").replace("]", r"\]")):
         _check_discover(dataclasses.replace(contract, settings=settings), Path("rules.yaml"))
     _check_discover(contract, Path("rules.yaml"))  # the committed sources are reads of settings
+
+
+def test_discover_command_prints_lines_that_paste(served: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    with _secrets_only(served, monkeypatch, "outreach") as (target, sim):
+        done = subprocess.run([sys.executable, "-m", "conformance", "discover", "--service", "outreach"],
+                              capture_output=True, text=True, timeout=300, env=dict(os.environ))
+    assert done.returncode == 0, done.stderr
+    out = subprocess.run(["bash", "-c", done.stdout + "\nenv -0\n"], capture_output=True, timeout=60, check=True,
+                         env={"PATH": os.environ["PATH"]}).stdout.decode()
+    env = dict(item.split("=", 1) for item in out.split("\0") if "=" in item)
+    assert env["CONFORMANCE_OUTREACH_CAMPAIGN_ID"] == sim.credentials["CAMPAIGN_ID"]
+    assert not any(secret in done.stdout for secret in target.secrets())
+    monkeypatch.delenv("CONFORMANCE_OUTREACH_BASE_URL")
+    missing = subprocess.run([sys.executable, "-m", "conformance", "discover", "--service", "outreach"],
+                             capture_output=True, text=True, timeout=300, env=dict(os.environ))
+    assert missing.returncode == 2 and "CONFORMANCE_OUTREACH_BASE_URL" in missing.stderr
+    assert "Traceback" not in missing.stderr and len(missing.stderr.strip().splitlines()) == 1
