@@ -12,9 +12,13 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from conformance.errors import HarnessError, UsageError
 from conformance.settings import RECORD_MODES
+
+if TYPE_CHECKING:
+    from conformance.discovery import Proposal
 
 __all__ = ["main"]
 
@@ -39,7 +43,7 @@ def _apply_path_options(options: list[str], services: list[str]) -> None:
             os.environ[env_name(service, name.upper())] = value
 
 
-def _discover_for(service: str) -> list[object]:
+def _discover_for(service: str) -> list[Proposal]:
     """The proposals for ``service`` from its http target (base URL and credentials from the
     environment); a target that cannot be reached is one line, exit 2."""
     from conformance.contract import load_contract
@@ -60,7 +64,7 @@ def _discover(args: argparse.Namespace) -> int:
     for service in args.service:
         proposals = _discover_for(service)
         print("\n".join(export_lines(service, os.environ.get(env_name(service, "BASE_URL"), ""),
-                                      proposals)))  # type: ignore[arg-type]
+                                      proposals)))
     return 0
 
 
@@ -70,7 +74,7 @@ def _apply_discovery(services: list[str]) -> None:
     from conformance.discovery import apply
 
     for service in services:
-        names = apply(service, _discover_for(service))  # type: ignore[arg-type]
+        names = apply(service, _discover_for(service))
         print(f"conformance: {service}: discovered {', '.join(names) or 'nothing'} "
               "(`conformance discover` shows where from)", file=sys.stderr)
 
