@@ -12,10 +12,13 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from conformance.errors import HarnessError, UsageError, did_you_mean
 from conformance.settings import RECORD_MODES
+
+if TYPE_CHECKING:
+    from conformance.discovery import Proposal
 
 __all__ = ["main"]
 
@@ -38,6 +41,42 @@ def _apply_path_options(options: list[str], services: list[str]) -> None:
             raise UsageError(f"no selected service has a path setting {name!r}; known: {', '.join(known) or 'none'}")
         for service in owners:
             os.environ[env_name(service, name.upper())] = value
+
+
+def _discover_for(service: str) -> list[Proposal]:
+    """The proposals for ``service`` from its http target (base URL and credentials from the
+    environment); a target that cannot be reached is one line, exit 2."""
+    from conformance.contract import load_contract
+    from conformance.discovery import discover
+    from conformance.settings import RunSettings
+    from conformance.targets import make_target
+
+    target = make_target(load_contract(service), RunSettings.from_env(target="http"))
+    target.base_url()  # a missing or malformed base URL: one line, now
+    return list(discover(target.contract, target))
+
+
+def _discover(args: argparse.Namespace) -> int:
+    """`conformance discover --service X`: export lines for every setting it can derive."""
+    from conformance.discovery import export_lines
+    from conformance.settings import env_name
+
+    for service in args.service:
+        proposals = _discover_for(service)
+        print("\n".join(export_lines(service, os.environ.get(env_name(service, "BASE_URL"), ""),
+                                      proposals)))
+    return 0
+
+
+def _apply_discovery(services: list[str]) -> None:
+    """`run --discover`: the same proposals put into this run's environment (the user's settings
+    win); summary.json and the Allure environment name what was discovered."""
+    from conformance.discovery import apply
+
+    for service in services:
+        names = apply(service, _discover_for(service))
+        print(f"conformance: {service}: discovered {', '.join(names) or 'nothing'} "
+              "(`conformance discover` shows where from)", file=sys.stderr)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -86,6 +125,10 @@ def _run(args: argparse.Namespace) -> int:
 
         for service in args.service or available_services():
             make_target(load_contract(service), settings).base_url()  # a malformed URL: one line, now
+        if args.discover:
+            _apply_discovery(args.service or available_services())
+    elif args.discover:
+        raise UsageError("--discover reads settings from a live target: use it with --target http")
     report_dir = Path(args.report_dir) if args.report_dir else _new_run_dir(Path("reports"))
     argv = [str(SUITES), "-p", "no:cacheprovider", "-q", "-o", "console_output_style=classic",
             "--rootdir", str(SUITES), "-c", str(SUITES / "pytest.ini"),
@@ -259,7 +302,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     from conformance.contract import load_contract
     from conformance.services import create_simulator, fault_decorator
-    from conformance.simulators.asgi import SimulatorApp
+    from conformance.simulators.asgi import UVICORN_OPTIONS, SimulatorApp
     from conformance.simulators.base import WallClock
     from conformance.simulators.sandbox import bind, export_lines
 
@@ -292,7 +335,8 @@ def _serve(args: argparse.Namespace) -> int:
     for line in export_lines(args.service, sim.credentials, base_url, path_settings=path_settings,
                              clock_rate=args.clock_rate):
         print(line, flush=True)
-    config = uvicorn.Config(SimulatorApp(sim), host=args.host, port=port, log_level=args.log_level)
+    config = uvicorn.Config(SimulatorApp(sim), host=args.host, port=port, log_level=args.log_level,
+                            **UVICORN_OPTIONS)
     uvicorn.Server(config).run(sockets=[sock])
     return 0
 
@@ -337,7 +381,7 @@ def _selftest(args: argparse.Namespace) -> int:
 def _coverage(args: argparse.Namespace) -> int:
     """Per service: the document's statements, how many rules cover, gaps record, conflicts hold
     or are not checkable; then every statement not covered by a rule, with how it is accounted."""
-    from conformance.contract.loader import available_services, docs_dir, load_index, _read_yaml, schemas_dir
+    from conformance.contract.loader import _read_yaml, available_services, docs_dir, load_index, schemas_dir
     from conformance.contract.statements import skeleton, units_for
 
     services = args.service or available_services()
@@ -565,7 +609,15 @@ def _parser() -> argparse.ArgumentParser:
                              "(CONFORMANCE_MIN_CHECKED)")
     output.add_argument("--allow-skips", action="store_true",
                         help="exit 0 even when rules were not checked (missing cassettes, credentials, rate limits)")
+    where.add_argument("--discover", action="store_true",
+                       help="with --target http: fill unset target settings from the target's answers to documented "
+                            "reads first (`conformance discover`); settings you give win")
     run.set_defaults(func=_run)
+
+    disc = sub.add_parser("discover", help="propose a target's settings from its answers to documented reads "
+                                           "(prints export lines)")
+    disc.add_argument("--service", action="append", required=True, help="service id (repeatable)")
+    disc.set_defaults(func=_discover)
 
     from conformance.contract.loader import available_services
 
@@ -573,7 +625,8 @@ def _parser() -> argparse.ArgumentParser:
                            description="Serve a service's simulator and print the `export` lines (credentials, "
                                        "base URL, CONFORMANCE_ALLOW) a harness run or client code reads.")
     serve.add_argument("service", help=f"one of: {', '.join(available_services())}")
-    serve.add_argument("--port", type=int, default=8080, help="port to listen on; 0: any free port (the printed URL names it)")
+    serve.add_argument("--port", type=int, default=8080,
+                       help="port to listen on; 0: any free port (the printed URL names it)")
     serve.add_argument("--fault", default=None,
                        help="serve with a named fault or allowed variant (`conformance selftest --list`)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")

@@ -12,7 +12,6 @@ categories and exit codes decide on the kind, never by parsing the message.
 from __future__ import annotations
 
 from collections.abc import Iterable
-
 from enum import Enum
 from typing import TYPE_CHECKING
 
@@ -123,6 +122,9 @@ class SkipKind(str, Enum):
     DEPENDS_ON_GAP = "depends-on-gap"  # the rule rests on a gap no target setting resolves here
     UNCHECKED = "unchecked"  # no check implements the rule
     RUN_DEADLINE = "run-deadline"  # the run's CONFORMANCE_RUN_SECONDS ran out before the rule started
+    # A configured or discovered id the target does not hold (404/410): a setup error naming the
+    # variable, never a contract failure; the run is incomplete (exit 3).
+    STALE_SETTING = "stale-setting"
 
 
 class RuleSkipped(Exception):

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from conformance.checks.context import CheckContext
 from conformance.checks.registry import CheckSpec, check_params, spec_for
+from conformance.checks.stale import stale_setting
 from conformance.contract import Contract, Rule
 from conformance.errors import (
     CassetteMissing,
@@ -180,6 +181,7 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
         outcome.status, outcome.message = ERROR, f"{type(exc).__name__}: {exc}"
     except (Exception, BaseExceptionGroup):  # a bug in a check: reported as an error, never as a target failure
         outcome.status, outcome.message = ERROR, traceback.format_exc()
+    _stale_setting(outcome, target)
     if outcome.status != ERROR or "TargetUnreachable" not in outcome.message:
         target.transport_ok()
     if outcome.skip_kind != SkipKind.RATE_LIMITED:
@@ -195,6 +197,23 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
     outcome.message = scrub_text(outcome.message, outcome.secrets)
     outcome.seconds = time.perf_counter() - started
     return outcome
+
+
+def _stale_setting(outcome: Outcome, target: Target) -> None:
+    """A failed or unexercised rule on a live target whose request with a configured id got
+    404/410 becomes a setup error naming the variable (``checks/stale.py``), never a failure."""
+    if not target.capabilities.live:
+        return
+    if outcome.status == FAILED and outcome.failure is not None:
+        exchange = outcome.failure.exchange or (outcome.exchanges[-1] if outcome.exchanges else None)
+    elif outcome.status == SKIPPED and outcome.skip_kind == SkipKind.NOT_EXERCISED and outcome.exchanges:
+        exchange = outcome.exchanges[-1]  # the control request, whose failure left nothing to show
+    else:
+        return
+    why = stale_setting(target.contract, target, exchange)
+    if why:
+        outcome.status, outcome.failure, outcome.message = SKIPPED, None, why
+        outcome.skip_kind = SkipKind.STALE_SETTING
 
 
 def interrupted(case: Case, target: Target) -> Outcome:

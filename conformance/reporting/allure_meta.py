@@ -33,6 +33,7 @@ _SKIPPED: dict[SkipKind, str] = {
     SkipKind.UNCHECKED: "Unchecked rules",
     SkipKind.RATE_LIMITED: "Rate-limited (not checked)",
     SkipKind.NEEDS_ALLOWANCE: "Needs an allowance (--allow spend/write)",
+    SkipKind.STALE_SETTING: "Setup error: a configured id the target does not hold",
     SkipKind.DEPENDS_ON_GAP: "Resting on an open gap (set the target setting that resolves it)",
     SkipKind.GAP_OBSERVED: "Gaps observed (not judged)",
     SkipKind.RUN_DEADLINE: "Run deadline reached (CONFORMANCE_RUN_SECONDS): not run",
@@ -112,6 +113,8 @@ def environment(summary_json: dict[str, Any], base_urls: dict[str, str]) -> dict
         env[f"contract.{service}"] = str(data.get("contract_digest", ""))[:12]
         if service in base_urls:
             env[f"base_url.{service}"] = base_urls[service]
+        if data.get("discovered"):  # which settings `run --discover` read from the target
+            env[f"discovered.{service}"] = ", ".join(sorted(data["discovered"]))
     env.update({f"tool.{k}": v for k, v in _tool_versions().items()})
     return env
 

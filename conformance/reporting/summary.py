@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.contract import Contract
+from conformance.discovery import discovered
 from conformance.reporting.checked import CheckedShare, checked_share
 from conformance.reporting.text import shorten
 from conformance.runner import ERROR, FAILED, INTERRUPTED, PASSED, SKIPPED, Outcome
@@ -145,6 +146,8 @@ class RunSummary:
             services[service]["contract_digest"] = contract.digest
             # The path settings in force (what the documents do not show), so a run can be redone.
             services[service]["path_settings"] = {n: v for n, (v, _d) in contract.server_variables().items()}
+            # Settings `run --discover` read from the target (name -> where from); the user's own are not here.
+            services[service]["discovered"] = discovered().get(service, {})
         return {"generated_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                 "harness_version": _version(), "commit": _commit(),
                 "target": self.target, "profile": self.profile, "counts": dict(self.counts()),

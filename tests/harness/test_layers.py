@@ -26,6 +26,7 @@ FLOORS = [
     ("checks",),
     ("faults",),
     ("services",),  # the package root, base.py and every per-service package
+    ("discovery",),  # settings read from a target (conformance discover, run --discover)
     ("runner", "selftest", "plugin", "cli", "reporting", "suites", "__main__"),
 ]
 
