@@ -9,29 +9,25 @@ the lead update's field names). Its response side is where it parts from the doc
 * it validates every answer into a generated pydantic model whose required fields (UUID ids,
   timestamps, organization ids, counters, ...) the document never shows. It shows the Account
   only; bodies of campaign, lead, block-list, email, tag, warm-up and analytics operations are
-  "not shown", so the simulator's are its own choices. Campaigns, warm-up jobs and the deleted
-  account are shaped as the library reads them (simulator choices, marked in its code, never
-  read by a rule). For the others (leads, block list, emails, tags, analytics: the document's
-  silence, not yet shaped by the simulator) a stand-in model, the library's own with exactly
-  those undocumented fields made optional and untyped, is put in the resource module so the
-  operations themselves can be exercised; the unpatched call is the xfail each time;
+  "not shown", so the simulator's are its own choices. Each is shaped as the library reads it
+  (simulator choices, marked SIM-CHOICE in its code, never read by a rule), with values from
+  the simulator's own state (analytics count its leads and emails; a reply is kept in its thread);
 * ``Warmup`` models are sent with their unset members as null, where the document types
   ``warmup.advanced`` as an object (a plain dict, which the library forwards as is, works).
 
 ``emails.reply`` also requires ``eaccount``, ``subject`` and ``body`` arguments the document
-does not show (it shows ``reply_to_uuid`` only); the simulator ignores members it does not
-know, so that difference alone fails nothing. The library sends mark-as-read as POST, the one
-of the document's two methods (POST in the path column, PATCH in the method column) that the
-simulator serves.
+does not show (it shows ``reply_to_uuid`` only); the simulator needs none of them and uses them
+when given (the reply's sender if the workspace holds that account, its subject and body). The
+library sends mark-as-read as POST, the one of the document's two methods (POST in the path
+column, PATCH in the method column) that the simulator serves.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
-import pydantic
 import pytest
 
 instantlyai = pytest.importorskip("instantlyai")
@@ -45,27 +41,6 @@ CREDS = OutreachSimulator.credentials
 EMAIL = CREDS["ACCOUNT_EMAIL"]
 CAMPAIGN_ID = CREDS["CAMPAIGN_ID"]
 _TIMEOUT = httpx.Timeout(10.0)
-
-M = TypeVar("M", bound=pydantic.BaseModel)
-
-# Fields the library's models require and the document does not show (see the module doc).
-UNSHOWN: dict[str, tuple[str, ...]] = {
-    "Email": ("id", "timestamp_created", "timestamp_email", "message_id", "subject", "to_address_email_list",
-              "body", "organization_id", "eaccount"),
-}
-
-
-def _relaxed(model: type[M], names: tuple[str, ...]) -> type[M]:
-    """``model`` with ``names`` (every required field when empty) optional and untyped."""
-    names = names or tuple(n for n, f in model.model_fields.items() if f.is_required())
-    fields: dict[str, Any] = {n: (Any, None) for n in names}
-    return pydantic.create_model(model.__name__, __base__=model, **fields)
-
-
-def _stand_in(monkeypatch: pytest.MonkeyPatch, module: str, name: str, names: tuple[str, ...] = ()) -> None:
-    model = getattr(models, name)
-    monkeypatch.setattr(f"instantlyai.resources.{module}.{name}", _relaxed(model, names or UNSHOWN.get(name, ())))
-
 
 @pytest.fixture
 def sandbox(served: Callable[..., Any], tally: Callable[[str], Any]) -> Iterator[tuple[str, OutreachSimulator]]:
@@ -262,31 +237,52 @@ def test_campaign_model(client: Any) -> None:
     assert [c.id for c in client.campaigns.list(limit=2).items]
 
 
-def test_campaign_analytics(client: Any, sim: OutreachSimulator, monkeypatch: pytest.MonkeyPatch) -> None:
-    _stand_in(monkeypatch, "campaigns", "CampaignAnalytics", ())
-    _stand_in(monkeypatch, "campaigns", "CampaignAnalyticsOverview", ())
+def test_campaign_analytics(client: Any, sim: OutreachSimulator) -> None:
     rows = client.campaigns.analytics(id=CAMPAIGN_ID)
     assert [str(r.campaign_id) for r in rows] == [CAMPAIGN_ID]
-    assert len(client.campaigns.analytics()) == len(sim.campaigns)
-    assert client.campaigns.analytics_overview().emails_sent_count is None  # body not shown: {}
+    assert [str(r.campaign_id) for r in client.campaigns.analytics()] == sorted(sim.campaigns)
     assert client.campaigns.analytics_daily(campaign_id=CAMPAIGN_ID) == []
     assert client.campaigns.analytics_steps(campaign_id=CAMPAIGN_ID) == []
 
 
-@pytest.mark.xfail(strict=True, raises=pydantic.ValidationError,
-                   reason="document silence (simulator not yet shaped): the library's CampaignAnalytics requires 16 "
-                          "fields (campaign_name, campaign_status, "
-                          "leads_count, open_count, ...); the document shows no analytics body")
-def test_campaign_analytics_model(client: Any) -> None:
-    client.campaigns.analytics(id=CAMPAIGN_ID)
+def _in_campaign(sim: OutreachSimulator, cid: str = CAMPAIGN_ID) -> tuple[int, int, int]:
+    """(leads, emails sent, emails received) the simulator holds for campaign ``cid``."""
+    emails = [e for e in sim.emails.values() if e["campaign_id"] == cid]
+    return (sum(1 for lead in sim.leads.values() if lead.get("campaign") == cid),
+            sum(1 for e in emails if e["from_address_email"] in sim.accounts),
+            sum(1 for e in emails if e["from_address_email"] not in sim.accounts))
 
 
-@pytest.mark.xfail(strict=True, raises=pydantic.ValidationError,
-                   reason="document silence (simulator not yet shaped): the library's CampaignAnalyticsOverview "
-                          "requires 23 counters (open_count, ...); the "
-                          "document says overview counts, body not shown")
-def test_campaign_analytics_overview_model(client: Any) -> None:
-    client.campaigns.analytics_overview()
+def test_campaign_analytics_model(client: Any, sim: OutreachSimulator) -> None:
+    """The analytics body is not shown: the simulator's rows carry what the library's CampaignAnalytics
+    requires, counted from the leads and emails it holds."""
+    (row,) = client.campaigns.analytics(id=CAMPAIGN_ID)
+    held = sim.campaigns[CAMPAIGN_ID]
+    assert (row.campaign_name, row.campaign_status) == (held["name"], held["status"])
+    assert (row.leads_count, row.emails_sent_count, row.reply_count) == _in_campaign(sim) and row.reply_count > 0
+    client.leads.create(email="grace@example.com", campaign=CAMPAIGN_ID)
+    client.emails.reply(eaccount=EMAIL, reply_to_uuid=CREDS["REPLY_TO_UUID"], subject="Re", body={"text": "x"})
+    client.campaigns.activate(CAMPAIGN_ID)
+    (after,) = client.campaigns.analytics(id=CAMPAIGN_ID)
+    assert (after.leads_count, after.emails_sent_count) == (row.leads_count + 1, row.emails_sent_count + 1)
+    assert (after.leads_count, after.emails_sent_count, after.reply_count) == _in_campaign(sim)
+    assert after.campaign_status == 1 == sim.campaigns[CAMPAIGN_ID]["status"]
+    (other,) = client.campaigns.analytics(id=sorted(sim.campaigns)[-1])
+    assert (other.leads_count, other.emails_sent_count, other.contacted_count) == (0, 0, 0)
+
+
+def test_campaign_analytics_overview_model(client: Any, sim: OutreachSimulator) -> None:
+    """The overview body is not shown ("overview counts"): the simulator's sums its rows, in the
+    counters the library's CampaignAnalyticsOverview requires."""
+    client.emails.reply(eaccount=EMAIL, reply_to_uuid=CREDS["REPLY_TO_UUID"], subject="Re", body={"text": "x"})
+    total = client.campaigns.analytics_overview()
+    rows = client.campaigns.analytics()
+    for name in ("emails_sent_count", "reply_count", "contacted_count", "open_count", "link_click_count"):
+        assert getattr(total, name) == sum(getattr(r, name) for r in rows), name
+    sent = sum(1 for e in sim.emails.values() if e["from_address_email"] in sim.accounts)
+    assert total.emails_sent_count == sent > 0
+    assert total.reply_count == len(sim.emails) - sent > 0
+    assert client.campaigns.analytics_overview(id=CAMPAIGN_ID).emails_sent_count == _in_campaign(sim)[1]
 
 
 # -- leads and block list ---------------------------------------------------------------------------
@@ -335,45 +331,55 @@ def test_block_list_model(client: Any) -> None:
 
 
 # -- emails -----------------------------------------------------------------------------------------
-def test_emails_list_unread_and_mark_read(client: Any, sim: OutreachSimulator,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    _stand_in(monkeypatch, "emails", "Email")
+def test_emails_list_unread_and_mark_read(client: Any, sim: OutreachSimulator) -> None:
     emails = list(client.emails.list())
-    assert {e.id: e.thread_id for e in emails} == {i: e["thread_id"] for i, e in sim.emails.items()}
+    assert {str(e.id): e.thread_id for e in emails} == {i: e["thread_id"] for i, e in sim.emails.items()}
     unread = sum(t["unread"] for t in sim.threads.values())
     assert client.emails.unread_count() == {"count": unread} and unread > 0
     client.emails.mark_thread_read(CREDS["THREAD_ID"])
     assert sim.threads[CREDS["THREAD_ID"]]["unread"] is False
+    assert {e.is_unread for e in client.emails.list() if e.thread_id == CREDS["THREAD_ID"]} == {0}
     assert client.emails.unread_count() == {"count": unread - 1}
     with pytest.raises(instantlyai.NotFoundError):
         client.emails.mark_thread_read("thread-9999")
 
 
-def test_email_reply(client: Any, sim: OutreachSimulator, monkeypatch: pytest.MonkeyPatch) -> None:
-    _stand_in(monkeypatch, "emails", "Email")
+def test_email_reply(client: Any, sim: OutreachSimulator) -> None:
     original = next(iter(sim.emails.values()))
     reply = client.emails.reply(eaccount=EMAIL, reply_to_uuid=original["id"], subject="Re: hello",
                                 body={"text": "Thanks!"})
-    assert reply.thread_id == original["thread_id"] and reply.id != original["id"]
+    assert reply.thread_id == original["thread_id"] and str(reply.id) != original["id"]
     with pytest.raises(instantlyai.NotFoundError):
         client.emails.reply(eaccount=EMAIL, reply_to_uuid="email-9999", subject="Re", body={"text": "x"})
 
 
-@pytest.mark.xfail(strict=True, raises=pydantic.ValidationError,
-                   reason="document silence (simulator not yet shaped): the library's Email requires a UUID id, "
-                          "timestamp_created, timestamp_email, "
-                          "message_id, subject, to_address_email_list, body, organization_id, eaccount; the "
-                          "document shows no email body")
-def test_email_model(client: Any) -> None:
-    list(client.emails.list())
+def test_email_model(client: Any, sim: OutreachSimulator) -> None:
+    """The email body is not shown: the simulator's carry what the library's Email requires."""
+    emails = list(client.emails.list())
+    assert [str(e.id) for e in emails] == list(sim.emails) and str(emails[0].id) == CREDS["REPLY_TO_UUID"]
+    for email in emails:
+        held = sim.emails[str(email.id)]
+        assert (email.subject, email.to_address_email_list, email.body.text) == (
+            held["subject"], held["to_address_email_list"], held["body"]["text"])
+        assert str(email.organization_id) == sim.organization and email.eaccount in sim.accounts
+        assert email.timestamp_email.tzinfo is not None and email.timestamp_created >= email.timestamp_email
+        assert str(email.campaign_id) == CAMPAIGN_ID and str(email.lead_id) in sim.leads
+    assert {e.thread_id for e in emails} == set(sim.threads)
 
 
-@pytest.mark.xfail(strict=True, raises=pydantic.ValidationError,
-                   reason="document silence (simulator not yet shaped): the library reads the reply as a full Email "
-                          "(UUID id, message_id, ... required) and "
-                          "requires eaccount, subject and body arguments; the document shows reply_to_uuid only")
 def test_email_reply_model(client: Any, sim: OutreachSimulator) -> None:
-    client.emails.reply(eaccount=EMAIL, reply_to_uuid=next(iter(sim.emails)), subject="Re", body={"text": "x"})
+    """The reply body is not shown: the simulator answers the email sent, the library's Email, and keeps it
+    in the thread."""
+    original = client.emails.list().items[0]
+    reply = client.emails.reply(eaccount=EMAIL, reply_to_uuid=str(original.id), subject="Re: hello",
+                                body={"text": "Thanks!", "html": "<p>Thanks!</p>"})
+    assert (reply.eaccount, reply.from_address_email, reply.to_address_email_list) == (
+        EMAIL, EMAIL, original.from_address_email)
+    assert (reply.subject, reply.body.text, reply.body.html) == ("Re: hello", "Thanks!", "<p>Thanks!</p>")
+    assert (reply.thread_id, reply.campaign_id, reply.lead_id) == (original.thread_id, original.campaign_id,
+                                                                   original.lead_id)
+    assert reply.timestamp_email >= original.timestamp_email and reply.message_id != original.message_id
+    assert [e.id for e in client.emails.list()][-1] == reply.id and str(reply.id) in sim.emails
 
 
 # -- custom tags ------------------------------------------------------------------------------------

@@ -82,6 +82,34 @@ def test_mark_as_read_served_by_post_only() -> None:
     assert call(sim, "PATCH", path).status == 405
 
 
+def test_analytics_count_what_the_simulator_holds() -> None:
+    """Analytics and email bodies are SIM-CHOICEs (not shown): counted from the simulator's own state."""
+    sim = OutreachSimulator()
+    cid, query = KEYS["CAMPAIGN_ID"], [("id", KEYS["CAMPAIGN_ID"])]
+
+    def row() -> dict[str, Any]:
+        rows = call(sim, "GET", "/campaigns/analytics", query=query).json()
+        assert [r["campaign_id"] for r in rows] == [cid]
+        return rows[0]
+
+    before = row()
+    assert before["leads_count"] == sum(1 for lead in sim.leads.values() if lead.get("campaign") == cid) > 0
+    assert call(sim, "POST", "/leads", {"email": "new@example.com", "campaign": cid}).status == 200
+    reply = call(sim, "POST", "/emails/reply", {"reply_to_uuid": KEYS["REPLY_TO_UUID"], "eaccount": "x@y"}).json()
+    assert reply["thread_id"] == KEYS["THREAD_ID"] and reply["id"] in sim.emails
+    assert reply["eaccount"] == sim.emails[KEYS["REPLY_TO_UUID"]]["eaccount"]  # not an account: the thread's
+    after = row()
+    assert (after["leads_count"], after["emails_sent_count"]) == (before["leads_count"] + 1,
+                                                                  before["emails_sent_count"] + 1)
+    everything = call(sim, "GET", "/campaigns/analytics").json()
+    total = call(sim, "GET", "/campaigns/analytics/overview").json()
+    assert len(everything) == len(sim.campaigns)
+    for name in ("emails_sent_count", "reply_count", "contacted_count"):
+        assert total[name] == sum(r[name] for r in everything) > 0
+    listed = call(sim, "GET", "/emails").json()["items"]
+    assert listed[0]["id"] == KEYS["REPLY_TO_UUID"] and listed[-1]["id"] == reply["id"]
+
+
 def test_rate_limit_runs_on_the_simulated_clock() -> None:
     clock = Clock()
     sim = OutreachSimulator(clock)

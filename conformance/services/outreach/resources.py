@@ -8,6 +8,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from conformance.services.outreach.accounts import ORGANIZATION, iso
+from conformance.services.outreach.analytics import campaign_row, overview
+from conformance.services.outreach.mailbox import reply_record, seed_emails
 from conformance.simulators.base import SimError
 from conformance.transport.model import Request, Response
 
@@ -45,17 +47,19 @@ class ResourcesMixin:
                                    "email_list": [next(iter(sorted(self.accounts)))],
                                    "campaign_schedule": {"schedules": []},
                                    "timestamp_created": created, "timestamp_updated": created}
-        # SIM-CHOICE: one seeded lead (the LEAD_ID setting), so an update has something to change.
-        self.leads: dict[str, dict[str, Any]] = {
-            SEED_LEAD: self._lead({"email": "lead@outreach.example", "payload": {}}, SEED_LEAD)}
+        first, sender = min(self.campaigns), min(self.accounts)
+        # SIM-CHOICE: one seeded lead (the LEAD_ID setting), so an update has something to change;
+        # a lead of the first campaign, which the seeded emails were exchanged with.
+        seed = self._lead({"email": "lead@outreach.example", "campaign": first, "payload": {}}, SEED_LEAD)
+        self.leads: dict[str, dict[str, Any]] = {SEED_LEAD: seed}
         self.block_list: dict[str, dict[str, Any]] = {}
         self.tags: dict[str, dict[str, Any]] = {}
         self.verifications: dict[str, dict[str, Any]] = {}
         self.sessions: dict[str, dict[str, Any]] = {}
         self.jobs: dict[str, dict[str, Any]] = {}
         self.threads = {"thread-0001": {"unread": True}, "thread-0002": {"unread": True}}
-        self.emails = {"email-0001": {"id": "email-0001", "thread_id": "thread-0001", "is_unread": True},
-                       "email-0002": {"id": "email-0002", "thread_id": "thread-0002", "is_unread": True}}
+        # SIM-CHOICE (client-shaped): two threads of the first campaign with the seeded lead (mailbox.py).
+        self.emails = seed_emails(self.clock.now(), first, sender, seed)
         self._serial = 0
 
     def next_id(self, prefix: str) -> str:
@@ -63,8 +67,8 @@ class ResourcesMixin:
         return f"{prefix}-{self._serial:06d}"
 
     def next_uuid(self) -> str:
-        # SIM-CHOICE (client-shaped): ids of leads, tags and block-list entries are not shown; the
-        # vendor's client reads them as UUIDs. Counted, so two runs hand out the same ids.
+        # SIM-CHOICE (client-shaped): ids of leads, emails, tags and block-list entries are not
+        # shown; the vendor's client reads them as UUIDs. Counted, so two runs hand out the same ids.
         self._serial += 1
         return str(uuid.UUID(int=(0x0E7 << 96) + self._serial, version=4))
 
@@ -94,7 +98,7 @@ class ResourcesMixin:
         return [
             ("GET", "/campaigns", (c, "read"), self.list_campaigns),
             ("GET", "/campaigns/analytics", (c, "read"), self.campaign_analytics),
-            ("GET", "/campaigns/analytics/overview", (c, "read"), self.ok_object),
+            ("GET", "/campaigns/analytics/overview", (c, "read"), self.analytics_overview),
             ("GET", "/campaigns/analytics/daily", (c, "read"), self.ok_list),
             ("GET", "/campaigns/analytics/steps", (c, "read"), self.ok_list),
             ("GET", "/campaigns/{cid}", (c, "read"), self.get_campaign),
@@ -179,10 +183,19 @@ class ResourcesMixin:
         campaign["status"], campaign["timestamp_updated"] = PAUSED, iso(self.clock.now())
         return self.ok(campaign)
 
-    def campaign_analytics(self, request: Request) -> Response:
+    def _analytics_rows(self, request: Request) -> list[dict[str, Any]]:
+        # SIM-CHOICE (client-shaped): rows counted from the simulator's leads and emails (analytics.py);
+        # the overview takes the same query parameter id as the summary (its parameters are not shown).
         cid = request.params.get("id")
         ids = [cid] if cid else sorted(self.campaigns)
-        return self.ok([{"campaign_id": i, "emails_sent_count": 0} for i in ids if i in self.campaigns])
+        leads, emails = list(self.leads.values()), list(self.emails.values())
+        return [campaign_row(self.campaigns[i], leads, emails) for i in ids if i in self.campaigns]
+
+    def campaign_analytics(self, request: Request) -> Response:
+        return self.ok(self._analytics_rows(request))
+
+    def analytics_overview(self, request: Request) -> Response:
+        return self.ok(overview(self._analytics_rows(request)))
 
     # -- leads and block list ----------------------------------------------------------------
     def add_lead(self, request: Request) -> Response:
@@ -230,14 +243,24 @@ class ResourcesMixin:
 
     def reply(self, request: Request) -> Response:
         body = self.json_body(request)
-        uuid = body.get("reply_to_uuid")
-        if not isinstance(uuid, str):
+        replied = body.get("reply_to_uuid")
+        if not isinstance(replied, str):
             raise SimError(400, "reply_to_uuid is required")
-        original = self._found(self.emails, uuid, "email")
-        return self.ok({"id": self.next_id("email"), "thread_id": original["thread_id"]})
+        original = self._found(self.emails, replied, "email")
+        # SIM-CHOICE (client-shaped): the reply body is not shown; the email sent, as the vendor's client
+        # reads it, kept in the thread (GET /emails lists it after the seeded ones; analytics count it).
+        # It is sent from the eaccount named if the workspace holds it, else from the thread's account.
+        eaccount = body.get("eaccount")
+        sender = eaccount if isinstance(eaccount, str) and eaccount in self.accounts else original["eaccount"]
+        reply = reply_record(self.next_uuid(), self.clock.now(), original, sender, body)
+        self.emails[reply["id"]] = reply
+        return self.ok(reply)
 
     def mark_read(self, request: Request, thread_id: str) -> Response:
         self._found(self.threads, thread_id, "thread")["unread"] = False
+        for email in self.emails.values():  # SIM-CHOICE (client-shaped): its emails read as well
+            if email["thread_id"] == thread_id:
+                email["is_unread"] = 0
         return self.ok({"thread_id": thread_id, "unread": False})
 
     # -- tags ----------------------------------------------------------------------------------

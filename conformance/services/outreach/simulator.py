@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from urllib.parse import unquote
 
 from conformance.services.outreach.accounts import ORGANIZATION, check_create, check_update, iso, new_account
+from conformance.services.outreach.mailbox import SEED_EMAILS
 from conformance.services.outreach.resources import SEED_LEAD, ResourcesMixin, Route
 from conformance.simulators.base import Clock, SimError, Simulator
 from conformance.transport.model import Request, Response
@@ -55,7 +56,7 @@ class OutreachSimulator(ResourcesMixin, Simulator):
         "CAMPAIGN_CURSOR_FIELD": "next_starting_after",
         "THREAD_ID": "thread-0001",
         "LEAD_ID": SEED_LEAD,
-        "REPLY_TO_UUID": "email-0001",
+        "REPLY_TO_UUID": SEED_EMAILS[0],
         "WARMUP_EMAILS_FIELD": "emails",
     }
 
