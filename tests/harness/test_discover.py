@@ -153,7 +153,8 @@ def test_a_configured_id_the_target_does_not_hold_is_a_setup_error(
         held = run_case(case, target)
     assert (outcome.status, outcome.skip_kind) == (SKIPPED, SkipKind.STALE_SETTING), outcome.message
     assert outcome.message.startswith(f"CONFORMANCE_OUTREACH_CAMPAIGN_ID='{stale}' : the target does not hold it "
-                                      f"(404 on GET /api/v2/campaigns/{stale}); unset it or run with --discover")
+                                      f"(404 on GET /api/v2/campaigns/{stale}), or does not serve the route at all")
+    assert outcome.message.endswith("unset it or run with --discover")
     assert held.status == PASSED, held.message  # the same rule with an id the target holds
 
 
