@@ -3,8 +3,8 @@
 ``gamma_app_mcp.client.GammaClient`` (requests) takes a ``base_url`` and sends ``X-API-KEY`` as
 the document says. The package says Python >= 3.11 and needs ``mcp`` only for its server module;
 its client imports requests alone, so it is installed without dependencies
-(``pip install --no-deps gamma-app-mcp==0.2.0``). Not a dependency of the project: the test is
-skipped where the package is not installed.
+(``scripts/setup`` runs ``pip install --no-deps gamma-app-mcp==0.2.0``). Not a dependency of the
+project: the test is skipped where the package is not installed.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ client library; the only one is ``sprout-social-mcp`` 0.2.0, an MCP server whose
 ``sprout_social_mcp.client.SproutClient`` (httpx, async) takes a ``base_url``. When it is
 installed, ``test_sprout_social_mcp_client`` points it at the served simulator: the metadata
 reads, profile and post analytics (it walks post pages itself), listening messages (it walks
-pages) and metrics, and publishing create/get all work. It needs ``mcp[cli]`` to install, so it
-is not a test dependency; the test skips without it.
+pages) and metrics, and publishing create/get all work. It asks for ``mcp[cli]``, which its client
+module never imports, so ``scripts/setup`` installs it without dependencies; the test skips without it.
 
 Always run: the same operations as a client would send them with plain httpx, following the
 document's three paging styles (page numbers, next_cursor, guid cursor).
