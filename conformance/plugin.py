@@ -17,6 +17,7 @@ import pytest
 from conformance.contract import Contract, load_contract
 from conformance.contract.catalogue_schema import DERIVED_KINDS, RULE_KINDS
 from conformance.contract.loader import available_services, docs_dir
+from conformance.parallel import ParallelRun, is_worker, rule_of, run_started
 from conformance.reporting.allure_meta import HARNESS_ERROR_MARK
 from conformance.reporting.progress import Progress
 from conformance.reporting.redact import curl_line, render_request, render_response
@@ -31,9 +32,13 @@ __all__ = ["pytest_addoption", "pytest_configure", "pytest_generate_tests"]
 
 _SUMMARY = pytest.StashKey[RunSummary]()
 _TARGETS = pytest.StashKey[dict[str, Target]]()
+_PROGRESS = pytest.StashKey[Progress]()
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    # Registered now, not at configure: its pytest_configure must run before allure-pytest's.
+    pluginmanager.register(ParallelRun(_SUMMARY, _TARGETS, _PROGRESS, _start_progress, _report_dir),
+                           "conformance-parallel")
     group = parser.getgroup("conformance", "API conformance suites")
     group.addoption("--service", action="append", dest="conformance_services", default=None,
                     help="service id to check (repeatable); default: every service with a contract")
@@ -59,18 +64,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="where summary.json and triage.md are written (default: reports)")
 
 
-_XDIST_REFUSED = ("the conformance suite does not run under pytest-xdist (-n): one summary per run; run it without "
-                  "-n (it takes seconds per service), or parallelise the harness's own tests only: pytest tests -n 2")
-
-
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "conformance: a rule of a service contract checked against a target")
     # `-m tokenrisk`, `-m "limit and not marketplace"`, `-m standard`: select rules by service,
     # rule kind or basis without knowing rule ids.
-    suites = Path(__file__).parent / "suites"
-    asked = [Path(str(a).split("::")[0]).resolve() for a in config.args]
-    if config.getoption("numprocesses", None) and any(a == suites or suites in a.parents for a in asked):
-        raise pytest.UsageError(_XDIST_REFUSED)
     for name in (*available_services(), *RULE_KINDS, *DERIVED_KINDS, "document", "standard"):
         config.addinivalue_line("markers", f"{name}: conformance rules of that service, kind or basis")
 
@@ -84,16 +81,13 @@ def _settings(config: pytest.Config) -> RunSettings:
         fault=config.getoption("conformance_fault"),
         cassette_dir=config.getoption("conformance_cassettes"),
         allow=frozenset(config.getoption("conformance_allow") or ()) or None,
+        run_started=run_started(config),
     )
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "conformance_case" not in metafunc.fixturenames:
         return
-    if hasattr(metafunc.config, "workerinput"):
-        # Under pytest-xdist each worker would write its own summary.json, triage and targets'
-        # rate-limit state over the others' (one run kept 63 of 149 rules): refused, not merged.
-        raise pytest.UsageError(_XDIST_REFUSED)
     services = metafunc.config.getoption("conformance_services") or available_services()
     cases: list[Any] = []
     for service in services:
@@ -235,26 +229,27 @@ def conformance_check(conformance_settings: RunSettings, conformance_summary: Ru
     return run
 
 
-_PROGRESS = pytest.StashKey[Progress]()
+_rule_of = rule_of
 
 
-def _rule_of(nodeid: str) -> str | None:
-    """The rule id of a conformance item (``...::test_rule[<rule id>]``), else None."""
-    if "::test_rule[" not in nodeid:
-        return None
-    return nodeid.rsplit("[", 1)[1].rstrip("]")
+def _report_dir(config: pytest.Config) -> Path:
+    return Path(config.getoption("conformance_reports"))
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    config = session.config
+    # Under xdist the controller collects nothing: parallel.py starts the line from the workers' collection.
+    _start_progress(session.config, sum(1 for item in session.items if _rule_of(item.nodeid)))
+
+
+def _start_progress(config: pytest.Config, total: int) -> None:
     mode = config.getoption("conformance_progress")
-    rules = [item for item in session.items if _rule_of(item.nodeid)]
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if mode == "off" or not rules or reporter is None or config.get_verbosity() > 0 or config.option.collectonly:
+    if (mode == "off" or not total or reporter is None or config.get_verbosity() > 0 or config.option.collectonly
+            or is_worker(config)):
         return
     live = mode == "live" or (mode == "auto" and bool(getattr(reporter, "isatty", False)))
     reporter.write_line("")
-    config.stash[_PROGRESS] = Progress(total=len(rules), out=reporter, live=live)
+    config.stash[_PROGRESS] = Progress(total=total, out=reporter, live=live)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -283,8 +278,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if progress is not None:
         progress.close()
     summary = config.stash.get(_SUMMARY, None)
-    if summary is None or not summary.outcomes:
-        return
+    if summary is None or not summary.outcomes or is_worker(config):
+        return  # a worker's outcomes reach the report through the controller (parallel.py)
     terminalreporter.section("conformance: per-rule summary")
     for line in summary.lines():
         terminalreporter.write_line(line)

@@ -98,7 +98,9 @@ class Target:
         self.limiting: str | None = None
         self.spent = 0
         self._limited: list[str] = []
-        self._started = time.monotonic()
+        # The run's start, not this target's: a service started late gets what is left of the run.
+        started = settings.run_started
+        self._started = time.monotonic() - (max(0.0, time.time() - started) if started is not None else 0.0)
 
     def transport_failed(self, why: str) -> None:
         self._failures.append(why)

@@ -26,7 +26,7 @@ FLOORS = [
     ("checks",),
     ("faults",),
     ("services",),  # the package root, base.py and every per-service package
-    ("runner", "selftest", "plugin", "cli", "reporting", "suites", "__main__"),
+    ("runner", "selftest", "parallel", "plugin", "cli", "reporting", "suites", "__main__"),
 ]
 
 

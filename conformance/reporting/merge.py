@@ -1,0 +1,150 @@
+"""Run directories merged into one: the CI shape with one job per service (a matrix) and a final
+job that reports the night as one run.
+
+Each shard is a run directory (``summary.json``, ``triage.md``, ``junit.xml``,
+``allure-results/``) over its own services. The merge refuses shards that cannot make one run:
+a service checked in two of them (which verdict would stand?), or different targets, profiles,
+harness versions or commits (one verdict per rule needs one harness and one target kind).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+from conformance.errors import UsageError
+from conformance.reporting.triage import load_summary
+
+__all__ = ["merge_runs", "merge_summaries"]
+
+# Must agree across shards: a merged run has one of each.
+_SAME = ("target", "profile", "harness_version", "commit")
+# Written again for the merged run (the shards' copies name only their own services).
+_EXTRAS = ("categories.json", "environment.properties", "executor.json")
+
+
+def merge_summaries(summaries: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
+    """One summary.json from several shards' (each given with where it came from, for messages)."""
+    if not summaries:
+        raise UsageError("nothing to merge: name one or more run directories")
+    first_path, first = summaries[0]
+    for path, data in summaries[1:]:
+        for key in _SAME:
+            if data.get(key) != first.get(key):
+                raise UsageError(f"cannot merge {first_path} and {path}: {key} differs "
+                                 f"({first.get(key)!r} vs {data.get(key)!r})")
+    merged: dict[str, Any] = {key: first.get(key) for key in _SAME}
+    merged["generated_at"] = max(str(d.get("generated_at", "")) for _p, d in summaries)
+    services: dict[str, Any] = {}
+    owner: dict[str, Path] = {}
+    for path, data in summaries:
+        for service, body in data["services"].items():
+            if service in services:
+                raise UsageError(f"cannot merge: service {service} is in both {owner[service]} and {path}")
+            services[service], owner[service] = body, path
+    for name in ("counts", "skip_kinds"):
+        total: dict[str, int] = {}
+        for _p, data in summaries:
+            for key, value in (data.get(name) or {}).items():
+                total[key] = total.get(key, 0) + int(value)
+        merged[name] = total
+    merged["missing_required"] = {s: names for _p, d in summaries
+                                  for s, names in (d.get("missing_required") or {}).items()}
+    merged["services"] = services
+    merged["merged_from"] = [str(p) for p, _d in summaries]
+    return merged
+
+
+def merge_runs(sources: list[Path], out: Path) -> dict[str, Any]:
+    """Writes ``out`` as one run directory from the shards ``sources``; returns its summary."""
+    if out.resolve() in {s.resolve() for s in sources}:
+        raise UsageError(f"the merged run {out} cannot be one of the shards")
+    merged = merge_summaries([(s, load_summary(s)) for s in sources])
+    out.mkdir(parents=True, exist_ok=True)
+    _write(out / "summary.json", json.dumps(merged, indent=2))
+    _write(out / "triage.md", _triage(merged, [s for s in sources if s.is_dir()]))
+    junit = _junit([s / "junit.xml" for s in sources if (s / "junit.xml").is_file()])
+    if junit is not None:
+        _write(out / "junit.xml", junit)
+    results = [s / "allure-results" for s in sources if (s / "allure-results").is_dir()]
+    if results:
+        _allure(results, out / "allure-results", merged)
+    return merged
+
+
+def _triage(merged: dict[str, Any], sources: list[Path]) -> str:
+    """The shards' failure sections under one heading (each shard wrote them from its outcomes)."""
+    sections: list[str] = []
+    for source in sources:
+        try:
+            text = (source / "triage.md").read_text(encoding="utf-8")
+        except OSError:
+            continue
+        start = text.find("\n## ")
+        if start >= 0:
+            sections.append(text[start + 1:].rstrip("\n"))
+    lines = ["# Triage", "", f"Target `{merged['target']}`, profile `{merged['profile']}`.", ""]
+    lines += sections if sections else ["No rule failed."]
+    return "\n".join(lines) + "\n"
+
+
+def _junit(paths: list[Path]) -> str | None:
+    """One testsuite with every shard's testcases; its counts are the sums."""
+    if not paths:
+        return None
+    suite: ET.Element | None = None
+    for path in paths:
+        try:
+            root = ET.parse(path).getroot()
+        except (OSError, ET.ParseError) as exc:
+            raise UsageError(f"cannot read {path}: {exc}") from None
+        for shard in ([root] if root.tag == "testsuite" else root.findall("testsuite")):
+            if suite is None:
+                suite = ET.Element("testsuite", dict(shard.attrib))
+                for key in ("tests", "errors", "failures", "skipped"):
+                    suite.set(key, "0")
+                suite.set("time", "0")
+            for key in ("tests", "errors", "failures", "skipped"):
+                suite.set(key, str(int(suite.get(key, "0")) + int(shard.get(key, "0"))))
+            suite.set("time", f"{float(suite.get('time', '0')) + float(shard.get('time', '0')):.3f}")
+            suite.extend(list(shard))
+    if suite is None:
+        return None
+    root = ET.Element("testsuites")
+    root.append(suite)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True)
+
+
+def _allure(results: list[Path], out: Path, merged: dict[str, Any]) -> None:
+    """Every shard's result, container and attachment file (uuid-named: they never clash), and the
+    categories and environment written again for the merged run."""
+    from conformance.reporting.allure_meta import write_results_extras
+
+    out.mkdir(parents=True, exist_ok=True)
+    base_urls: dict[str, str] = {}
+    for source in results:
+        for path in source.iterdir():
+            if path.name == "environment.properties":
+                for line in path.read_text(encoding="utf-8").splitlines():
+                    key, _sep, value = line.partition("=")
+                    if key.startswith("base_url."):
+                        base_urls[key.removeprefix("base_url.")] = value
+            if path.name in _EXTRAS or not path.is_file():
+                continue
+            if (out / path.name).exists():
+                raise UsageError(f"cannot merge: {path.name} is in two shards' allure-results")
+            shutil.copy2(path, out / path.name)
+    write_results_extras(out, merged, base_urls)
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
