@@ -183,7 +183,7 @@ class ParallelRun:
         if not is_worker(session.config):
             return
         self._flush()  # a rule stopped by Ctrl-C is in the summary, not yet in the file
-        targets = session.config.stash.get(self.targets_key, {})
+        targets: dict[str, Any] = session.config.stash.get(self.targets_key, {})
         urls = {}
         for service, target in targets.items():
             try:
