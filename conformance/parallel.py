@@ -64,14 +64,21 @@ def run_started(config: pytest.Config) -> float:
 
 class ServiceScheduling(LoadScopeScheduling):
     """xdist's scope scheduling with one scope per service for conformance rules: a scope is sent
-    whole to one worker, in collection (serial) order. Other tests keep xdist's scopes (module or
-    class)."""
+    whole to one worker, in collection (serial) order. Other tests (``pytest tests conformance/suites
+    -n 2``) are grouped as ``--dist`` asks: by file, by class or module, else each on its own."""
 
     def _split_scope(self, nodeid: str) -> str:
         rule = rule_of(nodeid)
         if rule is not None:
             return "conformance service " + rule.split(".", 1)[0]
-        return str(super()._split_scope(nodeid))
+        dist = self.config.getvalue("dist")
+        if dist == "loadfile":
+            return nodeid.split("::", 1)[0]
+        if dist == "loadgroup" and "@" in nodeid:
+            return nodeid.rsplit("@", 1)[1]
+        if dist == "loadscope":
+            return str(super()._split_scope(nodeid))
+        return nodeid  # load, worksteal: no grouping asked
 
 
 @dataclass

@@ -12,6 +12,7 @@ import sys
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -172,14 +173,18 @@ def test_a_signal_stops_every_worker_and_what_finished_is_written(tmp_path: Path
         assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
 
 
-def test_scheduler_groups_rules_by_service_and_other_tests_by_module() -> None:
+def test_scheduler_groups_rules_by_service_and_other_tests_as_dist_asks() -> None:
     split = ServiceScheduling._split_scope
     sched = ServiceScheduling.__new__(ServiceScheduling)
+    sched.config = SimpleNamespace(getvalue=lambda name: "loadscope")  # type: ignore[assignment]
     assert split(sched, "test_rules.py::test_rule[social.posts.limit]") == split(
         sched, "test_rules.py::test_rule[social.request-fields.post-x]")
     assert split(sched, "test_rules.py::test_rule[social.posts.limit]") != split(
         sched, "test_rules.py::test_rule[scanning.search.cost]")
     assert split(sched, "tests/harness/test_cli.py::test_x") == "tests/harness/test_cli.py"
+    sched.config = SimpleNamespace(getvalue=lambda name: "load")  # type: ignore[assignment]
+    assert split(sched, "tests/harness/test_cli.py::test_x") == "tests/harness/test_cli.py::test_x"
+    assert split(sched, "test_rules.py::test_rule[social.posts.limit]") == "conformance service social"
 
 
 def test_run_deadline_counts_from_the_run_start_not_the_target(tmp_path: Path) -> None:
