@@ -126,7 +126,8 @@ class ParallelRun:
             return
         progress = config.stash.get(self.progress_key, None)
         rule = rule_of(nodeid)
-        if progress is not None and rule is not None:
+        # Serially the plugin's pytest_runtest_protocol starts the rule on the line itself.
+        if progress is not None and rule is not None and config.pluginmanager.has_plugin("dsession"):
             progress.start(rule)
 
     def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
@@ -175,11 +176,6 @@ class ParallelRun:
         # the controller cleared it before starting them.
         if hasattr(config.option, "clean_alluredir"):
             config.option.clean_alluredir = False
-        wid = str(config.workerinput.get("workerid", "gw"))  # type: ignore[attr-defined]
-        own = self.report_dir(config) / "workers" / wid
-        own.mkdir(parents=True, exist_ok=True)
-        (own / "pid").write_text(str(os.getpid()), encoding="utf-8")
-        self._out = (own / "outcomes.jsonl").open("w", encoding="utf-8")
 
     def pytest_runtest_logfinish(self, nodeid: str, location: Any) -> None:
         if self._config is not None and is_worker(self._config):
@@ -219,7 +215,14 @@ class ParallelRun:
 
     def _record(self, data: dict[str, Any]) -> None:
         if self._out is None:
-            return
+            if data.get("event") != "start" or self._config is None:
+                return  # nothing is written by a worker that ran no rule (pytest tests -n 2)
+            # The first rule: this worker's own directory, its pid (for the controller's SIGINT).
+            wid = str(self._config.workerinput.get("workerid", "gw"))  # type: ignore[attr-defined]
+            own = self.report_dir(self._config) / "workers" / wid
+            own.mkdir(parents=True, exist_ok=True)
+            (own / "pid").write_text(str(os.getpid()), encoding="utf-8")
+            self._out = (own / "outcomes.jsonl").open("w", encoding="utf-8")
         self._out.write(json.dumps(data) + "\n")
         self._out.flush()  # a worker killed later still leaves this line
 

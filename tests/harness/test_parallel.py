@@ -217,3 +217,13 @@ def test_a_rule_started_but_never_finished_is_interrupted_not_passed(tmp_path: P
     ids = [f"test_rules.py::test_rule[{r}]" for r in rules]
     summary, _urls = merge_worker_files(tmp_path, ids, "sim", "gate")
     assert [(o.case_id, o.status) for o in summary.outcomes.values()] == [(rules[0], PASSED), (rules[1], INTERRUPTED)]
+
+
+@pytest.mark.slow
+def test_the_harness_own_tests_under_xdist_leave_no_worker_files(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run([sys.executable, "-m", "pytest", str(root / "tests/harness/test_layers.py"), "-n", "2", "-q",
+                           "-p", "no:cacheprovider", "--report-dir", str(tmp_path / "reports")],
+                          capture_output=True, text=True, timeout=600, cwd=root, check=False)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    assert " passed" in proc.stdout and not (tmp_path / "reports" / "workers").exists()
