@@ -10,11 +10,15 @@ import argparse
 import math
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
 
-from conformance.errors import HarnessError, UsageError
+from conformance.errors import HarnessError, UsageError, did_you_mean
 from conformance.settings import RECORD_MODES
+
+if TYPE_CHECKING:
+    from conformance.discovery import Proposal
 
 __all__ = ["main"]
 
@@ -39,7 +43,46 @@ def _apply_path_options(options: list[str], services: list[str]) -> None:
             os.environ[env_name(service, name.upper())] = value
 
 
+def _discover_for(service: str) -> list[Proposal]:
+    """The proposals for ``service`` from its http target (base URL and credentials from the
+    environment); a target that cannot be reached is one line, exit 2."""
+    from conformance.contract import load_contract
+    from conformance.discovery import discover
+    from conformance.settings import RunSettings
+    from conformance.targets import make_target
+
+    target = make_target(load_contract(service), RunSettings.from_env(target="http"))
+    target.base_url()  # a missing or malformed base URL: one line, now
+    return list(discover(target.contract, target))
+
+
+def _discover(args: argparse.Namespace) -> int:
+    """`conformance discover --service X`: export lines for every setting it can derive."""
+    from conformance.discovery import export_lines
+    from conformance.settings import env_name
+
+    for service in args.service:
+        proposals = _discover_for(service)
+        print("\n".join(export_lines(service, os.environ.get(env_name(service, "BASE_URL"), ""),
+                                      proposals)))
+    return 0
+
+
+def _apply_discovery(services: list[str]) -> None:
+    """`run --discover`: the same proposals put into this run's environment (the user's settings
+    win); summary.json and the Allure environment name what was discovered."""
+    from conformance.discovery import apply
+
+    for service in services:
+        names = apply(service, _discover_for(service))
+        print(f"conformance: {service}: discovered {', '.join(names) or 'nothing'} "
+              "(`conformance discover` shows where from)", file=sys.stderr)
+
+
 def _run(args: argparse.Namespace) -> int:
+    from conformance import interrupts
+
+    interrupts.checkpoint("imports")
     import pytest
 
     from conformance.contract import load_contract
@@ -52,7 +95,12 @@ def _run(args: argparse.Namespace) -> int:
                                     record=args.record or None, record_mode=args.record_mode, fault=args.fault,
                                     allow=frozenset(args.allow or ()) or None)
     from conformance.runner import collect_cases
+    from conformance.settings import MinChecked
 
+    if args.min_checked is not None:
+        MinChecked.parse(args.min_checked)  # a bad floor: one line, now
+    elif os.environ.get("CONFORMANCE_MIN_CHECKED"):
+        MinChecked.parse(os.environ["CONFORMANCE_MIN_CHECKED"], "CONFORMANCE_MIN_CHECKED")
     for service in args.service or available_services():
         collect_cases(load_contract(service))  # a bad contract or unknown check: one line, now
     _apply_path_options(args.option or [], args.service or available_services())
@@ -61,7 +109,8 @@ def _run(args: argparse.Namespace) -> int:
             args.service = [s for s in available_services()
                             if any(f.name == args.fault for f in faults_for(s))]
             if not args.service:
-                raise UsageError(f"no service has a fault named '{args.fault}'")
+                every = [f.name for s in available_services() for f in faults_for(s)]
+                raise UsageError(f"no service has a fault named '{args.fault}'{did_you_mean(args.fault, every)}")
         for service in args.service:
             fault_decorator(service, args.fault)
     if settings.target == "http":
@@ -76,6 +125,10 @@ def _run(args: argparse.Namespace) -> int:
 
         for service in args.service or available_services():
             make_target(load_contract(service), settings).base_url()  # a malformed URL: one line, now
+        if args.discover:
+            _apply_discovery(args.service or available_services())
+    elif args.discover:
+        raise UsageError("--discover reads settings from a live target: use it with --target http")
     report_dir = Path(args.report_dir) if args.report_dir else _new_run_dir(Path("reports"))
     argv = [str(SUITES), "-p", "no:cacheprovider", "-q", "-o", "console_output_style=classic",
             "--rootdir", str(SUITES), "-c", str(SUITES / "pytest.ini"),
@@ -95,23 +148,71 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["-k", args.k]
     if args.m:
         argv += ["-m", args.m]
+    if args.verbose:
+        argv += ["--conformance-every-rule"]
     for allowance in sorted(settings.allow):
         argv += ["--allow", allowance]
     argv += _jobs_argv(args.jobs)
     if report_dir.exists() and not report_dir.is_dir():
         raise HarnessError(f"--report-dir {report_dir} is not a directory")
-    # The exit status and the reader read this run's files only: none of the last run's may stay.
-    for stale in ("summary.json", "triage.md"):
+    if args.min_checked is not None:
+        argv += ["--min-checked", args.min_checked]
+    from conformance.reporting.lock import report_dir_lock
+
+    with report_dir_lock(report_dir):
+        # The exit status and the reader read this run's files only: none of the last run's may stay.
+        for stale in ("summary.json", "triage.md"):
+            try:
+                (report_dir / stale).unlink(missing_ok=True)
+            except OSError as exc:
+                raise HarnessError(f"cannot clear {report_dir / stale}: {exc.strerror}") from None
         try:
-            (report_dir / stale).unlink(missing_ok=True)
-        except OSError as exc:
-            raise HarnessError(f"cannot clear {report_dir / stale}: {exc.strerror}") from None
-    terminated = _on_sigterm_interrupt()
-    code = pytest.main(argv)
-    status = _exit_status(report_dir, int(code), allow_skips=args.allow_skips)
-    if not args.report_dir and status != 130 and not terminated() and (report_dir / "summary.json").is_file():
-        _point_latest(report_dir)
-    return 143 if terminated() else status
+            code = int(pytest.main(argv))
+        except KeyboardInterrupt:  # landed where pytest does not catch it (its session's end)
+            code = 2
+        interrupts.stop_raising()
+        interrupts.checkpoint("verdict")
+        signal_name = interrupts.received()
+        if signal_name:
+            # Decided by the signal, not by what pytest made of it: never 0, never "failed".
+            _mark_interrupted(report_dir, signal_name)
+            print(f"conformance: interrupted by {signal_name}; {report_dir / 'summary.json'} holds what finished",
+                  file=sys.stderr)
+            return interrupts.exit_status() or 130
+        status = _exit_status(report_dir, code, allow_skips=args.allow_skips)
+        if status != 130:
+            _keep_history(report_dir)
+        if not args.report_dir and status != 130 and (report_dir / "summary.json").is_file():
+            _point_latest(report_dir)
+        return status
+
+
+def _mark_interrupted(report_dir: Path, signal_name: str) -> None:
+    """summary.json says the run was interrupted, even when the signal came after it was written."""
+    import json
+
+    from conformance.reporting.summary import write_atomic
+
+    path = report_dir / "summary.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # nothing was written (interrupted before the first rule ended): nothing to mark
+    if isinstance(data, dict) and data.get("interrupted") != signal_name:
+        data["interrupted"] = signal_name
+        write_atomic(path, json.dumps(data, indent=2))
+
+
+def _keep_history(report_dir: Path) -> None:
+    """Every finished run appends its line to the Allure history beside the runs
+    (reports/history.jsonl for reports/runs/<run>), report or not."""
+    from conformance.reporting.history import append_run
+
+    base = report_dir.parent.parent if report_dir.parent.name == "runs" else report_dir.parent
+    try:
+        append_run(report_dir, base / "history.jsonl")
+    except HarnessError as exc:  # the run's verdict stands; only its history line is missing
+        print(f"conformance: {exc}", file=sys.stderr)
 
 
 def _jobs_argv(jobs: int) -> list[str]:
@@ -149,21 +250,6 @@ def _point_latest(run_dir: Path) -> None:
         print(f"conformance: could not point {latest} at {run_dir}: {exc.strerror}", file=sys.stderr)
 
 
-def _on_sigterm_interrupt() -> Callable[[], bool]:
-    """SIGTERM stops the run like Ctrl-C (the running rule is reported interrupted, what finished
-    is written); the exit status is then 143."""
-    import signal
-
-    seen: list[int] = []
-
-    def handler(signum: int, frame: object) -> None:
-        seen.append(signum)
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, handler)
-    return lambda: bool(seen)
-
-
 # Skip kinds a run may end with and still be green: the target's data or nature, not missing set-up.
 _ACCEPTED_SKIPS = {"not-checkable-on-target", "not-exercised", "credential-missing", "unchecked", "gap-observed",
                    "needs-allowance", "depends-on-gap"}
@@ -171,8 +257,9 @@ _ACCEPTED_SKIPS = {"not-checkable-on-target", "not-exercised", "credential-missi
 
 def _exit_status(report_dir: Path, pytest_code: int, *, allow_skips: bool = False) -> int:
     """0: every selected rule ran and passed, or was skipped for an accepted reason.
-    1: the target broke a rule. 2: harness errors. 3: incomplete (nothing checked, cassettes or
-    required credentials missing, rate-limited). 130: interrupted. One line says why."""
+    1: the target broke a rule. 2: harness errors. 3: incomplete (nothing checked, fewer checked
+    than the --min-checked floor, the run deadline reached, cassettes or required credentials
+    missing, rate-limited). 130: interrupted (143 for SIGTERM, decided in _run). One line says why."""
     import json
 
     try:
@@ -182,17 +269,27 @@ def _exit_status(report_dir: Path, pytest_code: int, *, allow_skips: bool = Fals
         if pytest_code == 5:
             print("conformance: no rule was selected (check --service, -k and -m)", file=sys.stderr)
         return 0 if pytest_code == 0 else (130 if pytest_code == 2 else 2)
-    if counts.get("failed"):
-        return 1
-    if counts.get("interrupted") or pytest_code == 2:
+    if counts.get("interrupted") or pytest_code == 2 or summary.get("interrupted"):
+        # Before failures: a run stopped half-way is not a verdict on the target.
         print("conformance: interrupted; the summary holds what finished", file=sys.stderr)
         return 130
+    if counts.get("failed"):
+        return 1
+    deadline = (summary.get("skip_kinds") or {}).get("run-deadline")
+    if deadline:
+        print(f"conformance: incomplete run: the run deadline (CONFORMANCE_RUN_SECONDS) was reached; "
+              f"{deadline} rules not run", file=sys.stderr)
+        return 3
     if counts.get("error") or pytest_code not in (0, 1):
         print(f"conformance: {counts.get('error', 0)} harness errors (not target failures): see triage.md",
               file=sys.stderr)
         return 2
     if allow_skips:
         return 0
+    checked = summary.get("checked") or {}
+    if checked.get("below_floor"):
+        print(f"conformance: incomplete run: {checked['below_floor']}", file=sys.stderr)
+        return 3
     why = []
     if not counts.get("passed"):
         why.append("no rule was checked (every selected rule skipped)")
@@ -211,9 +308,11 @@ def _exit_status(report_dir: Path, pytest_code: int, *, allow_skips: bool = Fals
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from conformance.contract import load_contract
     from conformance.services import create_simulator, fault_decorator
-    from conformance.simulators.asgi import SimulatorApp
+    from conformance.simulators.asgi import UVICORN_OPTIONS, SimulatorApp
     from conformance.simulators.base import WallClock
+    from conformance.simulators.sandbox import bind, export_lines
 
     if not 0 <= args.port <= 65535:
         raise HarnessError(f"port {args.port} is out of range")
@@ -224,19 +323,29 @@ def _serve(args: argparse.Namespace) -> int:
         name, sep, value = item.partition("=")
         if not sep or not name:
             raise HarnessError(f"--option takes NAME=VALUE, got '{item}'")
+        if not value:  # an empty path segment would make every path 404
+            raise HarnessError(f"--option {name} needs a value, got '{item}'")
         if name == "clock":
             raise HarnessError("--option clock is not a simulator option; use --clock-rate")
         options[name] = value
     sim = create_simulator(args.service, WallClock(rate=args.clock_rate), **options)
     if args.fault:
         sim = fault_decorator(args.service, args.fault)(sim)
+    # Bound before anything is printed: a taken port is one line, and no credential is shown for it.
+    sock = bind(args.host, args.port)
+    port = sock.getsockname()[1]
+    base_url = f"http://{args.host}:{port}"
+    path_settings = {k: v for k, v in options.items() if k in load_contract(args.service).server_variables()}
     with_fault = f" with {args.fault}" if args.fault else ""
-    print(f"serving the {args.service} simulator{with_fault} on http://{args.host}:{args.port} "
-          f"(clock rate {args.clock_rate}); seeded credentials:", flush=True)
-    for name, value in sorted(sim.credentials.items()):
-        print(f"  CONFORMANCE_{args.service.upper()}_{name}={value}", flush=True)
-    print(f"  CONFORMANCE_{args.service.upper()}_BASE_URL=http://{args.host}:{args.port}", flush=True)
-    uvicorn.run(SimulatorApp(sim), host=args.host, port=args.port, log_level=args.log_level)
+    print(f"# serving the {args.service} simulator{with_fault} on {base_url} (clock rate {args.clock_rate}); "
+          "paste these lines into a shell, then `conformance run --target http "
+          f"--service {args.service}`:", flush=True)
+    for line in export_lines(args.service, sim.credentials, base_url, path_settings=path_settings,
+                             clock_rate=args.clock_rate):
+        print(line, flush=True)
+    config = uvicorn.Config(SimulatorApp(sim), host=args.host, port=port, log_level=args.log_level,
+                            **UVICORN_OPTIONS)
+    uvicorn.Server(config).run(sockets=[sock])
     return 0
 
 
@@ -280,7 +389,7 @@ def _selftest(args: argparse.Namespace) -> int:
 def _coverage(args: argparse.Namespace) -> int:
     """Per service: the document's statements, how many rules cover, gaps record, conflicts hold
     or are not checkable; then every statement not covered by a rule, with how it is accounted."""
-    from conformance.contract.loader import available_services, docs_dir, load_index, _read_yaml, schemas_dir
+    from conformance.contract.loader import _read_yaml, available_services, docs_dir, load_index, schemas_dir
     from conformance.contract.statements import skeleton, units_for
 
     services = args.service or available_services()
@@ -389,10 +498,14 @@ def _report(args: argparse.Namespace) -> int:
         triage_page = (f"Base: `{base.name}`; current: `{report_dir.resolve().name}`\n\n"
                        + compare(load_summary(base), load_summary(report_dir)).markdown(
                            os.environ.get("CONFORMANCE_DOCS_URL", "")))
+        # The same page on its own, beside the run (the report shows it under Global Attachments).
+        (report_dir / "triage-since-previous.md").write_text(triage_page, encoding="utf-8")
     history = None if args.no_history else Path(args.history)
     print(f"report: {build_html(report_dir, history=history, triage_markdown=triage_page)}")
     if history is not None:
         print(f"history: {history} (keep it between runs: trends, new failed and fixed come from it)")
+    if args.exit_status:  # the report is built either way; the status is the run's (tox -e report, CI)
+        return _exit_status(report_dir, 0)
     return 0
 
 
@@ -413,6 +526,7 @@ def _merge_into_new_run(sources: list[Path], reports: Path) -> Path:
         shutil.rmtree(run_dir, ignore_errors=True)  # no half-merged run for triage to pick up
         raise
     _point_latest(run_dir)
+    _keep_history(run_dir)  # the merged run is one run: its one history line
     return run_dir
 
 
@@ -424,17 +538,34 @@ def _merge(args: argparse.Namespace) -> int:
 def _env(args: argparse.Namespace) -> int:
     from conformance.contract import load_contract
     from conformance.contract.loader import available_services
-    from conformance.settings import env_name
+    from conformance.settings import env_name, run_variables
 
+    print("# run-wide (value in force)")
+    for name, value, description in run_variables():
+        print(f"{name:48} {value or '(unset)'}: {description}")
+    print()
     for service in args.service or available_services():
         contract = load_contract(service)
         print(f"# {service}: {contract.title}")
+        # One entry per variable: a credential that is also a path setting (marketplace's AUTH_URL)
+        # is described once, with both ways to set it.
+        paths = {env_name(service, n.upper()): (n, v, d) for n, (v, d) in contract.server_variables().items()}
         print(f"{env_name(service, 'BASE_URL'):48} base URL for --target http")
         for cred in contract.settings.get("credentials", []):
             optional = " (optional)" if cred.get("optional") else ""
-            print(f"{env_name(service, cred['name']):48} {cred['statement']}{optional}")
-        for name, (value, description) in sorted(contract.server_variables().items()):
-            print(f"{env_name(service, name.upper()):48} path setting (now {value!r}; also --option {name}=...)"
+            variable = env_name(service, cred["name"])
+            also = ""
+            if variable in paths:
+                name, value, _description = paths.pop(variable)
+                also = f"; path setting, now {value!r}, also --option {name}=..."
+            print(f"{variable:48} {cred['statement']}{optional}{also}")
+        rates = contract.openapi.get("x-client-rate-limits") or []
+        if rates:
+            documented = ", ".join(f"{r['requests']} requests per {r['per_seconds']} s" for r in rates)
+            print(f"{env_name(service, 'RATE_SCALE'):48} for --target http: times the documented client rate "
+                  f"({documented}) a sandbox allows (default 1; CONFORMANCE_TIME_SCALE also divides waits)")
+        for variable, (name, value, description) in sorted(paths.items()):
+            print(f"{variable:48} path setting (now {value!r}; also --option {name}=...)"
                   f"{': ' + description if description else ''}")
         print()
     return 0
@@ -449,57 +580,111 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Defaults in help, as schemathesis shows them; not for options without one (None, off)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if action.default in (None, False) or "default" in text:
+            return text
+        return super()._get_help_string(action)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with defaults in help and "did you mean" for a mistyped subcommand or choice
+    (Python 3.14's suggest_on_error, for 3.11)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    def error(self, message: str) -> NoReturn:
+        import re
+
+        wrong = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if wrong:
+            message += did_you_mean(wrong.group(1), re.findall(r"'([^']*)'", wrong.group(2)))
+        super().error(message)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="conformance", description=__doc__)
+    parser = _Parser(prog="conformance", description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="run the conformance suite against a target")
-    run.add_argument("--service", action="append", help="service id (repeatable; default all)")
-    run.add_argument("--target", choices=("sim", "http", "replay"), default=None,
-                     help="sim (default), http or replay; or set CONFORMANCE_TARGET")
-    run.add_argument("--profile", choices=("gate", "nightly"), default=None)
-    run.add_argument("--record", action="store_true", help="record cassettes while running (--record-mode rewrite)")
-    run.add_argument("--record-mode", choices=RECORD_MODES, default=None,
-                     help="pytest-recording's modes: none (default), once (only missing cassettes), new_episodes, "
-                          "all, rewrite")
-    run.add_argument("--fault", help="inject a named fault into the simulator")
-    run.add_argument("--option", action="append", metavar="NAME=VALUE",
-                     help="a path setting the documents do not show (see `conformance env`), e.g. shop_resource=shops")
-    run.add_argument("--report-dir", default=None,
-                     help="where to write (default: new reports/runs/<time>-<pid>/; reports/latest points there)")
-    run.add_argument("--cassette-dir", default="cassettes")
-    run.add_argument("--no-allure", action="store_true", help="do not write allure-results")
-    run.add_argument("-k", help="only rules whose id matches this pytest -k expression")
-    run.add_argument("-m", help="only rules whose markers match this pytest -m expression: service ids, rule "
-                                "kinds, document or standard (e.g. -m 'tokenrisk and limit')")
-    run.add_argument("--allow", action="append", choices=("spend", "write"), default=None,
-                     help="on --target http, allow rules that spend credits or write vendor data (repeatable)")
-    run.add_argument("-n", "--jobs", type=int, default=1, metavar="N",
-                     help="check services side by side in N worker processes (pytest-xdist); one service's rules "
-                          "run in one worker in order; one merged report (default 1)")
-    run.add_argument("--allow-skips", action="store_true",
-                     help="exit 0 even when rules were not checked (missing cassettes, credentials, rate limits)")
+    # Grouped as schemathesis groups its options: what to check, against what, what to keep.
+    where = run.add_argument_group("target")
+    select = run.add_argument_group("selection")
+    record = run.add_argument_group("cassettes")
+    output = run.add_argument_group("output and exit status")
+    select.add_argument("--service", action="append", help="service id (repeatable; default all)")
+    where.add_argument("--target", choices=("sim", "http", "replay"), default=None,
+                       help="sim (default), http or replay; or set CONFORMANCE_TARGET")
+    where.add_argument("--profile", choices=("gate", "nightly"), default=None,
+                       help="gate (default: derandomized, bounded) or nightly (deep, random); or CONFORMANCE_PROFILE")
+    record.add_argument("--record", action="store_true", help="record cassettes while running (--record-mode rewrite)")
+    record.add_argument("--record-mode", choices=RECORD_MODES, default=None,
+                        help="pytest-recording's modes: none (default), once (only missing cassettes), new_episodes, "
+                             "all, rewrite")
+    where.add_argument("--fault", help="inject a named fault into the simulator")
+    where.add_argument("--option", action="append", metavar="NAME=VALUE",
+                       help="a path setting the documents do not show (see `conformance env`), "
+                            "e.g. shop_resource=shops")
+    output.add_argument("--report-dir", default=None,
+                        help="where to write (default: new reports/runs/<time>-<pid>/; reports/latest points there)")
+    record.add_argument("--cassette-dir", default="cassettes", help="where cassettes are read and written")
+    output.add_argument("--no-allure", action="store_true", help="do not write allure-results")
+    select.add_argument("-k", metavar="EXPR", help="only rules whose id matches this pytest -k expression")
+    select.add_argument("-m", metavar="MARKEXPR",
+                        help="only rules whose markers match this pytest -m expression: service ids, rule "
+                             "kinds, document or standard (e.g. -m 'tokenrisk and limit')")
+    where.add_argument("-n", "--jobs", type=int, default=1, metavar="N",
+                       help="check services side by side in N worker processes (pytest-xdist); one service's rules "
+                            "run in one worker in order; one merged report (default 1)")
+    where.add_argument("--allow", action="append", choices=("spend", "write"), default=None,
+                       help="on --target http, allow rules that spend credits or write vendor data (repeatable)")
+    output.add_argument("-v", "--verbose", action="store_true",
+                        help="list every rule in the summary (default: only what did not pass, and the totals)")
+    output.add_argument("--min-checked", default=None, metavar="SHARE",
+                        help="the least share of selected rules that must be checked (passed or failed), e.g. 80%% "
+                             "or a count such as 30; below it the run is incomplete (exit 3). Default: by profile "
+                             "(CONFORMANCE_MIN_CHECKED)")
+    output.add_argument("--allow-skips", action="store_true",
+                        help="exit 0 even when rules were not checked (missing cassettes, credentials, rate limits)")
+    where.add_argument("--discover", action="store_true",
+                       help="with --target http: fill unset target settings from the target's answers to documented "
+                            "reads first (`conformance discover`); settings you give win")
     run.set_defaults(func=_run)
 
-    serve = sub.add_parser("serve", help="serve a simulator over HTTP (127.0.0.1 by default)")
-    serve.add_argument("service")
-    serve.add_argument("--port", type=int, default=8080)
+    disc = sub.add_parser("discover", help="propose a target's settings from its answers to documented reads "
+                                           "(prints export lines)")
+    disc.add_argument("--service", action="append", required=True, help="service id (repeatable)")
+    disc.set_defaults(func=_discover)
+
+    from conformance.contract.loader import available_services
+
+    serve = sub.add_parser("serve", help="serve a simulator over HTTP (127.0.0.1 by default)",
+                           description="Serve a service's simulator and print the `export` lines (credentials, "
+                                       "base URL, CONFORMANCE_ALLOW) a harness run or client code reads.")
+    serve.add_argument("service", help=f"one of: {', '.join(available_services())}")
+    serve.add_argument("--port", type=int, default=8080,
+                       help="port to listen on; 0: any free port (the printed URL names it)")
     serve.add_argument("--fault", default=None,
                        help="serve with a named fault or allowed variant (`conformance selftest --list`)")
-    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--clock-rate", type=float, default=1.0,
                        help="simulated seconds per real second (pair with CONFORMANCE_TIME_SCALE)")
     serve.add_argument("--log-level", default="warning",
-                       choices=("critical", "error", "warning", "info", "debug", "trace"))
+                       choices=("critical", "error", "warning", "info", "debug", "trace"), help="uvicorn's log level")
     serve.add_argument("--option", action="append", metavar="NAME=VALUE",
                        help="simulator setting, e.g. product=shodan for scanning's first path segment")
     serve.set_defaults(func=_serve)
 
     selftest = sub.add_parser("selftest", help="kill matrix: the suite against every named fault")
     selftest.add_argument("--service", action="append")
-    selftest.add_argument("--profile", choices=("gate", "nightly"), default="gate")
-    selftest.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    selftest.add_argument("--profile", choices=("gate", "nightly"), default="gate", help="hypothesis profile")
+    selftest.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes running faults")
     selftest.add_argument("--list", action="store_true", help="list the faults and exit")
     selftest.add_argument("--everything", action="store_true",
                           help="run every rule under each fault (default: only the rule it breaks)")
@@ -534,6 +719,8 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--history", default="reports/history.jsonl",
                         help="Allure history file kept across runs (default: reports/history.jsonl)")
     report.add_argument("--no-history", action="store_true", help="build without history")
+    report.add_argument("--exit-status", action="store_true",
+                        help="after building, exit with the reported run's status (1 when the target broke a rule)")
     report.set_defaults(func=_report)
 
     merge = sub.add_parser("merge", help="merge run directories (CI shards, one per service) into one new run")
@@ -542,7 +729,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="the merged run goes to <reports>/runs/<time>-<pid>/, reports/latest points there")
     merge.set_defaults(func=_merge)
 
-    env = sub.add_parser("env", help="the environment variables each service's http target reads")
+    env = sub.add_parser("env", help="the run-wide environment variables with the value in force, and those each "
+                                      "service's http target reads")
     env.add_argument("--service", action="append")
     env.set_defaults(func=_env)
     return parser
@@ -551,13 +739,22 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command == "run":
+        from conformance import interrupts
+
+        # First thing: a signal during the imports that follow is recorded like any other.
+        interrupts.install()
     try:
         return int(args.func(args))
     except HarnessError as exc:
         print(f"conformance: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        return 130
+        from conformance import interrupts
+
+        print(f"conformance: interrupted by {interrupts.received() or 'SIGINT'} before any rule ran; nothing written",
+              file=sys.stderr)
+        return interrupts.exit_status() or 130
     except BrokenPipeError:  # `conformance env | head`: the reader left; nothing to report
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

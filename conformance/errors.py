@@ -11,6 +11,7 @@ categories and exit codes decide on the kind, never by parsing the message.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import Enum
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CassetteMismatch",
     "CassetteMissing",
+    "CassetteStale",
     "OverBudget",
     "ResponseTooLarge",
     "RuleSkipped",
@@ -29,7 +31,16 @@ __all__ = [
     "HarnessError",
     "TargetUnreachable",
     "UsageError",
+    "did_you_mean",
 ]
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest choice to a mistyped ``word``, else ``""``."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 class ContractFailure(AssertionError):
@@ -83,6 +94,12 @@ class CassetteMissing(CassetteMismatch):
     """Replay has no cassette for this rule: the rule is skipped (kind ``cassette-missing``)."""
 
 
+class CassetteStale(CassetteMissing):
+    """The rule's cassette was recorded under another contract (its digest differs): the rule is
+    skipped (kind ``cassette-stale``) with the command that records it again, never judged on
+    responses today's contract may no longer describe."""
+
+
 class ResponseTooLarge(HarnessError):
     """A response body exceeded the configured cap; it was not read further."""
 
@@ -97,12 +114,17 @@ class SkipKind(str, Enum):
     CREDENTIAL_MISSING = "credential-missing"  # the target lacks a credential or setting the rule needs
     NOT_ON_TARGET = "not-checkable-on-target"  # the target cannot do what the check needs (wait, steer)
     CASSETTE_MISSING = "cassette-missing"  # replay without a recording of this rule
+    CASSETTE_STALE = "cassette-stale"  # replay of a recording made under another contract
     NOT_EXERCISED = "not-exercised"  # the target's data did not let the check show anything
     RATE_LIMITED = "rate-limited"  # the target kept answering 429 beyond the back-off ceiling
     NEEDS_ALLOWANCE = "needs-allowance"  # would spend credits or write vendor data on a live target
     GAP_OBSERVED = "gap-observed"  # a documented gap probed: what the target shows, never judged
     DEPENDS_ON_GAP = "depends-on-gap"  # the rule rests on a gap no target setting resolves here
     UNCHECKED = "unchecked"  # no check implements the rule
+    RUN_DEADLINE = "run-deadline"  # the run's CONFORMANCE_RUN_SECONDS ran out before the rule started
+    # A configured or discovered id the target does not hold (404/410): a setup error naming the
+    # variable, never a contract failure; the run is incomplete (exit 3).
+    STALE_SETTING = "stale-setting"
 
 
 class RuleSkipped(Exception):

@@ -30,6 +30,7 @@ from typing import Any
 import pytest
 from xdist.scheduler import LoadScopeScheduling
 
+from conformance import interrupts
 from conformance.contract import load_contract
 from conformance.errors import SkipKind
 from conformance.reporting.summary import RunSummary
@@ -122,7 +123,7 @@ class ParallelRun:
         if is_worker(config):
             rule = rule_of(nodeid)
             if rule is not None:
-                self._record({"event": "start", "rule": rule})
+                self._record({"event": "start", "rule": rule, "at": time.time()})
             return
         progress = config.stash.get(self.progress_key, None)
         rule = rule_of(nodeid)
@@ -145,22 +146,31 @@ class ParallelRun:
             except (OSError, ValueError):
                 continue  # the worker is gone already
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-        """Before the plugin writes the report: one summary from every worker's file."""
+    def merged(self, config: pytest.Config) -> RunSummary | None:
+        """On the controller of an xdist run: one summary from every worker's file (None serially,
+        on a worker, or when no worker ran a rule). The plugin adds the floor and the selection."""
         if is_worker(config) or not config.pluginmanager.has_plugin("dsession"):
-            return  # a serial run: the plugin's own summary
+            return None  # a serial run: the plugin's own summary
         workers = self.report_dir(config) / "workers"
         if not workers.is_dir():
-            return
+            return None
         from conformance.settings import RunSettings
 
         settings = RunSettings.from_env(target=config.getoption("conformance_target"),
                                         profile=config.getoption("conformance_profile"))
         summary, base_urls = merge_worker_files(workers, self._ids, settings.target, settings.profile)
-        if summary.outcomes:
-            config.stash[self.summary_key] = summary
-            config.stash[self.targets_key] = {s: _Served(url) for s, url in base_urls.items()}
+        if not summary.outcomes:
+            return None
+        config.stash[self.targets_key] = {s: _Served(url) for s, url in base_urls.items()}
+        return summary
+
+    def selected(self) -> dict[str, set[str]]:
+        """Service -> rule ids the workers collected (-k, -m applied): the run's selection, as a
+        serial run knows it from its own collection, so the checked share is the same."""
+        chosen: dict[str, set[str]] = {}
+        for rule in filter(None, map(rule_of, self._ids)):
+            chosen.setdefault(rule.split(".", 1)[0], set()).add(rule)
+        return chosen
 
     # -- worker ----------------------------------------------------------------------------
 
@@ -193,7 +203,7 @@ class ParallelRun:
                 urls[service] = target.base_url()
             except Exception:  # noqa: BLE001 (a target without a usable URL already failed its rules)
                 continue
-        self._record({"event": "targets", "base_urls": urls})
+        self._record({"event": "targets", "base_urls": urls, "interrupted": interrupts.received()})
         if self._out is not None:
             self._out.close()
             self._out = None
@@ -211,6 +221,7 @@ class ParallelRun:
             self._record({"event": "outcome", "rule": rule, "service": service, "status": outcome.status,
                           "message": outcome.message, "skip_kind": outcome.skip_kind.value if outcome.skip_kind
                           else None, "seconds": outcome.seconds, "observations": outcome.observations,
+                          "at": time.time(),
                           "missing_required": summary.missing_required.get(service, [])})
 
     def _record(self, data: dict[str, Any]) -> None:
@@ -244,18 +255,23 @@ def merge_worker_files(workers: Path, order: list[str], target: str, profile: st
     records: dict[str, dict[str, Any]] = {}
     started: dict[str, str] = {}
     base_urls: dict[str, str] = {}
+    times: list[float] = []  # wall-clock starts and ends of rules, any worker
+    interrupted: str | None = None
     for path in sorted(workers.glob("*/outcomes.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
             try:
                 data = json.loads(line)
             except ValueError:
                 continue  # a line cut short by a killed worker
+            if isinstance(data.get("at"), (int, float)):
+                times.append(float(data["at"]))
             if data.get("event") == "outcome":
                 records[data["rule"]] = data
             elif data.get("event") == "start":
                 started[data["rule"]] = path.parent.name
             elif data.get("event") == "targets":
                 base_urls.update(data.get("base_urls") or {})
+                interrupted = interrupted or data.get("interrupted")
     for rule, worker in started.items():
         if rule not in records:
             records[rule] = {"rule": rule, "service": rule.split(".", 1)[0], "status": INTERRUPTED,
@@ -272,4 +288,11 @@ def merge_worker_files(workers: Path, order: list[str], target: str, profile: st
         summary.add(contract, Outcome(rule, data["status"], data.get("message", ""),
                                       SkipKind(kind) if kind else None, seconds=float(data.get("seconds", 0.0)),
                                       observations=dict(data.get("observations") or {})))
+    summary.interrupted = interrupted
+    if times:
+        # The run's elapsed time: first rule start to last rule end over every worker (wall clock,
+        # turned into the monotonic clock the summary keeps).
+        now_wall, now_mono = time.time(), time.monotonic()
+        summary.first_start = now_mono - (now_wall - min(times))
+        summary.last_end = now_mono - (now_wall - max(times))
     return summary, base_urls

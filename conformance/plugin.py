@@ -14,9 +14,11 @@ from typing import Any
 
 import pytest
 
+from conformance import interrupts
 from conformance.contract import Contract, load_contract
 from conformance.contract.catalogue_schema import DERIVED_KINDS, RULE_KINDS
 from conformance.contract.loader import available_services, docs_dir
+from conformance.errors import UsageError
 from conformance.parallel import ParallelRun, is_worker, rule_of, run_started
 from conformance.reporting.allure_meta import HARNESS_ERROR_MARK
 from conformance.reporting.progress import Progress
@@ -24,15 +26,17 @@ from conformance.reporting.redact import curl_line, render_request, render_respo
 from conformance.reporting.summary import RunSummary
 from conformance.runner import ERROR, FAILED, INTERRUPTED, SKIPPED, Case, Outcome, collect_cases, interrupted, run_case
 from conformance.services import target_for
-from conformance.settings import PROFILES, RECORD_MODES, TARGETS, RunSettings
+from conformance.settings import MIN_CHECKED_DEFAULTS, PROFILES, RECORD_MODES, TARGETS, MinChecked, RunSettings
 from conformance.targets import Target
 from conformance.targets.base import SimTarget
+from conformance.transport.scrub import REDACTED
 
 __all__ = ["pytest_addoption", "pytest_configure", "pytest_generate_tests"]
 
 _SUMMARY = pytest.StashKey[RunSummary]()
 _TARGETS = pytest.StashKey[dict[str, Target]]()
 _PROGRESS = pytest.StashKey[Progress]()
+_SELECTED = pytest.StashKey[dict[str, set[str]]]()  # service -> rule ids selected for the run
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
@@ -58,16 +62,36 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
     group.addoption("--conformance-progress", dest="conformance_progress", choices=("auto", "live", "lines", "off"),
                     default="auto", help="progress line: live on a terminal, a line per service and every 25 rules "
                                          "in a log (auto), or off (pytest's dots)")
+    group.addoption("--conformance-every-rule", dest="conformance_every_rule", action="store_true",
+                    help="the per-rule summary lists every rule (default: only what did not pass, and the totals)")
     group.addoption("--cassette-dir", dest="conformance_cassettes", default="cassettes",
                     help="where cassettes live (default: cassettes)")
     group.addoption("--report-dir", dest="conformance_reports", default="reports",
                     help="where summary.json and triage.md are written (default: reports)")
+    group.addoption("--min-checked", dest="conformance_min_checked", default=None,
+                    help="least share of selected rules checked (passed or failed): a percentage (80%%) or a "
+                         "count; default CONFORMANCE_MIN_CHECKED, else by profile "
+                         + ", ".join(f"{p} {v}" for p, v in MIN_CHECKED_DEFAULTS.items()))
+
+
+def _floor(config: pytest.Config, profile: str) -> MinChecked:
+    given = config.getoption("conformance_min_checked")
+    if given:
+        return MinChecked.parse(given)
+    env = os.environ.get("CONFORMANCE_MIN_CHECKED")
+    if env:
+        return MinChecked.parse(env, "CONFORMANCE_MIN_CHECKED")
+    return MinChecked.parse(MIN_CHECKED_DEFAULTS[profile])
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "conformance: a rule of a service contract checked against a target")
     # `-m tokenrisk`, `-m "limit and not marketplace"`, `-m standard`: select rules by service,
     # rule kind or basis without knowing rule ids.
+    try:
+        _floor(config, config.getoption("conformance_profile") or os.environ.get("CONFORMANCE_PROFILE") or "gate")
+    except (UsageError, KeyError) as exc:
+        raise pytest.UsageError(str(exc)) from None
     for name in (*available_services(), *RULE_KINDS, *DERIVED_KINDS, "document", "standard"):
         config.addinivalue_line("markers", f"{name}: conformance rules of that service, kind or basis")
 
@@ -106,7 +130,11 @@ def conformance_settings(pytestconfig: pytest.Config) -> RunSettings:
 
 @pytest.fixture(scope="session")
 def conformance_summary(pytestconfig: pytest.Config, conformance_settings: RunSettings) -> RunSummary:
-    summary = RunSummary(conformance_settings.target, conformance_settings.profile)
+    summary = RunSummary(conformance_settings.target, conformance_settings.profile,
+                         floor=_floor(pytestconfig, conformance_settings.profile))
+    selected = pytestconfig.stash.get(_SELECTED, None)
+    if selected is not None:
+        summary.select([load_contract(s) for s in selected], {r for ids in selected.values() for r in ids})
     pytestconfig.stash[_SUMMARY] = summary
     return summary
 
@@ -168,16 +196,31 @@ _SERVE_PORT = 8080
 
 def _reproduction(target: Target, settings: RunSettings) -> tuple[str | None, str]:
     """Where the curl line can reach what this run talked to, and how to get it there."""
+    prefix = f"CONFORMANCE_{target.service.upper()}_"
     if isinstance(target, SimTarget):
         fault = f" --fault {settings.fault}" if settings.fault else ""
         fault += "".join(f" --option {name}={value}" for name, value in sorted(target.serve_options().items()))
         return (f"http://127.0.0.1:{_SERVE_PORT}",
                 f"# The in-process simulator, served: conformance serve {target.service} --port {_SERVE_PORT}{fault}\n"
-                "# Put the key it prints where the line says REDACTED.\n")
+                f"# then export the {prefix}* lines it prints: the line reads each key from its variable.\n")
     if target.name == "replay":
         return None, ("# Replayed from a cassette: the host below is a placeholder. Against a live target, put\n"
-                      "# its base URL there and its key where the line says REDACTED.\n")
-    return None, "# Put the key where the line says REDACTED (credentials never reach a report).\n"
+                      f"# its base URL there and set the {prefix}* variables the line names.\n")
+    return None, (f"# The line reads each key from the {prefix}* variable it names (set as for this run);\n"
+                  "# credentials never reach a report.\n")
+
+
+def _credential_variables(target: Target) -> dict[str, str]:
+    """Each secret credential value the target sends -> the variable ``conformance env`` names for it."""
+    from conformance.settings import env_name
+
+    out = {}
+    for cred in target.contract.settings.get("credentials", []):
+        value = target.credential(cred["name"])
+        # Replay sends REDACTED for every secret; shorter values would match ordinary text.
+        if cred.get("secret", True) and value and value != REDACTED and len(value) >= 4:
+            out[value] = env_name(target.service, cred["name"])
+    return out
 
 
 def _attach(outcome: Outcome, target: Target, settings: RunSettings) -> None:
@@ -191,7 +234,8 @@ def _attach(outcome: Outcome, target: Target, settings: RunSettings) -> None:
     allure.attach(render_request(exchange, secrets), "request (redacted)", allure.attachment_type.TEXT)
     allure.attach(render_response(exchange, secrets), "response", allure.attachment_type.TEXT)
     base_url, preamble = _reproduction(target, settings)
-    allure.attach(curl_line(exchange, secrets, base_url=base_url, preamble=preamble), "reproduce with curl",
+    allure.attach(curl_line(exchange, secrets, base_url=base_url, preamble=preamble,
+                            env=_credential_variables(target)), "reproduce with curl",
                   allure.attachment_type.TEXT)
 
 
@@ -207,9 +251,11 @@ def conformance_check(conformance_settings: RunSettings, conformance_summary: Ru
             conformance_targets[case.service] = target_for(contract, conformance_settings)
             conformance_summary.note_target(case.service, conformance_targets[case.service].missing_required())
         target = conformance_targets[case.service]
+        conformance_summary.begin()
         _label(contract, case, conformance_settings)
         _name_by_rule(pytestconfig, case)
         try:
+            interrupts.checkpoint("rule")
             outcome = run_case(case, target, conformance_settings.profile)
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the rule is interrupted, never passed
             conformance_summary.add(contract, interrupted(case, target))
@@ -232,13 +278,52 @@ def conformance_check(conformance_settings: RunSettings, conformance_summary: Ru
 _rule_of = rule_of
 
 
+_JUNIT_CLASSES = pytest.StashKey[dict[str, str]]()
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Each rule's testcase in JUnit XML carries its service, operation, kind and source
+    (pytest's user_properties), and is classed by service and operation (reporting/junit.py)."""
+    from conformance.reporting.junit import classname
+
+    classes = config.stash.setdefault(_JUNIT_CLASSES, {})
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        case = callspec.params.get("conformance_case") if callspec is not None else None
+        if not isinstance(case, Case):
+            continue
+        rule = case.rule
+        item.user_properties += [("service", case.service), ("operation", rule.operation or ""),
+                                 ("kind", rule.kind), ("source", f"{rule.source.path}#{rule.source.anchor}")]
+        classes[case.id] = classname(case.service, rule.operation)
+
+
+@pytest.hookimpl(trylast=True, specname="pytest_sessionfinish")
+def pytest_sessionfinish_junit(session: pytest.Session) -> None:
+    """After junitxml wrote its file (trylast): classes by service/operation, harness errors as <error>."""
+    from conformance.reporting.junit import rewrite
+
+    xmlpath = getattr(session.config.option, "xmlpath", None)
+    classes = session.config.stash.get(_JUNIT_CLASSES, None)
+    if xmlpath and classes:
+        rewrite(Path(xmlpath), classes)
+
+
 def _report_dir(config: pytest.Config) -> Path:
     return Path(config.getoption("conformance_reports"))
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
+    config = session.config
+    selected: dict[str, set[str]] = {}
+    for item in session.items:
+        case = getattr(item, "callspec", None) and item.callspec.params.get("conformance_case")  # type: ignore[attr-defined]
+        if isinstance(case, Case):
+            selected.setdefault(case.service, set()).add(case.id)
+    config.stash[_SELECTED] = selected
+    interrupts.checkpoint("collected")
     # Under xdist the controller collects nothing: parallel.py starts the line from the workers' collection.
-    _start_progress(session.config, sum(1 for item in session.items if _rule_of(item.nodeid)))
+    _start_progress(config, sum(1 for item in session.items if _rule_of(item.nodeid)))
 
 
 def _start_progress(config: pytest.Config, total: int) -> None:
@@ -267,30 +352,104 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
 
 
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    # A signal whose KeyboardInterrupt was swallowed (a __del__, a plugin's except) stops here.
+    interrupts.stop_if_pending()
     progress = item.config.stash.get(_PROGRESS, None)
     rule = _rule_of(item.nodeid)
     if progress is not None and rule is not None:
         progress.start(rule)
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_logfinish(nodeid: str, location: Any) -> Any:
+    """allure-pytest writes the rule's result file here: a signal waits until it is whole."""
+    with interrupts.deferred():
+        interrupts.checkpoint("allure-result")
+        return (yield)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # The rules are done: from here a signal is recorded (the exit status says so), not raised
+    # into the writing of the reports.
+    interrupts.stop_raising()
+    summary = session.config.stash.get(_SUMMARY, None) or _controller_summary(session.config)
+    if summary is not None:
+        summary.interrupted = interrupts.received() or summary.interrupted
+        # Before junitxml writes its file (its sessionfinish runs after this tryfirst one).
+        _junit_properties(session.config, summary)
+
+
+def _controller_summary(config: pytest.Config) -> RunSummary | None:
+    """Under xdist, on the controller: the workers' outcomes as one summary with what a serial run
+    knows from its own collection (the selection, so `checked N of M` and the floor are the same;
+    the JUnit classes). Built before junitxml writes, so its properties hold the merged share."""
+    par = config.pluginmanager.get_plugin("conformance-parallel")
+    summary = par.merged(config) if isinstance(par, ParallelRun) else None
+    if summary is None:
+        return None
+    from conformance.reporting.junit import classname
+
+    summary.floor = _floor(config, summary.profile)
+    selected = par.selected() if isinstance(par, ParallelRun) else {}
+    contracts = [load_contract(s) for s in selected]
+    summary.select(contracts, {r for ids in selected.values() for r in ids})
+    classes = config.stash.setdefault(_JUNIT_CLASSES, {})
+    for contract in contracts:
+        for rule in contract.rules:
+            if rule.id in selected[contract.service]:
+                classes[rule.id] = classname(contract.service, rule.operation)
+    config.stash[_SUMMARY] = summary
+    return summary
+
+
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    interrupts.stop_raising()
     progress = config.stash.get(_PROGRESS, None)
     if progress is not None:
         progress.close()
     summary = config.stash.get(_SUMMARY, None)
     if summary is None or not summary.outcomes or is_worker(config):
         return  # a worker's outcomes reach the report through the controller (parallel.py)
+    summary.interrupted = interrupts.received() or summary.interrupted
     terminalreporter.section("conformance: per-rule summary")
-    for line in summary.lines():
+    for line in summary.lines(every_rule=config.getoption("conformance_every_rule")):
         terminalreporter.write_line(line)
+    share = summary.share()
+    terminalreporter.write_line(f"conformance: {share.line()}", bold=True)
     report_dir = Path(config.getoption("conformance_reports"))
     try:
+        interrupts.checkpoint("summary")
         written = summary.write(report_dir)
+        interrupts.checkpoint("allure-extras")
         _write_allure_extras(config, summary, written)
     except OSError as exc:
         terminalreporter.write_line(f"could not write the report to {report_dir}: {exc.strerror}")
         return
     terminalreporter.write_line(f"summary: {report_dir / 'summary.json'}; triage: {report_dir / 'triage.md'}")
+
+
+def _junit_properties(config: pytest.Config, summary: RunSummary) -> None:
+    """The checked share as testsuite-level properties of junit.xml (CI systems show them)."""
+    key = _junit_xml_key()
+    xml = config.stash.get(key, None) if key is not None else None
+    if xml is None:
+        return
+    share = summary.share()
+    props = {"conformance.checked": share.checked, "conformance.rules": share.total,
+             "conformance.checked_line": share.line(), "conformance.floor": share.floor or "none",
+             "conformance.floor_met": share.met}
+    props.update({f"conformance.not_checked.{k}": n for k, n in share.not_checked.items()})
+    for name, value in props.items():
+        xml.add_global_property(name, str(value))
+
+
+def _junit_xml_key() -> Any:
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:  # pytest moved it: the properties are then left out, the run is unchanged
+        return None
+    return xml_key
 
 
 def _write_allure_extras(config: pytest.Config, summary: RunSummary, summary_json: dict[str, Any]) -> None:

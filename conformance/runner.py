@@ -13,12 +13,15 @@ from dataclasses import dataclass, field
 
 from conformance.checks.context import CheckContext
 from conformance.checks.registry import CheckSpec, check_params, spec_for
+from conformance.checks.stale import stale_setting
 from conformance.contract import Contract, Rule
 from conformance.errors import (
     CassetteMissing,
+    CassetteStale,
     ContractFailure,
     ContractFileError,
     HarnessError,
+    OverBudget,
     RuleSkipped,
     SkipKind,
     TargetUnreachable,
@@ -107,6 +110,15 @@ def _open_gap(case: Case, target: Target) -> str | None:
     return None
 
 
+def _with_defaults(message: str, ctx: CheckContext | None, target: Target) -> str:
+    """A rule the target's data did not exercise, after the check took defaults (the simulator's
+    values) for settings the target lacks: the variables to set come first, so a cut line keeps them."""
+    if ctx is None or not ctx.defaulted or target.name in ("sim", "replay"):  # the defaults are theirs
+        return message
+    unset = ", ".join(f"{env_name(target.service, n)} (default {v!r} used)" for n, v in sorted(ctx.defaulted.items()))
+    return f"set {unset} to the target's own value: {message}"
+
+
 def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
     started = time.perf_counter()
     if case.check is None:
@@ -125,10 +137,12 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
         return Outcome(case.id, SKIPPED, f"target rate-limiting every request, rule not run: {target.limiting}",
                        SkipKind.RATE_LIMITED)
     if target.run_seconds_left() <= 0:
-        return Outcome(case.id, ERROR, f"run deadline of {target.settings.limits.run_seconds:.0f} s reached "
-                       "(CONFORMANCE_RUN_SECONDS), rule not run")
+        # Not a harness error: the run is incomplete (exit 3), as the bound promises.
+        return Outcome(case.id, SKIPPED, f"run deadline of {target.settings.limits.run_seconds:.0f} s reached "
+                       "(CONFORMANCE_RUN_SECONDS), rule not run", SkipKind.RUN_DEADLINE)
     outcome = Outcome(case.id, PASSED)
     secrets = target.secrets()
+    ctx: CheckContext | None = None
     try:
         with target.session(case.id) as session:
             secrets = session.secrets
@@ -140,20 +154,34 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
                 outcome.observations = ctx.observations
                 outcome.exchanges = list(session.exchanges)
     except ContractFailure as failure:
-        outcome.status, outcome.failure, outcome.message = FAILED, failure, failure.render()
+        # Without its traceback: the check's frames hold whole bodies and parsed values, and
+        # outcomes live until the run ends (a 1 MB JSON array kept ~10 MB per failed rule).
+        outcome.status, outcome.failure, outcome.message = FAILED, failure.with_traceback(None), failure.render()
     except RuleSkipped as skipped:
-        outcome.status, outcome.message, outcome.skip_kind = SKIPPED, str(skipped), skipped.kind
+        message = _with_defaults(str(skipped), ctx, target) if skipped.kind == SkipKind.NOT_EXERCISED else str(skipped)
+        outcome.status, outcome.message, outcome.skip_kind = SKIPPED, message, skipped.kind
         if skipped.kind == SkipKind.RATE_LIMITED:
             target.rate_limited(str(skipped))
+    except CassetteStale as exc:
+        outcome.status, outcome.message, outcome.skip_kind = SKIPPED, str(exc), SkipKind.CASSETTE_STALE
     except CassetteMissing as exc:
         outcome.status, outcome.message, outcome.skip_kind = SKIPPED, str(exc), SkipKind.CASSETTE_MISSING
     except TargetUnreachable as exc:
         outcome.status, outcome.message = ERROR, f"{type(exc).__name__}: {exc}"
         target.transport_failed(str(exc))
+    except OverBudget as exc:
+        if "CONFORMANCE_RUN_SECONDS" in str(exc):
+            # The run's deadline stopped the rule in flight: not checked, and the run is incomplete
+            # (exit 3) like the rules after it, not a harness error.
+            outcome.status, outcome.message, outcome.skip_kind = (
+                SKIPPED, f"stopped in flight: {exc}", SkipKind.RUN_DEADLINE)
+        else:
+            outcome.status, outcome.message = ERROR, f"{type(exc).__name__}: {exc}"
     except HarnessError as exc:
         outcome.status, outcome.message = ERROR, f"{type(exc).__name__}: {exc}"
     except (Exception, BaseExceptionGroup):  # a bug in a check: reported as an error, never as a target failure
         outcome.status, outcome.message = ERROR, traceback.format_exc()
+    _stale_setting(outcome, target)
     if outcome.status != ERROR or "TargetUnreachable" not in outcome.message:
         target.transport_ok()
     if outcome.skip_kind != SkipKind.RATE_LIMITED:
@@ -169,6 +197,23 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
     outcome.message = scrub_text(outcome.message, outcome.secrets)
     outcome.seconds = time.perf_counter() - started
     return outcome
+
+
+def _stale_setting(outcome: Outcome, target: Target) -> None:
+    """A failed or unexercised rule on a live target whose request with a configured id got
+    404/410 becomes a setup error naming the variable (``checks/stale.py``), never a failure."""
+    if not target.capabilities.live:
+        return
+    if outcome.status == FAILED and outcome.failure is not None:
+        exchange = outcome.failure.exchange or (outcome.exchanges[-1] if outcome.exchanges else None)
+    elif outcome.status == SKIPPED and outcome.skip_kind == SkipKind.NOT_EXERCISED and outcome.exchanges:
+        exchange = outcome.exchanges[-1]  # the control request, whose failure left nothing to show
+    else:
+        return
+    why = stale_setting(target.contract, target, exchange)
+    if why:
+        outcome.status, outcome.failure, outcome.message = SKIPPED, None, why
+        outcome.skip_kind = SkipKind.STALE_SETTING
 
 
 def interrupted(case: Case, target: Target) -> Outcome:

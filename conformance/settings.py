@@ -1,7 +1,8 @@
 """Environment variables and run settings, read in one place.
 
-``CONFORMANCE_<ID>_BASE_URL`` and ``CONFORMANCE_<ID>_<NAME>`` (credentials) per service;
-``CONFORMANCE_TARGET``, ``CONFORMANCE_PROFILE`` and ``CONFORMANCE_TIME_SCALE`` for the run.
+``CONFORMANCE_<ID>_BASE_URL`` and ``CONFORMANCE_<ID>_<NAME>`` (credentials) per service; the
+run-wide ones (``CONFORMANCE_TARGET``, ``..._PROFILE``, the bounds ...) are in ``RUN_VARIABLES``,
+the one table ``conformance env`` prints with the value in force.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from dataclasses import dataclass, field, fields
 
 from conformance.errors import UsageError
 
-__all__ = ["ALLOWANCES", "PROFILES", "Limits", "RunSettings", "env_name"]
+__all__ = ["ALLOWANCES", "LIMIT_HELP", "LIMIT_VARIABLES", "MIN_CHECKED_DEFAULTS", "PROFILES", "RUN_VARIABLES", "Limits",
+           "MinChecked", "RunSettings", "RunVariable", "env_name", "limit_in_force", "run_variables"]
 
 TARGETS = ("sim", "http", "replay")
 PROFILES = ("gate", "nightly")
@@ -42,28 +44,46 @@ class Limits:
     retry_after_ceiling: float = 120.0
     # Bytes of a response body kept for reports (failures and the last exchanges).
     kept_body_bytes: int = 64 * 1024
-    # Requests to operations that cost credits a run may send to a live target once spending is
-    # allowed; beyond it, spending rules are skipped (CONFORMANCE_SPEND_BUDGET).
-    spend_budget: int = 20
+    # Requests to operations that cost credits one rule may send to a live target once spending
+    # is allowed (CONFORMANCE_SPEND_PER_RULE): enough for every spending rule to be checked once
+    # (the most one rule sends to a served simulator is 94, gate profile), so `--allow spend` checks
+    # them all; nightly (200 examples per property) sets more.
+    spend_per_rule: int = 100
+    # Spending requests for the whole run (CONFORMANCE_SPEND_BUDGET); None ("auto", the default):
+    # no cap beyond the per-rule one, i.e. what the selected spending rules need. Set a number to
+    # cap a run on a sandbox whose credits are counted; beyond it, spending rules are skipped.
+    spend_budget: int | None = None
+    # JSON a target sends nested deeper than this is not parsed: the rule reading it fails as it
+    # would on text that is not JSON (CONFORMANCE_MAX_JSON_DEPTH). The deepest response schema of
+    # the eight contracts nests 8 levels; Python's parser and validators recurse per level and share
+    # its recursion limit (1000), so the bound is far above the one and far below the other.
+    max_json_depth: int = 128
 
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
+            if value is None and f.name in _OPTIONAL_LIMITS:
+                continue
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
                 raise UsageError(f"limit {f.name} must be a finite number above 0, got {value!r}")
 
     @classmethod
     def from_env(cls) -> Limits:
-        values: dict[str, float | int] = {}
+        values: dict[str, float | int | None] = {}
         for f in fields(cls):
             name = _LIMIT_ENV[f.name]
-            raw = os.environ.get(name)
-            if raw:
-                try:
-                    values[f.name] = int(raw) if f.type in ("int", int) else float(raw)
-                except ValueError:
-                    raise UsageError(f"{name} must be a number, got '{raw}'") from None
+            raw = (os.environ.get(name) or "").strip()
+            if not raw or (f.name in _OPTIONAL_LIMITS and raw.lower() == "auto"):
+                continue
+            try:
+                values[f.name] = float(raw) if "float" in str(f.type) else int(raw)
+            except ValueError:
+                raise UsageError(f"{name} must be a {'number' if 'float' in str(f.type) else 'whole number'}"
+                                 f"{' or auto' if f.name in _OPTIONAL_LIMITS else ''}, got '{raw}'") from None
         return cls(**values)  # type: ignore[arg-type]
+
+
+_OPTIONAL_LIMITS = {"spend_budget"}
 
 
 _LIMIT_ENV = {
@@ -74,8 +94,116 @@ _LIMIT_ENV = {
     "breaker_failures": "CONFORMANCE_BREAKER_FAILURES",
     "retry_after_ceiling": "CONFORMANCE_RETRY_AFTER_CEILING",
     "kept_body_bytes": "CONFORMANCE_KEPT_BODY_BYTES",
+    "spend_per_rule": "CONFORMANCE_SPEND_PER_RULE",
     "spend_budget": "CONFORMANCE_SPEND_BUDGET",
+    "max_json_depth": "CONFORMANCE_MAX_JSON_DEPTH",
 }
+LIMIT_VARIABLES = dict(_LIMIT_ENV)
+
+# What each bound is for, as `conformance env` prints it.
+LIMIT_HELP = {
+    "max_response_bytes": "bytes of a response body read at most (beyond: a harness error naming the cap)",
+    "request_seconds": "wall-clock seconds for one request, connect to last byte",
+    "rule_seconds": "real seconds per rule (simulated waits do not count); a request in flight stops too",
+    "run_seconds": "real seconds per run; a request in flight stops, rules not started are not run (exit 3)",
+    "breaker_failures": "consecutive transport failures (or rate-limited rules) before the target is unavailable",
+    "retry_after_ceiling": "seconds of back-off on 429 before a rule is skipped rate-limited",
+    "kept_body_bytes": "bytes of each response body kept for reports",
+    "spend_per_rule": "credit-spending requests one rule may send once --allow spend is given",
+    "spend_budget": "credit-spending requests per run (auto: what the selected rules need, per rule as above)",
+    "max_json_depth": "nesting levels of a JSON body parsed at most; deeper is a body that does not parse",
+}
+
+
+def limit_in_force(name: str) -> float | int:
+    """One bound's value in force (its variable, else the default), for code handed no ``Limits``.
+    A malformed value gives the default here: the run refused it already (``Limits.from_env``)."""
+    default: float | int = getattr(Limits(), name)
+    raw = os.environ.get(_LIMIT_ENV[name])
+    if not raw:
+        return default
+    try:
+        value = int(raw) if isinstance(default, int) else float(raw)
+    except ValueError:
+        return default
+    return value if math.isfinite(value) and value > 0 else default
+
+
+@dataclass(frozen=True)
+class MinChecked:
+    """The least share of selected rules a run must check (pass or fail) to be complete: a
+    percentage (``80%``) or a count (``30``). Below it the run is incomplete (exit 3)."""
+
+    percent: float | None = None
+    count: int | None = None
+
+    @classmethod
+    def parse(cls, text: str, where: str = "--min-checked") -> MinChecked:
+        raw = text.strip()
+        try:
+            if raw.endswith("%"):
+                percent = float(raw[:-1])
+                if math.isfinite(percent) and 0 <= percent <= 100:
+                    return cls(percent=percent)
+            elif raw.isdigit():
+                return cls(count=int(raw))
+        except ValueError:
+            pass
+        raise UsageError(f"{where} takes a percentage from 0% to 100% or a count of rules, got '{text}'")
+
+    def needed(self, total: int) -> int:
+        """Rules that must be checked out of ``total`` selected."""
+        if self.count is not None:
+            return min(self.count, total)
+        return math.ceil(total * (self.percent or 0.0) / 100 - 1e-9)
+
+    def __str__(self) -> str:
+        return f"{self.count} rules" if self.count is not None else f"{self.percent:g}%"
+
+
+# The floor when neither --min-checked nor CONFORMANCE_MIN_CHECKED says: the gate (simulators,
+# where every rule but the few a simulator cannot show is checked: 95% today) must check most;
+# nightly runs against a sandbox with write and spend allowed, where vendor data and missing
+# optional credentials (scoped keys, ids) leave more out: half, so a sandbox answering a tenth is red.
+MIN_CHECKED_DEFAULTS = {"gate": "80%", "nightly": "50%"}
+
+
+@dataclass(frozen=True)
+class RunVariable:
+    """A run-wide environment variable (not per service): its name, default and purpose."""
+
+    name: str
+    default: str
+    description: str
+
+    def value(self) -> str:
+        return os.environ.get(self.name) or self.default
+
+
+RUN_VARIABLES: tuple[RunVariable, ...] = (
+    RunVariable("CONFORMANCE_TARGET", "sim", "sim, http or replay (--target)"),
+    RunVariable("CONFORMANCE_PROFILE", "gate", "gate or nightly (--profile)"),
+    RunVariable("CONFORMANCE_ALLOW", "", "what a live target may suffer: spend, write (comma-separated; --allow)"),
+    RunVariable("CONFORMANCE_MIN_CHECKED", "by profile: " + ", ".join(f"{p} {v}" for p, v in
+                                                                       MIN_CHECKED_DEFAULTS.items()),
+                "least share of selected rules checked, a percentage or a count (--min-checked); below: exit 3"),
+    RunVariable("CONFORMANCE_RECORD_MODE", "none", "cassette mode: none, once, new_episodes, all, rewrite"),
+    RunVariable("CONFORMANCE_TIME_SCALE", "1", "divide real waits (a simulator served with --clock-rate)"),
+    RunVariable("CONFORMANCE_DOCS_URL", "", "base URL for source links in reports (default: the local file)"),
+    *(RunVariable(_LIMIT_ENV[f.name], "auto" if f.default is None else f"{f.default:g}"
+                  if isinstance(f.default, float) else str(f.default), LIMIT_HELP[f.name])
+      for f in fields(Limits)),
+    RunVariable("CONFORMANCE_SCHEMAS_DIR", "schemas/ of the checkout", "where the contracts are read from"),
+    RunVariable("CONFORMANCE_DOCS_DIR", "docs/spec/ of the checkout", "where the source documents are read from"),
+    RunVariable("CONFORMANCE_TEST_PAUSE_AT", "", "harness tests only: pause the run at a named point"),
+    RunVariable("CONFORMANCE_TEST_PAUSE_FILE", "", "harness tests only: where the paused run says so"),
+)
+
+
+def run_variables() -> list[tuple[str, str, str]]:
+    """(name, value in force, what it is for) of every run-wide variable."""
+    return [(v.name, v.value(), v.description) for v in RUN_VARIABLES]
+
 
 # pytest-recording's vocabulary for cassettes (vcrpy's modes plus "rewrite"): none records
 # nothing; once records a rule whose cassette is missing and replays one that exists; new_episodes

@@ -13,7 +13,7 @@ import uvicorn
 
 from conformance.services import create_simulator
 from conformance.simulators import Simulator
-from conformance.simulators.asgi import SimulatorApp
+from conformance.simulators.asgi import UVICORN_OPTIONS, SimulatorApp
 from conformance.simulators.base import Clock, WallClock
 
 _START_TIMEOUT = 10.0
@@ -30,7 +30,7 @@ def serve(sim: Simulator) -> Iterator[str]:
     """Serve ``sim`` on a free loopback port for the duration of the block."""
     port = _free_port()
     server = uvicorn.Server(uvicorn.Config(SimulatorApp(sim), host="127.0.0.1", port=port,
-                                           log_level="error", lifespan="off"))
+                                           log_level="error", lifespan="off", **UVICORN_OPTIONS))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + _START_TIMEOUT

@@ -66,6 +66,9 @@ class CheckContext:
     profile: str = "gate"
     # Which alternative of a documented conflict the target showed (conflict id -> value).
     observations: dict[str, str] = field(default_factory=dict)
+    # Target settings the check took a default for (name -> value): a rule the target's data did
+    # not exercise names them first, since an unset setting is the likeliest reason off the simulator.
+    defaulted: dict[str, str] = field(default_factory=dict)
     # Credentials obtained during the case (x-tokens), by (name, source credential).
     tokens: dict[tuple[str, str], str] = field(default_factory=dict)
     # What obtains them: the service package's token_source, handed in by the runner.
@@ -138,10 +141,9 @@ class CheckContext:
         self.observations[conflict_id] = " and ".join(texts)
 
     def secret(self, value: str) -> str:
-        """Register a value the case obtained (token, code, verifier) for scrubbing everywhere."""
-        if value and value not in self.session.secrets:
-            self.session.secrets.append(value)
-        return value
+        """Register a value the case obtained (token, code, verifier) for scrubbing everywhere,
+        with every combined value it travels in (the session's ``learn``)."""
+        return self.session.learn(value)
 
     def token(self, name: str, source: str) -> str:
         """The obtained credential ``name`` (e.g. ACCESS_TOKEN) from configured ``source``;
@@ -188,9 +190,10 @@ class CheckContext:
         if missing:
             raise RuleSkipped(f"{label} would {' and '.join(missing)} on a live target; run with "
                               + " ".join(f"--allow {m}" for m in missing), SkipKind.NEEDS_ALLOWANCE)
-        if "spend" in effects and not self.target.spend(label):
-            raise RuleSkipped(f"{label}: the run's spend budget of {self.target.settings.limits.spend_budget} "
-                              "requests is used up (CONFORMANCE_SPEND_BUDGET)", SkipKind.NEEDS_ALLOWANCE)
+        if "spend" in effects:
+            spent = self.target.spend(label)
+            if spent:
+                raise RuleSkipped(f"{label}: {spent}", SkipKind.NEEDS_ALLOWANCE)
 
     def auth(self, request: Request, operation: str | None = None, how: AuthAs = DEFAULT) -> Request:
         """Credentials as ``how`` says, where the operation's security schemes put them (after

@@ -58,6 +58,8 @@ def _setting_value(ctx: CheckContext, name: str) -> str | None:
     if value:
         return value
     default = (ctx.contract.settings.get("defaults") or {}).get(name)
+    if default is not None:
+        ctx.defaulted[name] = str(default)
     return None if default is None else str(default)
 
 
@@ -100,7 +102,9 @@ def setting_param(ctx: CheckContext, value: Any, schema: dict[str, Any]) -> Any:
 
 def today(ctx: CheckContext) -> date:
     """The target's today: the TODAY setting, else the contract's ``settings.today``."""
-    text = ctx.optional("TODAY") or str(ctx.contract.settings.get("today", ""))
+    text = ctx.optional("TODAY")
+    if not text:
+        text = ctx.defaulted["TODAY"] = str(ctx.contract.settings.get("today", ""))
     try:
         return date.fromisoformat(text)
     except ValueError:

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 
 from conformance.checks.context import CheckContext
 from conformance.checks.registry import named
 from conformance.checks.routes import call_listed, path_values
 from conformance.errors import ContractFailure
+from conformance.transport.jsonbody import JsonTooDeep, loads
 from conformance.transport.model import Response
 
 __all__ = ["csv_body", "csv_problem", "csv_records", "ill_formed", "judgeable", "media_type", "well_formed_by_type"]
@@ -79,7 +79,9 @@ def _json_problem(response: Response) -> str | None:
     if not response.body.strip():
         return None  # no content to read (a bodiless answer); nothing is declared about absent bytes
     try:
-        json.loads(response.body.decode("utf-8"))
+        loads(response.body.decode("utf-8"))
+    except JsonTooDeep as exc:
+        return f"declared {media_type(response)} but {exc}"
     except (ValueError, UnicodeDecodeError) as exc:
         return f"declared {media_type(response)} but does not parse as JSON ({type(exc).__name__})"
     return None
@@ -106,8 +108,10 @@ def _looks_structured(response: Response) -> str | None:
     head = response.body.lstrip()[:1]
     if head in (b"{", b"["):
         try:
-            json.loads(response.body)
+            loads(response.body)
             return "a JSON document"
+        except JsonTooDeep:
+            return "a JSON document (nested too deep to read)"
         except ValueError:
             pass
     if head == b"<":

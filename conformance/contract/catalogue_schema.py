@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CATALOGUE_SCHEMA", "DERIVED_KINDS", "RULE_KINDS"]
+__all__ = ["CATALOGUE_SCHEMA", "DERIVED_KINDS", "DISCOVER_SCHEMA", "RULE_KINDS"]
 
 RULE_KINDS = (
     "limit", "enum", "required", "type", "auth", "error", "schema", "header", "paging",
@@ -12,6 +12,40 @@ RULE_KINDS = (
 )
 # Kinds of the rules derived from openapi.yaml (contract/derive.py), never written in rules.yaml.
 DERIVED_KINDS = ("fields", "body")
+
+# A setting's discovery source (``discover:`` on a credentials entry; conformance/discovery/ reads
+# it): a documented read operation and where in its answer the value is, or ``never``: why no
+# read can give it. Strings may name settings as ``{NAME}`` (discovered, configured or defaulted).
+_MEMBER = {"type": "string", "minLength": 1}
+DISCOVER_SCHEMA: dict[str, Any] = {
+    "oneOf": [
+        {"type": "object", "required": ["never"], "additionalProperties": False,
+         "properties": {"never": {"type": "string", "minLength": 1}}},
+        {"type": "object", "required": ["operation"], "additionalProperties": False, "properties": {
+            # "METHOD /path" of the contract, without x-effects (the loader refuses any other).
+            "operation": {"type": "string", "pattern": "^(GET|POST) /"},
+            "path": {"type": "object", "additionalProperties": {"type": "string"}},
+            "query": {"type": "object"},
+            "body": {},  # a POST read's JSON body; "example": the operation's example as the rules send it
+            # Dotted member holding the records; absent: the answer is the record list itself.
+            "items": {"type": "string"},
+            # member: a record's member (dotted); page-size: how many records a page with a next
+            # cursor holds; cursor-member: the page member carrying the last record's ``member``
+            # (the next cursor); date: the answer's Date header as YYYY-mm-DD.
+            "value": {"enum": ["member", "page-size", "cursor-member", "date"]},
+            "member": _MEMBER,
+            "where": {"type": "object"},  # only records whose members equal these
+            "unlike": {"type": "object", "additionalProperties": {"type": "string"}},  # members that differ
+            "pick": {"type": "integer", "minimum": 0},  # the n-th distinct value (default the first)
+            # Every distinct value over every page, joined; fewer than min leaves it unset.
+            "all": {"type": "object", "additionalProperties": False, "required": ["join"], "properties": {
+                "join": {"type": "string"}, "min": {"type": "integer", "minimum": 1}}},
+            "pages": {"type": "object", "additionalProperties": False, "required": ["next", "param"],
+                      "properties": {"next": _MEMBER, "param": _MEMBER,
+                                     "max": {"type": "integer", "minimum": 1}}},
+        }},
+    ],
+}
 
 _SOURCE: dict[str, Any] = {
     "type": "object",
@@ -47,6 +81,8 @@ CATALOGUE_SCHEMA: dict[str, Any] = {
                     "optional": {"type": "boolean"},
                     # false: a target setting (an id, a URL), not scrubbed; default true.
                     "secret": {"type": "boolean"},
+                    # Where `conformance discover` reads the setting from (conformance/discovery/).
+                    "discover": DISCOVER_SCHEMA,
                 },
             },
         },

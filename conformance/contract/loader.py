@@ -21,7 +21,7 @@ from conformance.contract.catalogue_schema import CATALOGUE_SCHEMA, DERIVED_KIND
 from conformance.contract.model import Conflict, Contract, Gap, Rule, Source
 from conformance.contract.derive import derived_rules
 from conformance.contract.statements import STATEMENTS_SCHEMA, Accounting, Statement, units_for
-from conformance.errors import ContractFileError, UsageError
+from conformance.errors import ContractFileError, UsageError, did_you_mean
 
 __all__ = ["SERVICES", "docs_dir", "load_contract", "load_index", "schemas_dir"]
 
@@ -174,7 +174,7 @@ def _check_openapi(doc: Any, path: Path) -> None:
 def load_contract(service: str) -> Contract:
     """Load and validate ``schemas/<service>/``. Cached per process: contracts are read-only."""
     if service not in SERVICES:
-        raise UsageError(f"unknown service '{service}'; known: {', '.join(SERVICES)}")
+        raise UsageError(f"unknown service '{service}'{did_you_mean(service, SERVICES)}; known: {', '.join(SERVICES)}")
     return _load(service, str(schemas_dir()))
 
 
@@ -208,6 +208,7 @@ def _load(service: str, root: str) -> Contract:
     )
     contract.settings["credentials"] = cat.get("credentials", [])
     credential_names = {c["name"] for c in contract.settings["credentials"]}
+    _check_discover(contract, rules_path)
     ids: set[str] = set()
     for i, raw in enumerate(cat["rules"]):
         where = f"{rules_path}: rules[{i}] ({raw['id']})"
@@ -302,6 +303,25 @@ def _check_gap_dependencies(contract: Contract, rules_path: Path) -> None:
                 raise ContractFileError(
                     f"{rules_path}: rule {rule.id} checks {point}, which gap {gap.id} says the documents do not "
                     f"show ({gap.statement!r}): add depends_on: [{gap.id}] to the rule, or correct one of them")
+
+
+def _check_discover(contract: Contract, path: Path) -> None:
+    """A setting's ``discover`` source reads: a documented operation without x-effects, and only
+    for a setting (a secret is an input, never proposed)."""
+    for cred in contract.settings["credentials"]:
+        spec = cred.get("discover") or {}
+        where = f"{path}: credentials {cred['name']}: discover"
+        if "operation" not in spec:
+            continue
+        if cred.get("secret", True):
+            raise ContractFileError(f"{where}: a secret credential is never discovered (mark it secret: false)")
+        try:
+            contract.operation(spec["operation"])
+        except (KeyError, ValueError):
+            raise ContractFileError(f"{where}: {spec['operation']} is not an operation of the contract") from None
+        if contract.effects(spec["operation"]):
+            raise ContractFileError(f"{where}: {spec['operation']} has x-effects "
+                                    f"{contract.effects(spec['operation'])}; discovery only reads")
 
 
 def _check_security(contract: Contract, path: Path, credentials: set[str]) -> None:

@@ -14,10 +14,10 @@ import yaml
 from vcr.errors import CannotOverwriteExistingCassetteException
 from vcr.serializers import yamlserializer
 
-from conformance.errors import CassetteMismatch, CassetteMissing, HarnessError
+from conformance.errors import CassetteMismatch, CassetteMissing, CassetteStale, HarnessError
 from conformance.transport.scrub import scrub_headers, scrub_json_text, scrub_pairs, scrub_text
 
-__all__ = ["MATCH_ON", "CassetteFormat", "cassette_context", "read_cassette", "request_scrubber"]
+__all__ = ["MATCH_ON", "CassetteFormat", "cassette_context", "check_digest", "read_cassette", "request_scrubber"]
 
 # Host and port are left out: recordings made against a simulator on a random port, a sandbox
 # or the in-process transport must replay the same.
@@ -63,7 +63,8 @@ def _response_scrubber(secrets: list[str]) -> Any:
 class CassetteFormat:
     """The serializer vcrpy records through, and the one reader of cassettes.
 
-    Cassettes keep vcrpy's layout (``interactions`` of request and response) and their ``.yaml``
+    Cassettes keep vcrpy's layout (``interactions`` of request and response, and the
+    ``contract_digest`` they were recorded under) and their ``.yaml``
     name, but are written as indented JSON: JSON is YAML, so vcrpy's own YAML serializer (and any
     YAML tool) still reads them, while ``json.loads`` reads them 14x faster than libyaml-backed
     PyYAML (measured on the committed cassettes, benchmarks/bench.py). An interaction JSON cannot
@@ -71,8 +72,12 @@ class CassetteFormat:
     A cassette that is not readable, or holds an interaction vcrpy would trip over with a
     traceback, is a ``CassetteMismatch`` naming the file and saying to re-record it."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, secrets: list[str] | None = None, contract_digest: str | None = None) -> None:
         self.path = path
+        # The session's list, by reference: what the case learned after an exchange was
+        # recorded (a token its answer issued) is scrubbed from the whole file when it is saved.
+        self.secrets = secrets
+        self.contract_digest = contract_digest
 
     def deserialize(self, text: str) -> Any:
         try:
@@ -88,15 +93,46 @@ class CassetteFormat:
                 raise CassetteMismatch(f"cassette {self.path}: interaction {i} {problem}; re-record it")
         return data
 
-    @staticmethod
-    def serialize(data: Any) -> str:
+    def serialize(self, data: Any) -> str:
+        if self.secrets:
+            data = _scrubbed(data, self.secrets)
+        if self.contract_digest and isinstance(data, dict):
+            # The contract the responses were checked against when recorded (summary.json's
+            # contract_digest): replay under another contract says so instead of judging them.
+            data = {"contract_digest": self.contract_digest, **data}
         try:
             return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
         except (TypeError, ValueError):  # bytes that are not text: YAML can hold them (!!binary)
             return str(yamlserializer.serialize(data))
 
 
-def read_cassette(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _scrubbed(node: Any, secrets: list[str]) -> Any:
+    """Every text of a cassette scrubbed by value (the last net before the file is written:
+    each exchange was scrubbed when recorded, with the values known then)."""
+    if isinstance(node, dict):
+        return {k: _scrubbed(v, secrets) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_scrubbed(v, secrets) for v in node]
+    if isinstance(node, str):
+        return scrub_text(node, secrets)
+    if isinstance(node, bytes):
+        text = _text(node)
+        return node if text is None else scrub_text(text, secrets).encode("utf-8")
+    return node
+
+
+def check_digest(path: Path, data: dict[str, Any], contract_digest: str, rule_id: str, service: str) -> None:
+    """A cassette recorded under another contract (or before cassettes named theirs) is stale."""
+    recorded = data.get("contract_digest")
+    if recorded != contract_digest:
+        was = f"contract {str(recorded)[:12]}" if recorded else "a contract it does not name"
+        raise CassetteStale(f"cassette {path} was recorded under another contract ({was}; today "
+                            f"{contract_digest[:12]}): record it again with "
+                            f"`conformance run --service {service} --record -k {rule_id}`")
+
+
+def read_cassette(path: Path, *, contract_digest: str | None = None, rule_id: str = "",
+                  service: str = "") -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The recorded requests and responses of ``path``, as stored (checked as vcrpy would need
     them). Not vcrpy's Request objects: building one per recorded request cost more than the
     replay reading them (benchmarks/bench.py, replay)."""
@@ -107,7 +143,10 @@ def read_cassette(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CassetteMismatch(f"cassette {path} is not readable ({type(exc).__name__}); re-record it") from None
-    interactions = CassetteFormat(path).deserialize(text)["interactions"]
+    data = CassetteFormat(path).deserialize(text)
+    if contract_digest is not None:
+        check_digest(path, data, contract_digest, rule_id, service)
+    interactions = data["interactions"]
     return [item["request"] for item in interactions], [item["response"] for item in interactions]
 
 
@@ -131,7 +170,8 @@ def _interaction_problem(item: Any) -> str | None:
 
 
 @contextmanager
-def cassette_context(path: Path, *, secrets: list[str], mode: str = "rewrite") -> Iterator[None]:
+def cassette_context(path: Path, *, secrets: list[str], mode: str = "rewrite",
+                     contract_digest: str | None = None) -> Iterator[None]:
     """Record every exchange inside the block into ``path`` (vcrpy), scrubbed of ``secrets``.
 
     ``mode``: pytest-recording's vocabulary (settings.RECORD_MODES); "rewrite" replaces the old
@@ -149,7 +189,7 @@ def cassette_context(path: Path, *, secrets: list[str], mode: str = "rewrite") -
         before_record_response=_response_scrubber(secrets),
         decode_compressed_response=True,
     )
-    recorder.register_serializer("cassette", CassetteFormat(path))
+    recorder.register_serializer("cassette", CassetteFormat(path, secrets, contract_digest))
     try:
         with recorder.use_cassette(str(path), serializer="cassette"):
             yield

@@ -94,8 +94,10 @@ class ReplayTransport(httpx.BaseTransport):
     A request the cassette does not hold is a ``CassetteMismatch`` (the suite changed since the
     recording): an error telling to re-record, never a verdict."""
 
-    def __init__(self, path: Path, secrets: list[str]) -> None:
-        requests, self._responses = read_cassette(path)
+    def __init__(self, path: Path, secrets: list[str], *, contract_digest: str | None = None, rule_id: str = "",
+                 service: str = "") -> None:
+        requests, self._responses = read_cassette(path, contract_digest=contract_digest, rule_id=rule_id,
+                                                  service=service)
         self._scrub = request_scrubber(secrets)
         self._index: dict[Key, deque[int]] = {}
         for i, recorded in enumerate(requests):

@@ -28,12 +28,15 @@ _SKIPPED: dict[SkipKind, str] = {
     SkipKind.CREDENTIAL_MISSING: "Credential or setting missing on this target",
     SkipKind.NOT_ON_TARGET: "Not checkable on this target",
     SkipKind.CASSETTE_MISSING: "Cassette missing (record it)",
+    SkipKind.CASSETTE_STALE: "Cassette recorded under another contract (record it again)",
     SkipKind.NOT_EXERCISED: "Not exercised by the target's data",
     SkipKind.UNCHECKED: "Unchecked rules",
     SkipKind.RATE_LIMITED: "Rate-limited (not checked)",
     SkipKind.NEEDS_ALLOWANCE: "Needs an allowance (--allow spend/write)",
+    SkipKind.STALE_SETTING: "Setup error: a configured id the target does not hold",
     SkipKind.DEPENDS_ON_GAP: "Resting on an open gap (set the target setting that resolves it)",
     SkipKind.GAP_OBSERVED: "Gaps observed (not judged)",
+    SkipKind.RUN_DEADLINE: "Run deadline reached (CONFORMANCE_RUN_SECONDS): not run",
 }
 
 CATEGORIES: list[dict[str, Any]] = [
@@ -58,7 +61,7 @@ def _allure3_rules() -> list[dict[str, Any]]:
     return rules
 
 
-def allure3_config(history_path: Path | None, name: str = "API conformance") -> str:
+def allure3_config(history_path: Path | None, name: str = "API conformance", *, append_history: bool = True) -> str:
     """allurerc.mjs: one self-contained file (the multi-file report does not open from file://),
     categories, and the history file that makes trends, "new failed" and "fixed" work."""
     config: dict[str, Any] = {
@@ -72,6 +75,8 @@ def allure3_config(history_path: Path | None, name: str = "API conformance") -> 
     }
     if history_path is not None:
         config["historyPath"] = str(history_path.resolve())
+        # False when the run already appended its own line (reporting/history.py).
+        config["appendHistory"] = append_history
     return f"export default {json.dumps(config, indent=2)};\n"
 
 
@@ -96,10 +101,20 @@ def environment(summary_json: dict[str, Any], base_urls: dict[str, str]) -> dict
         "seed": "per rule, from the rule id" if summary_json.get("profile") == "gate" else "random",
         "python": platform.python_version(),
     }
+    checked = summary_json.get("checked") or {}
+    if checked:
+        # The checked share is part of the verdict: shown beside the target it was reached on.
+        env["checked"] = f"{checked.get('checked')} of {checked.get('of')} rules"
+        env["checked.floor"] = f"{checked.get('floor')}: {'met' if checked.get('met') else 'NOT met'}"
+        env.update({f"not_checked.{k}": str(n) for k, n in (checked.get("not_checked") or {}).items()})
+    if summary_json.get("interrupted"):
+        env["interrupted"] = str(summary_json["interrupted"])
     for service, data in sorted(summary_json.get("services", {}).items()):
         env[f"contract.{service}"] = str(data.get("contract_digest", ""))[:12]
         if service in base_urls:
             env[f"base_url.{service}"] = base_urls[service]
+        if data.get("discovered"):  # which settings `run --discover` read from the target
+            env[f"discovered.{service}"] = ", ".join(sorted(data["discovered"]))
     env.update({f"tool.{k}": v for k, v in _tool_versions().items()})
     return env
 

@@ -3,7 +3,8 @@
 History: Allure 3 keeps one line per report in a JSONL file (``historyPath``) and reads it back
 on the next build, which is what trends, "new failed", "fixed" and flaky marks are made of. The
 file lives beside the runs (reports/history.jsonl by default), not in a run directory, so it
-survives from one night to the next; CI keeps it as an artefact.
+survives from one night to the next; CI keeps it as an artefact. Every run appends its own line
+(reporting/history.py); the report is built from the lines before it, and appends nothing.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from conformance.errors import HarnessError, UsageError
 from conformance.reporting.allure_meta import allure3_config
+from conformance.reporting.history import append_run, history_before, recorded_point
 
 __all__ = ["ALLURE_PACKAGE", "build_html"]
 
@@ -43,6 +45,21 @@ def _strip_analytics(index: Path) -> None:
         raise HarnessError(f"{index} loads analytics in a form this harness does not know how to remove; "
                            f"check {ALLURE_PACKAGE}'s template")
     index.write_text(stripped, encoding="utf-8")
+
+
+# Allure 3.18 shows a markdown attachment (the triage page) in a sandboxed iframe 150 pixels high:
+# the headline and one section, the rest hidden behind a scroll bar inside a scroll bar. The frame's
+# document is another origin (file://), so it cannot be measured from the page: the frame is given
+# the window's height instead, and can be dragged taller.
+_FRAME_STYLE = ('<style id="conformance-frames">[data-testid="markdown-attachment-preview"] iframe '
+                "{height: max(400px, calc(100vh - 160px)); resize: vertical;}</style>")
+
+
+def _size_markdown_frames(index: Path) -> None:
+    html = index.read_text(encoding="utf-8")
+    if "</head>" not in html:
+        raise HarnessError(f"{index} has no </head>; check {ALLURE_PACKAGE}'s template")
+    index.write_text(html.replace("</head>", _FRAME_STYLE + "</head>", 1), encoding="utf-8")
 
 
 def _add_page(results: Path, name: str, markdown: str) -> None:
@@ -73,15 +90,26 @@ def build_html(report_dir: Path, *, history: Path | None = None, triage_markdown
         stale.unlink()
     if triage_markdown:
         _add_page(results, "Triage: what changed since the previous run", triage_markdown)
-    (report_dir / "allurerc.mjs").write_text(allure3_config(history), encoding="utf-8")
+    shown = None
+    if history is not None:
+        # Every run appends its own line when it ends; a run from before that (or with another
+        # history file) is appended now. The report shows the runs before this one as history.
+        own = recorded_point(report_dir, history) or append_run(report_dir, history)
+        shown = report_dir / ".history-before-this-run.jsonl"
+        history_before(history, own, shown)
+    (report_dir / "allurerc.mjs").write_text(allure3_config(shown, append_history=False), encoding="utf-8")
     try:
         proc = subprocess.run([npx, "--yes", ALLURE_PACKAGE, "generate", "./allure-results"],
                               cwd=report_dir, capture_output=True, text=True, timeout=_TIMEOUT)
     except subprocess.TimeoutExpired:
         raise HarnessError(f"allure generate took over {_TIMEOUT} s") from None
+    finally:
+        if shown is not None:
+            shown.unlink(missing_ok=True)
     out = report_dir / "allure-report" / "index.html"
     if proc.returncode != 0 or not out.is_file():
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
         raise HarnessError("allure generate failed: " + " | ".join(tail))
     _strip_analytics(out)
+    _size_markdown_frames(out)
     return out

@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import UsageError
+from conformance.reporting.checked import checked_share
 from conformance.reporting.triage import load_summary
+from conformance.settings import MinChecked
 
 __all__ = ["merge_runs", "merge_summaries"]
 
@@ -52,11 +54,31 @@ def merge_summaries(summaries: list[tuple[Path, dict[str, Any]]]) -> dict[str, A
             for key, value in (data.get(name) or {}).items():
                 total[key] = total.get(key, 0) + int(value)
         merged[name] = total
+    # The checked share is a ratio over the selected rules: recomputed from the merged rules
+    # (summing the shards' would double the floor's rounding and lose which rules were selected).
+    merged["checked"] = _checked(summaries, services)
+    merged["elapsed_seconds"] = max(float(d.get("elapsed_seconds") or 0.0) for _p, d in summaries)  # side by side
+    merged["interrupted"] = next((d["interrupted"] for _p, d in summaries if d.get("interrupted")), None)
     merged["missing_required"] = {s: names for _p, d in summaries
                                   for s, names in (d.get("missing_required") or {}).items()}
     merged["services"] = services
     merged["merged_from"] = [str(p) for p, _d in summaries]
     return merged
+
+
+def _checked(summaries: list[tuple[Path, dict[str, Any]]], services: dict[str, Any]) -> dict[str, Any]:
+    """The merged run's checked share over every shard's selected rules, held against the shards'
+    floor (one floor: they ran with one setting; different floors are refused)."""
+    floors = {(d.get("checked") or {}).get("floor") for _p, d in summaries}
+    if len(floors) > 1:
+        raise UsageError(f"cannot merge: the shards ran with different --min-checked floors "
+                         f"({', '.join(sorted(map(str, floors)))})")
+    floor_text = floors.pop() if floors else None
+    floor = MinChecked.parse(floor_text.removesuffix(" rules")) if floor_text else None  # str(): "30 rules"
+    rules = [rule for body in services.values() for rule in body.get("rules", [])
+             # Shards from before "selected": a rule that ran was selected.
+             if rule.get("selected", rule.get("status") != "not run")]
+    return checked_share(rules, floor).as_json()
 
 
 def merge_runs(sources: list[Path], out: Path) -> dict[str, Any]:

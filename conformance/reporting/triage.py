@@ -5,6 +5,11 @@ failures, fixed, still failing, newly skipped, other changes, and rules added or
 contract change. A verdict that changed while the service's contract digest did not is the
 target's doing (or a flaky check); one that changed with the contract is marked as such.
 
+Scope: only rules both runs checked are compared. A service one run did not select, or a rule it
+did not select (``-k``, ``-m``; summary.json's status "not run"), is out of scope: listed as "not in
+this run" (or "not in the base run"), never as removed. Added and removed are rules the contract
+itself gained or lost (its digest changed).
+
 Flaky: given the runs before the base too (``conformance triage`` over reports/runs reads the
 last ``--window`` runs), a rule whose verdict flipped more than once inside the window while its
 contract stayed the same is listed as flaky instead of new failure or fixed. Gap drift: what the
@@ -21,10 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import UsageError
+from conformance.reporting.text import shorten
 
 __all__ = ["Change", "Drift", "Triage", "compare", "finished_runs", "load_summary", "previous_run", "run_before"]
 
 _BAD = ("failed", "error", "interrupted")
+_EMPTY = {"New failures": "newly failing", "Fixed": "fixed", "Still failing": "still failing",
+          "Newly skipped": "newly skipped", "Flaky": "flaky", "Other changes": "otherwise changed"}
 
 
 def load_summary(where: Path) -> dict[str, Any]:
@@ -96,6 +104,13 @@ class Triage:
     gap_drift: list[Drift] = field(default_factory=list)
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    compared: int = 0
+    # Per service: the rules one run checked and the other did not select (out of scope).
+    not_in_this_run: dict[str, list[str]] = field(default_factory=dict)
+    not_in_base_run: dict[str, list[str]] = field(default_factory=dict)
+    # Services the other run did not select at all (their rules are not listed one by one).
+    services_not_in_this_run: list[str] = field(default_factory=list)
+    services_not_in_base_run: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         def rows(items: list[Change]) -> list[dict[str, Any]]:
@@ -105,7 +120,10 @@ class Triage:
                 "still_failing": rows(self.still_failing), "newly_skipped": rows(self.newly_skipped),
                 "other_changes": rows(self.other), "flaky": rows(self.flaky),
                 "gap_drift": [vars(d) for d in self.gap_drift],
-                "rules_added": self.added, "rules_removed": self.removed}
+                "rules_added": self.added, "rules_removed": self.removed, "compared": self.compared,
+                "not_in_this_run": self.not_in_this_run, "not_in_base_run": self.not_in_base_run,
+                "services_not_in_this_run": self.services_not_in_this_run,
+                "services_not_in_base_run": self.services_not_in_base_run}
 
     def markdown(self, docs_url: str = "") -> str:
         def link(c: Change) -> str:
@@ -117,27 +135,48 @@ class Triage:
         def note(c: Change) -> str:
             return " — the contract changed too" if c.contract_changed else ""
 
-        lines = ["# What changed since the last run", ""]
-        for title, items, show_message in (("New failures", self.new_failures, True), ("Fixed", self.fixed, False),
-                                           ("Still failing", self.still_failing, False),
-                                           ("Newly skipped", self.newly_skipped, True),
-                                           ("Flaky (verdict flipped more than once, contract unchanged)",
-                                            self.flaky, True),
-                                           ("Other changes", self.other, False)):
+        sections = (("New failures", self.new_failures, True), ("Fixed", self.fixed, False),
+                    ("Still failing", self.still_failing, False), ("Newly skipped", self.newly_skipped, True),
+                    ("Flaky (verdict flipped more than once, contract unchanged)", self.flaky, True),
+                    ("Other changes", self.other, False))
+        # The headline first, then only the sections that hold something: a reader (or a small
+        # frame) sees what changed before it sees what did not.
+        lines = ["# What changed since the last run", "",
+                 f"{self.compared} rules checked in both runs: " + ", ".join(
+                     f"{len(items)} {title.split(' (')[0].lower()}" for title, items, _ in sections) + ".", ""]
+        empty = [title.split(" (")[0] for title, items, _ in sections if not items]
+        for title, items, show_message in sections:
+            if not items:
+                continue
             lines.append(f"## {title} ({len(items)})")
             for c in items:
                 lines.append(f"- `{c.rule}`: {c.before} → {c.after}{note(c)}{link(c)}")
                 if show_message and c.message:
-                    lines.append(f"  > {c.message.strip().splitlines()[0][:200]}")
+                    lines.append(f"  > {shorten(c.message, 200)}")
             lines.append("")
-        lines.append(f"## Gap drift: what the target showed where the documents are silent ({len(self.gap_drift)})")
-        for d in self.gap_drift:
-            was, now = "; ".join(d.before) or "nothing", "; ".join(d.after) or "nothing"
-            lines.append(f"- `{d.service}.{d.id}`: {was[:200]} → {now[:200]}")
-        lines.append("")
-        lines.append(f"## Rules added ({len(self.added)}) / removed ({len(self.removed)})")
-        lines += [f"- added `{r}`" for r in self.added] + [f"- removed `{r}`" for r in self.removed]
-        return "\n".join(lines) + "\n"
+        if empty:
+            words = [_EMPTY[t] for t in empty]
+            lines += [f"No rule {', '.join(words[:-1]) + ' or ' if len(words) > 1 else ''}{words[-1]}.", ""]
+        if self.gap_drift:
+            lines.append(f"## Gap drift: what the target showed where the documents are silent ({len(self.gap_drift)})")
+            for d in self.gap_drift:
+                was, now = "; ".join(d.before) or "nothing", "; ".join(d.after) or "nothing"
+                lines.append(f"- `{d.service}.{d.id}`: {was[:200]} → {now[:200]}")
+            lines.append("")
+        for title, services, rules in (("Not in this run (out of scope, not compared)", self.services_not_in_this_run,
+                                        self.not_in_this_run),
+                                       ("Not in the base run (out of scope, not compared)",
+                                        self.services_not_in_base_run, self.not_in_base_run)):
+            if services or rules:
+                lines.append(f"## {title}")
+                lines += [f"- service `{s}` not selected" for s in services]
+                lines += [f"- `{s}`: {len(ids)} rules not selected" for s, ids in sorted(rules.items())]
+                lines.append("")
+        if self.added or self.removed:
+            lines.append(f"## Rules added ({len(self.added)}) / removed ({len(self.removed)}) by a contract change")
+            lines += [f"- added `{r}`" for r in self.added] + [f"- removed `{r}`" for r in self.removed]
+            lines.append("")
+        return "\n".join(lines)
 
 
 def _rules(summary: dict[str, Any]) -> dict[str, tuple[str, dict[str, Any]]]:
@@ -178,7 +217,14 @@ def _observed(summary: dict[str, Any]) -> dict[tuple[str, str], list[str]]:
 def compare(base: dict[str, Any], current: dict[str, Any], earlier: list[dict[str, Any]] | None = None) -> Triage:
     """``earlier``: runs before ``base``, oldest first, for telling flaky rules apart."""
     before, after = _rules(base), _rules(current)
-    result = Triage(added=sorted(set(after) - set(before)), removed=sorted(set(before) - set(after)))
+    result = Triage()
+    base_services, current_services = set(base["services"]), set(current["services"])
+    result.services_not_in_this_run = sorted(base_services - current_services)
+    result.services_not_in_base_run = sorted(current_services - base_services)
+    for rule_id in sorted(set(before) ^ set(after)):
+        service = (before.get(rule_id) or after[rule_id])[0]
+        if service in base_services and service in current_services:  # both contracts were loaded
+            (result.added if rule_id in after else result.removed).append(rule_id)
     window = [(run, _rules(run)) for run in (*(earlier or []), base, current)]
     seen_before, seen_after = _observed(base), _observed(current)
     for key in sorted(set(seen_before) & set(seen_after)):
@@ -187,6 +233,12 @@ def compare(base: dict[str, Any], current: dict[str, Any], earlier: list[dict[st
     for rule_id in sorted(set(before) & set(after)):
         (service, old), (_, new) = before[rule_id], after[rule_id]
         was, now = str(old.get("status")), str(new.get("status"))
+        if was == "not run" or now == "not run":  # not selected in one run: out of scope, not compared
+            if was != now:
+                side = result.not_in_this_run if now == "not run" else result.not_in_base_run
+                side.setdefault(service, []).append(rule_id)
+            continue
+        result.compared += 1
         digest_old = base["services"][service].get("contract_digest")
         digest_new = current["services"][service].get("contract_digest")
         change = Change(rule_id, was, now, str(new.get("source", "")), str(new.get("message", "")),

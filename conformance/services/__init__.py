@@ -20,7 +20,7 @@ from functools import partial
 from pathlib import Path
 
 from conformance.contract import Contract, load_contract
-from conformance.errors import HarnessError, UsageError
+from conformance.errors import HarnessError, UsageError, did_you_mean
 from conformance.faults.base import Fault, Variant
 from conformance.faults.generic import generic_faults
 from conformance.faults.variants import GENERIC_VARIANTS, derived_variants
@@ -53,7 +53,8 @@ def load_service(service: str) -> ServicePackage:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name == module_name:
-            raise UsageError(f"no service package for '{service}' (conformance/services/{service}/); "
+            raise UsageError(f"no service package for '{service}'{did_you_mean(service, service_packages())} "
+                             f"(conformance/services/{service}/); "
                              f"available: {', '.join(service_packages()) or 'none'}") from None
         raise ServicePackageError(f"service package '{service}' failed to import: "
                                   f"{type(exc).__name__}: {exc}") from exc
@@ -93,7 +94,8 @@ def fault_decorator(service: str, name: str) -> Callable[[Simulator], Simulator]
         if item.name == name:
             return item.apply
     known = ", ".join(f.name for f in items) or "none"
-    raise UsageError(f"no fault or variant '{name}' for {service}; known: {known}")
+    raise UsageError(f"no fault or variant '{name}' for {service}{did_you_mean(name, [f.name for f in items])}; "
+                     f"known: {known}")
 
 
 def target_for(contract: Contract, settings: RunSettings,

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from email.utils import formatdate
 from typing import Any
 from urllib.parse import parse_qsl
 
 from conformance.simulators.base import MAX_BODY_BYTES, SimError, Simulator
 from conformance.transport.model import Request
 
-__all__ = ["SimulatorApp"]
+__all__ = ["SimulatorApp", "UVICORN_OPTIONS"]
+
+# The simulator states its own Date (below), so the server must not add the wall clock's.
+UVICORN_OPTIONS: dict[str, Any] = {"date_header": False}
 
 
 class SimulatorApp:
@@ -27,6 +31,7 @@ class SimulatorApp:
         if scope["type"] != "http":
             return
         body, too_big = bytearray(), False
+        cap = int(getattr(self.simulator, "max_body_bytes", MAX_BODY_BYTES))  # a wrapper may not say
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
@@ -34,13 +39,13 @@ class SimulatorApp:
             if not too_big:
                 body += message.get("body", b"")
                 # Stop buffering past the cap; keep draining so the client is not cut off.
-                too_big = len(body) > MAX_BODY_BYTES
+                too_big = len(body) > cap
             if not message.get("more_body"):
                 break
         if too_big:
             response = self.simulator.finish(
                 Request("POST", scope["path"]),
-                self.simulator.error_response(SimError(413, f"request body over {MAX_BODY_BYTES} bytes")),
+                self.simulator.error_response(SimError(413, f"request body over {cap} bytes")),
             )
         else:
             request = Request(
@@ -51,9 +56,15 @@ class SimulatorApp:
                 body=bytes(body),
             )
             response = self.simulator.handle(request)
+        headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.headers.items()]
+        if not any(k.lower() == b"date" for k, _v in headers):
+            # RFC 9110 section 6.6.1: an origin server with a clock sends Date. The simulator's clock
+            # is its simulated one (what `conformance discover` reads the target's today from),
+            # not the machine's, which the server would otherwise send (UVICORN_OPTIONS).
+            headers.append((b"date", formatdate(self.simulator.clock.now(), usegmt=True).encode("latin-1")))
         await send({
             "type": "http.response.start",
             "status": response.status,
-            "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.headers.items()],
+            "headers": headers,
         })
         await send({"type": "http.response.body", "body": response.body})

@@ -78,6 +78,9 @@ class Simulator:
     # Seeded credentials by the contract's credential names (API_KEY, ...): what the sim
     # target sends, and what `conformance serve` prints for people pointing clients at it.
     credentials: ClassVar[dict[str, str]] = {}
+    # The largest body any route takes (the HTTP server stops buffering beyond it); a service whose
+    # document allows larger uploads raises it, and says in body_cap which routes take them.
+    max_body_bytes: ClassVar[int] = MAX_BODY_BYTES
 
     def __init__(self, clock: Clock | None = None) -> None:
         self.clock = clock or Clock()
@@ -89,10 +92,11 @@ class Simulator:
         self._routes.append(Route(method.upper(), re.compile(f"^{regex}$"), handler))
 
     def handle(self, request: Request) -> Response:
+        allowed: list[str] = []
         try:
-            if len(request.body) > MAX_BODY_BYTES:
-                raise SimError(413, f"request body over {MAX_BODY_BYTES} bytes")
-            allowed = []
+            cap = self.body_cap(request)
+            if len(request.body) > cap:
+                raise SimError(413, f"request body over {cap} bytes")
             for route in self._routes:
                 match = route.pattern.match(request.path)
                 if not match:
@@ -101,13 +105,21 @@ class Simulator:
                     allowed.append(route.method)
                     continue
                 return self.finish(request, route.handler(request, **match.groupdict()))
-            if allowed:
-                raise SimError(405, f"method {request.method} not allowed here")
+            if allowed:  # the path is known: say which methods it takes (RFC 9110 section 15.5.6)
+                methods = ", ".join(sorted(set(allowed)))
+                raise SimError(405, f"method {request.method} not allowed at {request.path}; it takes {methods}")
             raise SimError(404, f"no such path {request.path}")
         except SimError as err:
-            return self.finish(request, self.error_response(err))
+            response = self.error_response(err)
+            if err.status == 405 and allowed:
+                response.headers["allow"] = ", ".join(sorted(set(allowed)))
+            return self.finish(request, response)
         except Exception as exc:  # a bug in the simulator: visible, never silent
             return self.error_response(SimError(500, f"simulator bug: {type(exc).__name__}"))
+
+    def body_cap(self, request: Request) -> int:
+        """Bytes of body this request may carry; beyond it, 413 before any route sees it."""
+        return MAX_BODY_BYTES
 
     def finish(self, request: Request, response: Response) -> Response:
         """Hook for headers every response carries (rate limits and the like)."""

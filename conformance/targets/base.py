@@ -23,12 +23,15 @@ from typing import Any
 
 import httpx
 
+from conformance.auth.forms import CredentialForms
 from conformance.contract import Contract
-from conformance.errors import CassetteMissing, HarnessError, UsageError
+from conformance.errors import CassetteMissing, HarnessError, OverBudget, UsageError
+from conformance.interrupts import checkpoint
 from conformance.recording.cassettes import cassette_context
 from conformance.recording.replay import ReplayTransport
 from conformance.settings import RunSettings, env_name
 from conformance.simulators import Simulator
+from conformance.transport.deadline import bounded_client
 from conformance.transport.scrub import REDACTED
 from conformance.transport.session import Session, from_httpx_request
 
@@ -64,6 +67,7 @@ CONFIGURED_FILE = "configured-credentials.json"
 
 def _mock_transport(sim: Simulator) -> httpx.MockTransport:
     def handler(request: httpx.Request) -> httpx.Response:
+        checkpoint("sim-request")  # a test may interrupt the run here, mid-rule (inert otherwise)
         response = sim.handle(from_httpx_request(request))
         return httpx.Response(response.status, headers=response.headers, content=response.body)
 
@@ -97,10 +101,14 @@ class Target:
         self._failures: list[str] = []
         self.limiting: str | None = None
         self.spent = 0
+        self.rule_spent = 0  # spending requests of the rule now running
         self._limited: list[str] = []
         # The run's start, not this target's: a service started late gets what is left of the run.
         started = settings.run_started
         self._started = time.monotonic() - (max(0.0, time.time() - started) if started is not None else 0.0)
+        # The session of the case under way: real waits end with its rule's or the run's budget.
+        self._session: Session | None = None
+        self._credential_forms: CredentialForms | None = None
 
     def transport_failed(self, why: str) -> None:
         self._failures.append(why)
@@ -121,15 +129,25 @@ class Target:
     def not_rate_limited(self) -> None:
         self._limited.clear()
 
-    def spend(self, operation: str) -> bool:
-        """Count one request that costs credits; False once the run's spend budget is used up."""
-        if self.spent >= self.settings.limits.spend_budget:
-            return False
+    def spend(self, operation: str) -> str | None:
+        """Count one request that costs credits; once a budget is used up, which one (else None).
+        Each rule may spend ``spend_per_rule``; the run, ``spend_budget`` when one is set."""
+        limits = self.settings.limits
+        if self.rule_spent >= limits.spend_per_rule:
+            return (f"this rule's spend budget of {limits.spend_per_rule} requests is used up "
+                    "(CONFORMANCE_SPEND_PER_RULE)")
+        if limits.spend_budget is not None and self.spent >= limits.spend_budget:
+            return f"the run's spend budget of {limits.spend_budget} requests is used up (CONFORMANCE_SPEND_BUDGET)"
         self.spent += 1
-        return True
+        self.rule_spent += 1
+        return None
 
     def run_seconds_left(self) -> float:
         return self.settings.limits.run_seconds - (time.monotonic() - self._started)
+
+    def run_deadline(self) -> float:
+        """When the run's real-time budget ends (``time.monotonic()``): requests in flight then stop."""
+        return self._started + self.settings.limits.run_seconds
 
     def missing_required(self) -> list[str]:
         """Required (non-optional) credentials this target lacks: a run without them checks little."""
@@ -151,7 +169,19 @@ class Target:
         raise NotImplementedError
 
     def _sleep(self) -> Callable[[float], None]:
-        return lambda seconds: time.sleep(seconds / self.settings.time_scale)
+        return self._real_sleep
+
+    def _real_sleep(self, seconds: float) -> None:
+        """Wait for real, never past the rule's or the run's budget: a wait that would end after it
+        waits until then and stops the rule (the budgets hold on the wall clock)."""
+        wanted = seconds / self.settings.time_scale
+        left = self._session.time_left() if self._session is not None else wanted
+        if wanted <= left:
+            time.sleep(wanted)
+            return
+        time.sleep(max(0.0, left))
+        raise OverBudget(f"a wait of {wanted:g} s would pass the rule's or the run's real-time budget "
+                         "(CONFORMANCE_RULE_SECONDS, CONFORMANCE_RUN_SECONDS); stopped when it ran out")
 
     def _throttle(self) -> Callable[[], None] | None:
         """What keeps the document's client request rates; only a live target that waits real time
@@ -159,15 +189,18 @@ class Target:
         return None
 
     def _timeout(self) -> httpx.Timeout:
-        # Per read and connect; the whole request is bounded by the session's deadline.
-        whole = self.settings.limits.request_seconds
-        return httpx.Timeout(min(30.0, whole), connect=min(10.0, whole))
+        # httpx's timeouts bound each socket operation; the session's deadline (connect to last
+        # byte, transport/deadline.py) cuts every one of them shorter, so this is only its fallback.
+        return httpx.Timeout(self.settings.limits.request_seconds)
 
     @contextmanager
     def session(self, case_id: str) -> Iterator[Session]:
+        self.rule_spent = 0  # one session per rule: its spend count starts afresh
         client = self._client()
         session = Session(client, base_url=self.base_url(), sleep=self._sleep(), secrets=self.secrets(),
-                          limits=self.settings.limits, throttle=self._throttle())
+                          limits=self.settings.limits, throttle=self._throttle(), run_deadline=self.run_deadline(),
+                          issuers=self._forms().issuers, joins=self._forms().obtained)
+        self._session = session
         try:
             cassette = Path(self.settings.cassette_dir) / self.service / f"{case_id}.yaml"
             if self.capabilities.replays and not cassette.is_file():
@@ -178,27 +211,33 @@ class Target:
                 yield session
             elif self.capabilities.replays:
                 session._client = httpx.Client(base_url=self.base_url(),
-                                               transport=ReplayTransport(cassette, session.secrets))
+                                               transport=ReplayTransport(
+                                                   cassette, session.secrets, contract_digest=self.contract.digest,
+                                                   rule_id=case_id, service=self.service))
                 yield session
             elif self.settings.record:
                 folder = Path(self.settings.cassette_dir) / self.service
                 _remember_configured(folder, self.configured(), self.recorded_settings())
-                with cassette_context(cassette, secrets=session.secrets, mode=self.settings.record_mode):
+                with cassette_context(cassette, secrets=session.secrets, mode=self.settings.record_mode,
+                                      contract_digest=self.contract.digest):
                     yield session
             else:
                 yield session
         finally:
+            self._session = None
             session.close()
 
     def secrets(self) -> list[str]:
-        """Every secret credential value this target knows: scrubbed from anything written.
-        Target settings marked ``secret: false`` (ids, URLs) are not secrets."""
-        out = []
-        for cred in self.contract.settings.get("credentials", []):
-            value = self.credential(cred["name"])
-            if cred.get("secret", True) and value and value != REDACTED:
-                out.append(value)
-        return out
+        """Every secret credential value this target knows, and every combined value the auth
+        code can send them in (``KEY:SECRET``, ``Bearer PREFIX:ID:SECRET``; auth/forms.py):
+        scrubbed from anything written. Settings marked ``secret: false`` (ids, URLs) are not."""
+        return self._forms().configured()
+
+    def _forms(self) -> CredentialForms:
+        if self._credential_forms is None:
+            self._credential_forms = CredentialForms(
+                self.contract, lambda name: None if self.credential(name) == REDACTED else self.credential(name))
+        return self._credential_forms
 
     def recorded_settings(self) -> dict[str, str]:
         """Values of the non-secret settings, kept beside cassettes so replay sends the same."""
@@ -254,6 +293,22 @@ class SimTarget(Target):
         return lambda seconds: self.simulator.clock.advance(seconds) if self.simulator else None
 
 
+def _rate_scale(service: str) -> float:
+    """CONFORMANCE_<ID>_RATE_SCALE: how many times the documented client rate a sandbox allows
+    (default 1). Separate from CONFORMANCE_TIME_SCALE, which also divides Retry-After waits."""
+    import math
+
+    name = env_name(service, "RATE_SCALE")
+    text = os.environ.get(name) or "1"
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise UsageError(f"{name} must be a number above 0 (times the documented rate), got {text!r}")
+    return value
+
+
 class HttpTarget(Target):
     name = "http"
     capabilities = Capabilities(waits_real_time=True, live=True)
@@ -267,22 +322,29 @@ class HttpTarget(Target):
         self._limiter: Any = None
         if wait is not None:
             self.capabilities = Capabilities(waits_real_time=False, live=True)
+        self.rate_scale = _rate_scale(contract.service)
+
+    def client_rates(self) -> list[tuple[int, int]]:
+        """The client rates the run keeps, as (requests, interval in ms): the document's
+        (``x-client-rate-limits``), times CONFORMANCE_<ID>_RATE_SCALE for a sandbox that allows
+        more, the interval divided by CONFORMANCE_TIME_SCALE for a simulator served faster."""
+        rates = self.contract.openapi.get("x-client-rate-limits") or []
+        return sorted(((max(1, int(r["requests"] * self.rate_scale)),
+                        max(1, int(r["per_seconds"] * 1000 / self.settings.time_scale))) for r in rates),
+                      key=lambda rate: rate[1])
 
     def _sleep(self) -> Callable[[float], None]:
         return self._wait if self._wait is not None else super()._sleep()
 
     def _throttle(self) -> Callable[[], None] | None:
-        rates = self.contract.openapi.get("x-client-rate-limits") or []
+        rates = self.client_rates()
         if not rates or not self.capabilities.waits_real_time:
             return None
         if self._limiter is None:
-            from pyrate_limiter import Duration, InMemoryBucket, Limiter, Rate
+            from pyrate_limiter import InMemoryBucket, Limiter, Rate
 
             # One limiter per target (all rules share the rate), from the well-kept library.
-            scale = self.settings.time_scale
-            self._limiter = Limiter(InMemoryBucket(sorted(
-                (Rate(r["requests"], max(1, int(r["per_seconds"] * Duration.SECOND / scale))) for r in rates),
-                key=lambda rate: rate.interval)))
+            self._limiter = Limiter(InMemoryBucket([Rate(requests, interval) for requests, interval in rates]))
         limiter = self._limiter
         return lambda: limiter.try_acquire(self.service) and None
 
@@ -302,7 +364,7 @@ class HttpTarget(Target):
         return url.rstrip("/")
 
     def _client(self) -> httpx.Client:
-        return httpx.Client(base_url=self.base_url(), timeout=self._timeout())
+        return bounded_client(base_url=self.base_url(), timeout=self._timeout())
 
 
 class ReplayTarget(Target):

@@ -11,12 +11,23 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
+from conformance.transport.jsonbody import JsonTooDeep, loads
 from conformance.transport.scrub import scrub_json_text, scrub_pairs
 
 __all__ = ["Exchange", "Request", "Response", "JSON_TYPE"]
 
 JSON_TYPE = "application/json"
 _SUMMARY_BODY_CHARS = 300
+# A body up to this size is scrubbed whole (parsed, member by member) before a summary cuts it;
+# past it, its first bytes are scrubbed as text (names and values), as reports scrub the part
+# they keep: failures are built per probe, and each walked the whole body (3 s for 1 MB).
+_SUMMARY_SCRUB_BYTES = 64 * 1024
+
+
+def _summary_body(body: bytes) -> str:
+    text = scrub_json_text(body[:_SUMMARY_SCRUB_BYTES].decode("utf-8", "replace"), [])
+    more = "..." if len(text) > _SUMMARY_BODY_CHARS or len(body) > _SUMMARY_SCRUB_BYTES else ""
+    return text[:_SUMMARY_BODY_CHARS] + more
 
 
 def _lower(headers: dict[str, str] | None) -> dict[str, str]:
@@ -76,7 +87,8 @@ class Request:
         return self.headers.get(name.lower())
 
     def json(self) -> Any:
-        return json.loads(self.body.decode("utf-8"))
+        # Nesting bounded like a response's: a served simulator reads hostile clients' bodies here.
+        return loads(self.body.decode("utf-8"))
 
     def form(self) -> dict[str, str]:
         return dict(parse_qsl(self.body.decode("utf-8"), keep_blank_values=True))
@@ -88,11 +100,9 @@ class Request:
     def summary(self) -> str:
         """One line for messages: secret-named query values are masked (a key may ride there)."""
         query = urlencode(scrub_pairs(self.query, []))
-        # Scrub the whole body, then cut: a cut JSON body no longer parses, so its secret-named
-        # members would escape the name-based scrub.
-        body = scrub_json_text(self.body.decode("utf-8", "replace"), [])
-        more = "..." if len(body) > _SUMMARY_BODY_CHARS else ""
-        return f"{self.method} {self.path}{'?' + query if query else ''} {body[:_SUMMARY_BODY_CHARS]}{more}".rstrip()
+        # Scrub the body, then cut: a cut JSON body no longer parses, so its secret-named members
+        # would escape the name-based scrub.
+        return f"{self.method} {self.path}{'?' + query if query else ''} {_summary_body(self.body)}".rstrip()
 
 
 def _param_text(value: Any) -> str:
@@ -121,11 +131,22 @@ class Response:
         return self.headers.get(name.lower())
 
     def json(self) -> Any:
-        """The body as JSON, or None when it is not JSON (checks report that as a failure)."""
+        """The body as JSON, or None when it is not JSON or nests deeper than
+        CONFORMANCE_MAX_JSON_DEPTH (checks report that as a failure; ``json_problem`` says which)."""
         try:
-            return json.loads(self.body.decode("utf-8"))
+            return loads(self.body.decode("utf-8"))
         except (ValueError, UnicodeDecodeError):
             return None
+
+    def json_problem(self) -> str | None:
+        """Why the body is not JSON the harness reads (not JSON, not UTF-8, nested too deep), or None."""
+        try:
+            loads(self.body.decode("utf-8"))
+        except UnicodeDecodeError:
+            return "not UTF-8"
+        except ValueError as exc:
+            return str(exc) if isinstance(exc, JsonTooDeep) else f"not JSON ({exc})"
+        return None
 
     @property
     def is_json(self) -> bool:
@@ -134,9 +155,7 @@ class Response:
 
     def summary(self) -> str:
         """One line for messages: tokens the target issued (access_token, code ...) are masked."""
-        body = scrub_json_text(self.body.decode("utf-8", "replace"), [])
-        more = "..." if len(body) > _SUMMARY_BODY_CHARS else ""
-        return f"{self.status} {body[:_SUMMARY_BODY_CHARS]}{more}".rstrip()
+        return f"{self.status} {_summary_body(self.body)}".rstrip()
 
 
 @dataclass

@@ -9,11 +9,14 @@ wherever it shows up: a URL, a redirect, an echoed body).
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import re
 from collections.abc import Iterable
 from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus, urlencode
+
+from conformance.transport.jsonbody import loads
 
 __all__ = ["REDACTED", "SECRET_NAMES", "forms_of", "scrub_headers", "scrub_json_text", "scrub_named_values",
            "scrub_pairs", "scrub_text", "scrub_url_params"]
@@ -48,19 +51,28 @@ _NAMED_VALUE = re.compile(
 
 
 def forms_of(secret: str) -> set[str]:
-    """The ways a value shows up in text: raw, URL-encoded (%20 and + styles), JSON-escaped,
-    base64 (standard and URL-safe, with and without padding)."""
+    """The ways a value shows up in text: raw, URL-encoded (%20 and + styles, ``/`` kept or
+    not), JSON-escaped, base64 (standard and URL-safe, with and without padding). Joined
+    credentials (``KEY:SECRET``) are values of their own (joins.py), so they get every form too."""
     raw = secret.encode("utf-8", "surrogateescape")
     b64 = base64.b64encode(raw).decode()
     b64url = base64.urlsafe_b64encode(raw).decode()
-    return {secret, quote(secret, safe=""), quote_plus(secret), json.dumps(secret)[1:-1],
+    return {secret, quote(secret, safe=""), quote(secret), quote_plus(secret), json.dumps(secret)[1:-1],
             json.dumps(secret, ensure_ascii=False)[1:-1], b64, b64.rstrip("="), b64url, b64url.rstrip("=")}
 
 
-def scrub_text(text: str, secrets: Iterable[str]) -> str:
+@functools.lru_cache(maxsize=64)
+def _replaced(secrets: tuple[str, ...]) -> tuple[str, ...]:
+    """Every form of ``secrets``, longest first (a joined value before its parts). Cached: a case
+    scrubs many texts with one list, and joined credentials make that list long."""
     values = {f for s in secrets if s and len(s) >= _MIN_SECRET_LEN for f in forms_of(s)}
-    for value in sorted((v for v in values if len(v) >= _MIN_SECRET_LEN), key=len, reverse=True):
-        text = text.replace(value, REDACTED)
+    return tuple(sorted((v for v in values if len(v) >= _MIN_SECRET_LEN), key=lambda v: (-len(v), v)))
+
+
+def scrub_text(text: str, secrets: Iterable[str]) -> str:
+    for value in _replaced(tuple(secrets)):
+        if value in text:
+            text = text.replace(value, REDACTED)
     return text
 
 
@@ -126,7 +138,7 @@ def scrub_json_text(text: str, secrets: Iterable[str]) -> str:
     """Scrub a body that may be JSON, a urlencoded form, or anything else."""
     secrets = list(secrets)
     try:
-        parsed = json.loads(text)
+        parsed = loads(text)  # nesting bounded: scrubbing walks the value recursively
     except ValueError:
         parsed = None
     if isinstance(parsed, (dict, list)):

@@ -7,7 +7,7 @@ mapped here to ``TargetUnreachable`` / ``CassetteMismatch`` so nothing above lea
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from email.utils import parsedate_to_datetime
 
 import httpx
@@ -23,7 +23,10 @@ from conformance.errors import (
     TargetUnreachable,
 )
 from conformance.settings import Limits
+from conformance.transport.deadline import Deadline, within
+from conformance.transport.issued import issued_values, looks_issued
 from conformance.transport.model import Exchange, Request, Response
+from conformance.transport.scrub import REDACTED
 
 __all__ = ["Session", "from_httpx_request", "retry_after", "to_httpx"]
 
@@ -83,10 +86,12 @@ class stop_when(stop_base):  # noqa: N801 (named like tenacity's own stop condit
 class Session:
     """A client bound to one target. ``sleep`` is the target's notion of waiting.
 
-    Every request is bounded: the body is read up to ``limits.max_response_bytes`` and the whole
-    exchange must finish within ``limits.request_seconds``; the session's real time is bounded by
-    ``limits.rule_seconds``. History keeps the last exchanges with bodies cut to
-    ``limits.kept_body_bytes``, so a run's memory does not grow with what targets send."""
+    Every request is bounded: the body is read up to ``limits.max_response_bytes``, and the whole
+    exchange, connect to last byte, ends by one wall-clock deadline: ``limits.request_seconds``
+    from its start, or sooner when the session's budget (``limits.rule_seconds`` from its start)
+    or the run's (``run_deadline``, a ``time.monotonic()`` value) ends first. History keeps the last
+    exchanges with bodies cut to ``limits.kept_body_bytes``, so a run's memory does not grow with
+    what targets send."""
 
     def __init__(
         self,
@@ -98,28 +103,76 @@ class Session:
         secrets: list[str] | None = None,
         limits: Limits | None = None,
         throttle: Callable[[], None] | None = None,
+        run_deadline: float | None = None,
+        issuers: frozenset[str] = frozenset(),
+        joins: Callable[[str], Iterable[str]] | None = None,
     ) -> None:
         self._client = client
         # Every credential value of this session, including ones obtained during it (tokens):
         # cassettes and reports scrub them. Shared by reference with the cassette scrubber.
         self.secrets: list[str] = secrets if secrets is not None else []
+        # Paths whose answers issue credentials (token endpoints): every credential in them is
+        # learned by value the moment it arrives (``learn``), whatever shape the body has.
+        self._issuers = issuers
+        # The combined values an obtained credential travels in (``Bearer <user>.<token>``).
+        self._joins = joins
         self.base_url = base_url
         self.sleep = sleep
         self.limits = limits or Limits()
         self.exchanges: list[Exchange] = []
         self._on_exchange = on_exchange
         self._started = time.monotonic()
+        self._run_deadline = run_deadline
         # Keeps the request rates the document gives clients (live targets only): blocks until
         # the next request may go.
         self._throttle = throttle
 
-    def _check_budget(self) -> None:
-        used = time.monotonic() - self._started
-        if used > self.limits.rule_seconds:
-            raise OverBudget(f"the rule used {used:.0f} s of real time, over its budget of "
-                             f"{self.limits.rule_seconds:.0f} s (CONFORMANCE_RULE_SECONDS)")
+    def _budgets(self) -> dict[str, tuple[float, float]]:
+        """The session's own bounds: variable -> (deadline, seconds)."""
+        bounds = {"CONFORMANCE_RULE_SECONDS": (self._started + self.limits.rule_seconds, self.limits.rule_seconds)}
+        if self._run_deadline is not None:
+            bounds["CONFORMANCE_RUN_SECONDS"] = (self._run_deadline, self.limits.run_seconds)
+        return bounds
 
-    def _read(self, raw: httpx.Response, request: Request, deadline: float) -> bytes:
+    def learn(self, value: str) -> str:
+        """Register a credential obtained during the session (a token, a code, a verifier) and
+        every combined value it travels in: all are scrubbed from whatever is written."""
+        if not value or REDACTED in value or value in self.secrets:
+            return value
+        self.secrets.append(value)
+        for joined in self._joins(value) if self._joins is not None else ():
+            if joined not in self.secrets:
+                self.secrets.append(joined)
+        return value
+
+    def _learn_issued(self, request: Request, response: Response) -> None:
+        if request.path in self._issuers or looks_issued(response.body):
+            for value in issued_values(response.headers, response.body):
+                self.learn(value)
+
+    def time_left(self) -> float:
+        """Real seconds before the rule's or the run's budget ends (waits are held to it too)."""
+        return min(at for at, _ in self._budgets().values()) - time.monotonic()
+
+    def _check_budget(self) -> None:
+        budget = Deadline.earliest(self._budgets())
+        if budget.passed():
+            what = ("the rule's real-time budget of {0:g} s ran out" if budget.variable == "CONFORMANCE_RULE_SECONDS"
+                    else "run deadline of {0:g} s reached")
+            raise OverBudget(f"{what.format(budget.seconds)} ({budget.variable}) before the next request")
+
+    def _cut(self, request: Request, deadline: Deadline, exc: Exception) -> HarnessError:
+        """The error for a request that did not finish: the bound that ended it and the stage it was
+        at. The request's own bound is the target's doing (it counts towards the circuit breaker);
+        the rule's and the run's budgets are the harness's (``OverBudget``)."""
+        where = f"{request.method} {self.base_url}{request.path}"
+        if not deadline.passed():  # a timeout before the deadline: httpx's own, outside ``within``
+            return TargetUnreachable(f"{where}: timed out at the {deadline.stage} stage ({type(exc).__name__})")
+        if deadline.variable == "CONFORMANCE_REQUEST_SECONDS":
+            return TargetUnreachable(f"{where}: {deadline.reached()}")
+        return OverBudget(f"{where}: {deadline.reached()}")
+
+    def _read(self, raw: httpx.Response, request: Request, deadline: Deadline) -> bytes:
         cap = self.limits.max_response_bytes
         declared = raw.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > cap:
@@ -132,9 +185,8 @@ class Session:
             if size > cap:
                 raise ResponseTooLarge(f"{request.method} {request.path}: the response body passed {cap} bytes "
                                        "and was not read further (CONFORMANCE_MAX_RESPONSE_BYTES)")
-            if time.monotonic() > deadline:
-                raise TargetUnreachable(f"{request.method} {self.base_url}{request.path}: no complete response "
-                                        f"within {self.limits.request_seconds:.0f} s (CONFORMANCE_REQUEST_SECONDS)")
+            if deadline.passed():
+                raise self._cut(request, deadline, TimeoutError())
             chunks.append(chunk)
         return b"".join(chunks)
 
@@ -146,19 +198,27 @@ class Session:
             raise HarnessError(f"cannot build {request.method} {request.path!r}: {type(exc).__name__}: {exc}") from None
         if self._throttle is not None:
             self._throttle()
-        deadline = time.monotonic() + self.limits.request_seconds
+            self._check_budget()
+        started = time.monotonic()
+        deadline = Deadline.earliest({**self._budgets(), "CONFORMANCE_REQUEST_SECONDS": (
+            started + self.limits.request_seconds, self.limits.request_seconds)})
         try:
-            raw = self._client.send(built, stream=True)
-            try:
-                response = Response(raw.status_code, dict(raw.headers), self._read(raw, request, deadline))
-            finally:
-                raw.close()
+            # Every socket operation of this request ends by the deadline (transport/deadline.py).
+            with within(deadline):
+                raw = self._client.send(built, stream=True)
+                try:
+                    deadline.enter("body")
+                    response = Response(raw.status_code, dict(raw.headers), self._read(raw, request, deadline))
+                finally:
+                    raw.close()
         except httpx.TimeoutException as exc:
-            raise TargetUnreachable(f"{request.method} {self.base_url}{request.path}: timed out "
-                                    f"({type(exc).__name__})") from None
+            raise self._cut(request, deadline, exc) from None
         except (httpx.TransportError, httpx.StreamError) as exc:
+            if deadline.passed():
+                raise self._cut(request, deadline, exc) from None
             raise TargetUnreachable(f"{request.method} {self.base_url}{request.path}: "
                                     f"{type(exc).__name__}: {exc}") from None
+        self._learn_issued(request, response)
         exchange = Exchange(request, response, self.base_url)
         self.exchanges.append(exchange.bounded(self.limits.kept_body_bytes))
         del self.exchanges[:-_KEEP_EXCHANGES]

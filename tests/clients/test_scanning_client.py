@@ -10,7 +10,7 @@ no resolve/reverse methods, so those go through its own generic ``_request``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -25,9 +25,9 @@ PRODUCT = "shodan"
 CREDS = ScanningSimulator.credentials
 
 
-@pytest.fixture(scope="module")
-def base_url() -> Iterator[str]:
-    with serve(ScanningSimulator(WallClock(), product=PRODUCT)) as url:
+@pytest.fixture
+def base_url(tally: Callable[[str], Any]) -> Iterator[str]:
+    with serve(tally("scanning")(ScanningSimulator(WallClock(), product=PRODUCT))) as url:
         yield url
 
 

@@ -140,10 +140,9 @@ def test_allure_history_ids_are_stable_across_runs(tmp_path: Path) -> None:
 
 def test_the_curl_line_of_a_sim_failure_reproduces_it_against_the_served_simulator(
         tmp_path: Path, served: Callable[..., Any]) -> None:
-    """The report's reproduction runs: served as it says, the faulty simulator answers the curl
-    line with the status the rule failed on."""
+    """The report's reproduction runs as printed: served as it says, with the variables it names
+    exported, the faulty simulator answers the curl line with the status the report shows."""
     import json
-    import shlex
     import shutil
 
     from conformance.services import fault_decorator
@@ -158,12 +157,22 @@ def test_the_curl_line_of_a_sim_failure_reproduces_it_against_the_served_simulat
     text = (tmp_path / "allure-results" / curl["source"]).read_text()
     assert "conformance serve presentations --port 8080 --fault accepts-bearer" in text
     line = next(x for x in text.splitlines() if x.startswith("curl "))
+    assert '"authorization: Bearer ${CONFORMANCE_PRESENTATIONS_API_KEY}"' in line, line
+    assert "REDACTED" not in line and "presentations.sim" not in line  # no value, no placeholder to edit
+    response = next(a for a in result["attachments"] if a["name"] == "response")
+    reported = (tmp_path / "allure-results" / response["source"]).read_text().split()[1]
     with served("presentations", decorate=fault_decorator("presentations", "accepts-bearer")) as (url, sim):
-        args = [a.replace("http://127.0.0.1:8080", url).replace("REDACTED", sim.credentials["API_KEY"])
-                for a in shlex.split(line)]
-        answer = subprocess.run([*args, "-o", "/dev/null", "-w", "%{http_code}"], capture_output=True, text=True,
-                                timeout=30, check=False)
-    assert answer.stdout == "200", answer.stderr  # the fault's answer: a bearer token accepted
+        port = url.rsplit(":", 1)[1]
+        env = {"PATH": os.environ["PATH"], "CONFORMANCE_PRESENTATIONS_API_KEY": sim.credentials["API_KEY"]}
+        # The line as printed, through a shell; only the port differs from the one it names.
+        answer = subprocess.run(["bash", "-c", line.replace(":8080", f":{port}", 1)
+                                 + " -o /dev/null -w '%{http_code}'"], capture_output=True, text=True,
+                                timeout=30, check=False, env=env)
+        without = subprocess.run(["bash", "-c", line.replace(":8080", f":{port}", 1)
+                                  + " -o /dev/null -w '%{http_code}'"], capture_output=True, text=True,
+                                 timeout=30, check=False, env={"PATH": os.environ["PATH"]})
+    assert answer.stdout == reported == "200", (answer.stdout, reported, answer.stderr)  # a bearer token accepted
+    assert without.stdout == "401"  # the variable is what carries the key
 
 
 def test_run_selects_by_marker_and_reports_its_version(tmp_path: Path) -> None:
@@ -181,3 +190,67 @@ def test_run_selects_by_marker_and_reports_its_version(tmp_path: Path) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["--version"])
     assert exit_info.value.code == 0
+
+
+def test_env_lists_each_variable_once() -> None:
+    proc = conformance("env")
+    assert proc.returncode == 0, proc.stderr
+    names = [line.split()[0] for line in proc.stdout.splitlines() if line.startswith("CONFORMANCE_")]
+    assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
+    auth = next(line for line in proc.stdout.splitlines() if line.startswith("CONFORMANCE_MARKETPLACE_AUTH_URL "))
+    assert "--option auth_url=" in auth
+    assert "CONFORMANCE_SOCIAL_RATE_SCALE" in names  # the sandbox rate, apart from the clock scale
+
+
+def test_a_shortened_message_never_cuts_the_variable_to_set() -> None:
+    from conformance.reporting.text import shorten
+
+    message = ("the report window holds no rows: nothing to compare; " * 3 +
+               "set CONFORMANCE_AFFILIATE_TODAY to the target's date and CONFORMANCE_AFFILIATE_EMAIL too")
+    for limit in range(120, len(message)):
+        short = shorten(message, limit)
+        assert "CONFORMANCE_AFFILIATE_TODAY" in short and "CONFORMANCE_AFFILIATE_EMAIL" in short, (limit, short)
+        assert not short.rstrip(" .)").endswith(("CON", "CONFORMANCE_AFF")), short
+    assert shorten("short", 160) == "short"
+
+
+def test_report_exits_with_the_status_of_the_run_it_reports(tmp_path: Path) -> None:
+    """tox -e report: the report is built even when the run failed, and the failure shows."""
+    import configparser
+    import shutil
+
+    tox = configparser.ConfigParser()
+    tox.read(Path(__file__).resolve().parents[2] / "tox.ini")
+    assert "--exit-status" in tox["testenv:report"]["commands"]
+    if shutil.which("npx") is None:
+        pytest.skip("npx (Node.js) is missing: `conformance report` builds the HTML with it")
+    run = conformance("run", "--service", "presentations", "-k", "bearer", "--fault", "accepts-bearer",
+                      "--report-dir", str(tmp_path / "run"))
+    assert run.returncode == 1, run.stderr
+    report = conformance("report", "--report-dir", str(tmp_path / "run"), "--no-history", "--exit-status")
+    assert report.returncode == 1, report.stderr
+    assert (tmp_path / "run" / "allure-report" / "index.html").is_file()
+
+
+@pytest.mark.parametrize(("args", "suggestion"), [
+    (["rn"], "did you mean 'run'?"),
+    (["run", "--target", "htp"], "did you mean 'http'?"),
+    (["run", "--service", "presentaions"], "did you mean 'presentations'?"),
+    (["run", "--service", "presentations", "--fault", "accepts-barer"], "did you mean 'accepts-bearer'?"),
+    (["run", "--fault", "accepts-barer"], "did you mean 'accepts-bearer'?"),
+])
+def test_a_typo_gets_a_suggestion(args: list[str], suggestion: str) -> None:
+    proc = conformance(*args)
+    assert proc.returncode == 2 and suggestion in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_help_groups_options_and_shows_defaults() -> None:
+    from conformance.cli import _parser
+
+    run_help = _parser()._subparsers._group_actions[0].choices["run"].format_help()  # type: ignore[union-attr]
+    for title in ("target:", "selection:", "cassettes:", "output and exit status:"):
+        assert f"\n{title}\n" in run_help, run_help
+    assert "(default: cassettes)" in " ".join(run_help.split())
+    serve_help = " ".join(_parser()._subparsers._group_actions[0].choices["serve"].format_help().split())  # type: ignore[union-attr]
+    assert "port to listen on; 0: any free port (the printed URL names it) (default: 8080)" in serve_help and "(default: None)" not in serve_help

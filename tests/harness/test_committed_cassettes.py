@@ -39,3 +39,13 @@ def test_committed_cassettes_replay_offline(service: str, monkeypatch: pytest.Mo
             # A missing cassette is a skip; here it would hide a rule that was never replayed.
             bad[case.id] = outcome.message.strip().splitlines()[0]
     assert not bad, f"re-record with `conformance run --service {service} --record`: {bad}"
+
+
+@pytest.mark.parametrize("service", SERVICES)
+def test_committed_cassettes_name_the_contract_they_were_recorded_under(service: str) -> None:
+    import json
+
+    digest = load_contract(service).digest
+    stale = [p.name for p in sorted((CASSETTES / service).glob("*.yaml"))
+             if json.loads(p.read_text(encoding="utf-8")).get("contract_digest") != digest]
+    assert not stale, f"re-record with `conformance run --service {service} --record`: {stale}"

@@ -48,16 +48,16 @@ def conformance(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The second report: the rule passed in the first run and fails in this one."""
+    """The README's sequence: a clean run, a run with a fault, then one report. The first run is
+    in the history without a report of its own (every run appends its line)."""
     if not CHROMIUM.is_file():
         pytest.skip(f"{CHROMIUM} is missing (scripts/setup installs it)")
     if shutil.which("npx") is None:
         pytest.skip("npx (Node.js) is missing: `conformance report` builds the HTML with it")
     cwd = tmp_path_factory.mktemp("html-report")
-    history = str(cwd / "history.jsonl")
+    history = str(cwd / "reports" / "history.jsonl")  # where runs append theirs
     run = ("run", "--service", "presentations", "-k", "auth")
-    for args, status in [(run, 0), (("report", "--history", history), 0),
-                         ((*run, "--fault", FAULT), 1), (("report", "--history", history), 0)]:
+    for args, status in [(run, 0), ((*run, "--fault", FAULT), 1), (("report", "--history", history), 0)]:
         proc = conformance(cwd, *args)
         assert proc.returncode == status, f"conformance {' '.join(args)}: {(proc.stdout + proc.stderr)[-2000:]}"
     index = cwd / "reports" / "latest" / "allure-report" / "index.html"
@@ -198,7 +198,7 @@ def test_failing_rule_shows_its_message_and_redacted_attachments(opened: Report)
     # The attachment opens with '#' lines telling where to point it; the command follows.
     command = [line for line in curl.splitlines() if line.strip() and not line.startswith("#")]
     assert command and command[0].startswith("curl "), curl
-    assert "REDACTED" in command[0], curl
+    assert "${CONFORMANCE_PRESENTATIONS_API_KEY}" in command[0], curl  # the variable, never the value
     rendered = page.content()
     leaked = [secret for secret in SIM_SECRETS if secret in rendered]
     assert not leaked, f"the report shows the simulator's key(s) {leaked}"
@@ -221,6 +221,18 @@ def test_global_attachments_show_the_triage_naming_the_new_failure(opened: Repor
     new_failures = body.locator('xpath=.//h2[normalize-space()="New failures (1)"]/following-sibling::ul[1]/li')
     assert new_failures.count() == 1
     assert new_failures.inner_text().startswith(f"{RULE}: passed → failed"), new_failures.inner_text()
+
+
+def test_the_triage_frame_shows_the_whole_page(opened: Report) -> None:
+    """Allure's 150-pixel frame showed the headline and hid the rest: every line of the triage
+    must lie inside the frame's visible box."""
+    body = open_triage(opened.page)
+    frame = opened.page.locator('iframe[title="Markdown attachment"]')
+    frame_height = frame.evaluate("e => e.getBoundingClientRect().height")
+    bottom = body.evaluate("b => Math.max(...[...b.querySelectorAll('*')].map(e => e.getBoundingClientRect().bottom))")
+    assert bottom <= frame_height, f"the triage ends at {bottom} px in a frame {frame_height} px high"
+    assert body.locator("h2").first.inner_text() == "New failures (1)"
+    screenshot(opened.page, "triage")
 
 
 def test_report_stays_offline_and_quiet(opened: Report) -> None:

@@ -49,3 +49,24 @@ def test_documented_client_rate_is_kept_on_a_live_target(served: Callable[..., o
         took = time.monotonic() - started
     assert statuses == [401] * 11  # answered (no key): the point is when they were sent
     assert took >= 1.9, f"11 requests at 5 per second took {took:.2f} s"
+
+
+def test_a_sandbox_rate_setting_scales_the_documented_rate_and_not_the_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CONFORMANCE_SOCIAL_RATE_SCALE=3: three times the documented 60 a minute, the interval (and
+    so every Retry-After wait, which CONFORMANCE_TIME_SCALE divides) unchanged."""
+    from conformance.contract import load_contract
+    from conformance.errors import UsageError
+    from conformance.settings import RunSettings
+    from conformance.targets.base import HttpTarget
+
+    contract = load_contract("social")
+    monkeypatch.delenv("CONFORMANCE_TIME_SCALE", raising=False)
+    monkeypatch.delenv("CONFORMANCE_SOCIAL_RATE_SCALE", raising=False)
+    assert HttpTarget(contract, RunSettings(target="http")).client_rates() == [(60, 60_000)]
+    monkeypatch.setenv("CONFORMANCE_SOCIAL_RATE_SCALE", "3")
+    target = HttpTarget(contract, RunSettings(target="http"))
+    assert target.client_rates() == [(180, 60_000)] and target.settings.time_scale == 1
+    for bad in ("0", "-2", "fast", "inf"):
+        monkeypatch.setenv("CONFORMANCE_SOCIAL_RATE_SCALE", bad)
+        with pytest.raises(UsageError, match="CONFORMANCE_SOCIAL_RATE_SCALE must be a number above 0"):
+            HttpTarget(contract, RunSettings(target="http"))

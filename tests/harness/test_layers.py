@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "conformance"
 
 # Lowest first; a module's floor is the entry holding its name's second part (conformance.<part>...).
 FLOORS = [
-    ("errors",),
+    ("errors", "interrupts"),
     ("settings",),
     ("transport",),
     ("recording",),
@@ -26,6 +26,7 @@ FLOORS = [
     ("checks",),
     ("faults",),
     ("services",),  # the package root, base.py and every per-service package
+    ("discovery",),  # settings read from a target (conformance discover, run --discover)
     ("runner", "selftest", "parallel", "plugin", "cli", "reporting", "suites", "__main__"),
 ]
 

@@ -71,14 +71,26 @@ def _same_run(a: Path, b: Path) -> None:
     for service in sa["services"]:
         for key in ("gaps", "conflicts", "contract_digest", "path_settings"):
             assert sa["services"][service][key] == sb["services"][service][key], (service, key)
+    # The checked share over the selection, held against the same floor; the run's own elapsed time.
+    assert sa["checked"] == sb["checked"] and sb["checked"]["of"] == len(ra)
+    assert sb["elapsed_seconds"] > 0 and sa["interrupted"] == sb["interrupted"] is None
+    for service in sa["services"]:
+        assert sa["services"][service]["checked"] == sb["services"][service]["checked"], service
     assert (a / "triage.md").read_text(encoding="utf-8") == (b / "triage.md").read_text(encoding="utf-8")
     assert _junit(a) == _junit(b)
+    assert _junit_properties(a) == _junit_properties(b) and "conformance.checked" in _junit_properties(b)
     assert _allure(a) == _allure(b)
 
 
 def _junit(run_dir: Path) -> dict[str, list[str]]:
     root = ET.parse(run_dir / "junit.xml").getroot()
     return {f"{c.get('classname')}::{c.get('name')}": sorted(x.tag for x in c) for c in root.iter("testcase")}
+
+
+def _junit_properties(run_dir: Path) -> dict[str, str]:
+    root = ET.parse(run_dir / "junit.xml").getroot()
+    return {p.get("name", ""): p.get("value", "") for p in root.iter("property")
+            if p.get("name", "").startswith("conformance.")}
 
 
 def _allure(run_dir: Path) -> list[tuple[str, str]]:
@@ -169,6 +181,10 @@ def test_a_signal_stops_every_worker_and_what_finished_is_written(tmp_path: Path
     assert statuses.count(PASSED) >= 2  # what finished is written
     assert set(statuses) - {PASSED, "skipped"} <= {INTERRUPTED, "not run"}
     assert INTERRUPTED in statuses or "not run" in statuses
+    # The share is over every selected rule (the workers' collection), not only those that ended.
+    summary = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
+    assert summary["checked"]["of"] == len(statuses) and summary["checked"]["checked"] < len(statuses)
+    assert summary["interrupted"] == signal.Signals(signum).name
     for pid in pids:  # no worker keeps running rules after the run ended
         assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
 
@@ -227,3 +243,28 @@ def test_the_harness_own_tests_under_xdist_leave_no_worker_files(tmp_path: Path)
                           capture_output=True, text=True, timeout=600, cwd=root, check=False)
     assert proc.returncode == 0, proc.stdout[-2000:]
     assert " passed" in proc.stdout and not (tmp_path / "reports" / "workers").exists()
+
+
+def test_merged_shards_recompute_the_checked_share_from_the_merged_rules() -> None:
+    from conformance.reporting.merge import merge_summaries
+
+    def shard(service: str, statuses: list[tuple[str, bool]], floor: str) -> dict[str, Any]:
+        rules = [{"id": f"{service}.r{i}", "status": st, "message": "", "skip_kind": None, "selected": sel}
+                 for i, (st, sel) in enumerate(statuses)]
+        return {"target": "http", "profile": "nightly", "harness_version": "1", "commit": "c",
+                "counts": {}, "skip_kinds": {}, "elapsed_seconds": 3.0, "interrupted": None,
+                "checked": {"floor": floor}, "services": {service: {"rules": rules}}}
+
+    # One checked of two selected, and one of one; a rule outside the selection is not counted.
+    a = shard("alpha", [("passed", True), ("not run", True), ("not run", False)], "50%")
+    b = shard("beta", [("failed", True)], "50%")
+    merged = merge_summaries([(Path("a"), a), (Path("b"), b)])
+    assert (merged["checked"]["checked"], merged["checked"]["of"]) == (2, 3)
+    assert merged["checked"]["floor"] == "50%" and merged["checked"]["met"]
+    assert merged["elapsed_seconds"] == 3.0 and merged["interrupted"] is None
+    b["interrupted"] = "SIGTERM"
+    assert merge_summaries([(Path("a"), a), (Path("b"), b)])["interrupted"] == "SIGTERM"
+    # Shards run with different floors cannot make one verdict: refused in one line.
+    b["checked"] = {"floor": "3 rules"}
+    with pytest.raises(Exception, match="different --min-checked floors"):
+        merge_summaries([(Path("a"), a), (Path("b"), b)])

@@ -21,14 +21,24 @@ def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
 
 
 def test_clean_simulator_run_passes_with_a_per_rule_summary(pytester: pytest.Pytester) -> None:
-    result = _run(pytester, "-k", "auth or paging")
+    result = _run(pytester, "-k", "auth or paging", "--conformance-every-rule")
     result.assert_outcomes(passed=5)
     result.stdout.fnmatch_lines([
         "*conformance: per-rule summary*",
         f"presentations (sim, gate): {len(load_contract('presentations').rules)} rules: 5 passed, 0 failed*",
         "*PASS  presentations.auth.bearer-rejected*",
+        "total: 5 rules: 5 passed, 0 failed, 0 skipped, 0 errors in * s (the rules' own time*",
     ])
     assert (pytester.path / "reports" / "summary.json").is_file()
+
+
+def test_the_summary_lists_only_what_did_not_pass_by_default(pytester: pytest.Pytester) -> None:
+    """A CI log reads the failures and the totals, not one PASS line per rule."""
+    result = _run(pytester, "-k", "auth", "--fault", "accepts-bearer")
+    out = result.stdout.str()
+    assert "FAIL  presentations.auth.bearer-rejected" in out
+    assert "PASS  " not in out
+    result.stdout.fnmatch_lines(["total: 3 rules: 2 passed, 1 failed, 0 skipped, 0 errors in * s*"])
 
 
 def test_fault_fails_the_rule_it_breaks_with_the_exchange(pytester: pytest.Pytester) -> None:
@@ -59,7 +69,7 @@ def test_allure_results_carry_epic_feature_story_and_source_link(pytester: pytes
     curl = next(a for a in results[0]["attachments"] if a["name"] == "reproduce with curl")
     text = (alluredir / curl["source"]).read_text()
     assert "conformance serve presentations --port 8080 --fault accepts-bearer" in text
-    assert "REDACTED" in text and "presentations.sim.invalid" not in text
+    assert "${CONFORMANCE_PRESENTATIONS_API_KEY}" in text and "presentations.sim.invalid" not in text
     assert (alluredir / "categories.json").is_file()
 
 
@@ -103,6 +113,31 @@ def test_unreachable_http_target_is_a_harness_error_not_a_failure(
     assert written["status"] == "broken" and "HARNESS ERROR" in written["statusDetails"]["message"]
     env = (alluredir / "environment.properties").read_text()
     assert "base_url.presentations=http://127.0.0.1:9" in env and "tool.hypothesis=" in env
+
+
+def test_junit_classes_rules_by_service_and_operation_with_properties_and_errors(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One testcase per rule, classed conformance.<service>.<operation> (not one flat test_rules
+    list), carrying the rule's service, operation, kind and source; a harness error is <error>."""
+    import xml.etree.ElementTree as ET
+
+    junit = pytester.path / "junit.xml"
+    _run(pytester, "--fault", "accepts-bearer", "-k", "auth", "--junitxml", str(junit))
+    cases = {c.get("name"): c for c in ET.parse(junit).iter("testcase")}
+    assert set(cases) == {f"presentations.auth.{n}" for n in ("key-required", "invalid-key", "bearer-rejected")}
+    bearer = cases["presentations.auth.bearer-rejected"]
+    assert bearer.get("classname") == "conformance.presentations.GET /themes"
+    props = {p.get("name"): p.get("value") for p in bearer.iter("property")}
+    assert props == {"service": "presentations", "operation": "GET /themes", "kind": "auth",
+                     "source": "docs/spec/volume-1.md#b-presentation-generation-service-4"}
+    assert bearer.find("failure") is not None and bearer.find("error") is None  # the target's fault
+    monkeypatch.setenv("CONFORMANCE_PRESENTATIONS_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("CONFORMANCE_PRESENTATIONS_API_KEY", "k")
+    _run(pytester, "--target", "http", "-k", "invalid-key", "--junitxml", str(junit))
+    [case] = ET.parse(junit).iter("testcase")
+    assert case.find("failure") is None and "HARNESS ERROR" in case.find("error").get("message", "")
+    suite = next(ET.parse(junit).iter("testsuite"))
+    assert (suite.get("errors"), suite.get("failures")) == ("1", "0")
 
 
 def test_live_target_rule_that_would_spend_needs_an_allowance(

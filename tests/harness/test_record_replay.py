@@ -74,6 +74,27 @@ def test_replay_rechecks_responses_against_todays_contract(
     assert "hasMore" in outcome.message
 
 
+def test_a_cassette_recorded_under_another_contract_is_skipped_with_the_command(
+        recorded: tuple[Path, dict[str, str]], no_network: None) -> None:
+    """The contract changed since the recording (its digest differs): the recorded responses are
+    not judged against it (no target failure), the rule skips saying how to record it again."""
+    import dataclasses
+
+    root, verdicts = recorded
+    contract = load_contract(SERVICE)
+    name = "presentations.themes.page-shape"
+    assert json.loads((root / SERVICE / f"{name}.yaml").read_text())["contract_digest"] == contract.digest
+    changed = dataclasses.replace(contract, digest="0" * 64)
+    target = make_target(changed, RunSettings(target="replay", cassette_dir=str(root)))
+    case = next(c for c in collect_cases(contract) if c.id == name)
+    outcome = run_case(case, target)
+    assert (outcome.status, outcome.skip_kind) == (SKIPPED, SkipKind.CASSETTE_STALE), outcome.message
+    assert "recorded under another contract" in outcome.message
+    assert f"`conformance run --service {SERVICE} --record -k {name}`" in outcome.message
+    assert verdicts[name] == PASSED and run_case(case, make_target(
+        contract, RunSettings(target="replay", cassette_dir=str(root)))).status == PASSED
+
+
 def test_missing_cassette_is_a_skip_with_the_reason(tmp_path: Path, no_network: None) -> None:
     contract = load_contract(SERVICE)
     target = make_target(contract, RunSettings(target="replay", cassette_dir=str(tmp_path)))

@@ -86,3 +86,107 @@ def test_an_authorization_scheme_stays_readable_its_credentials_do_not() -> None
     assert out["x-api-key"] == "REDACTED"  # not an authorization header: the whole value goes
     assert "s3cr3t" not in str(out) and "dXNlcjpwYXNz" not in str(out)
     assert scrub_headers({"authorization": "s3cr3t-token"}, [])["authorization"] == "REDACTED"
+
+
+# -- credentials the target issues (issue 22, point 3) ------------------------------------------
+TOKEN = "tok-9f3a7c21e5"
+
+
+@pytest.mark.parametrize("body", [
+    json.dumps({"access_token": TOKEN, "issued": TOKEN}).encode(),
+    b"\xef\xbb\xbf" + json.dumps({"access_token": TOKEN}).encode(),
+    json.dumps([{"access_token": TOKEN}]).encode(),
+    json.dumps({"access_token": TOKEN}).encode() + b" and then some",
+    json.dumps({"data": {"sessionToken": TOKEN}}).encode(),
+    f"access_token={TOKEN}&token_type=bearer".encode(),
+    f"access_token: {TOKEN}\n{{".encode(),
+], ids=["member", "bom", "list", "trailing", "nested-camel", "form", "unparsable"])
+def test_a_token_endpoint_answer_is_learned_by_value_whatever_its_shape(body: bytes) -> None:
+    """Every later copy (a header, another member, a report line) is then scrubbed by value."""
+    import httpx
+
+    from conformance.transport.session import Session
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"x-issued": TOKEN}, content=body)
+
+    client = httpx.Client(base_url="http://t.invalid", transport=httpx.MockTransport(answer))
+    session = Session(client, base_url="http://t.invalid", sleep=lambda s: None, issuers=frozenset({"/oauth/token"}))
+    session.send(Request.build("POST", "/oauth/token", form={"grant_type": "refresh_token"}))
+    assert TOKEN in session.secrets
+    assert TOKEN not in scrub_headers({"x-issued": TOKEN}, session.secrets)["x-issued"]
+    assert TOKEN not in scrub_text(f"copy {base64.b64encode(TOKEN.encode()).decode()}", session.secrets)
+
+
+def test_descriptive_token_members_are_not_learned() -> None:
+    from conformance.transport.issued import issued_values
+
+    body = json.dumps({"access_token": TOKEN, "token_type": "Bearer", "expires_in": 3600, "scope": "a b"})
+    assert issued_values({}, body.encode()) == [TOKEN]
+
+
+def test_a_cassette_is_scrubbed_again_by_value_when_saved(tmp_path: Any) -> None:
+    """A token learned after its exchange was recorded (the answer that issued it) leaves no copy."""
+    from conformance.recording.cassettes import CassetteFormat
+
+    secrets: list[str] = []
+    fmt = CassetteFormat(tmp_path / "c.yaml", secrets)
+    secrets.append(TOKEN)  # learned after recording, before saving
+    data = {"interactions": [{"response": {"headers": {"x-issued": [TOKEN]}, "body": {"string": TOKEN.encode()}}}]}
+    assert TOKEN not in fmt.serialize(data)
+
+
+# -- combined credentials (issue 22, point 4) ---------------------------------------------------
+@pytest.mark.parametrize("service, joined", [
+    ("contracts", "Bearer TEST_API_KEY:{KEY_ID}:{KEY_SECRET}"),
+    ("contracts", "TEST_API_KEY:{KEY_ID}:{KEY_SECRET}"),
+    ("contracts", "TEST_API_KEY:{KEY_ID}"),  # a rule's malformed key (the secret left out)
+    ("marketplace", "{API_KEY}:{SHARED_SECRET}"),
+    ("marketplace", "{API_KEY}:not-the-secret"),
+    ("outreach", "Bearer {API_KEY}"),
+    ("presentations", "Bearer {API_KEY}"),  # a rule presents the key as a bearer
+    ("scanning", "{FREE_API_KEY}"),
+    ("tokenrisk", "sim-session-5d1c9e0b7a"),  # AUTH_VALUE without its scheme word
+])
+def test_every_joined_credential_is_scrubbed_in_every_encoding(service: str, joined: str) -> None:
+    from conformance.auth.forms import CredentialForms
+    from conformance.contract import load_contract
+    from conformance.services import load_service
+
+    seeded = load_service(service).credentials()
+    value = joined.format(**seeded)
+    secrets = CredentialForms(load_contract(service), seeded.get).configured()
+    raw = value.encode()
+    for form in (value, base64.b64encode(raw).decode(), base64.b64encode(raw).decode().rstrip("="),
+                 base64.urlsafe_b64encode(raw).decode(), base64.urlsafe_b64encode(raw).decode().rstrip("="),
+                 quote(value, safe=""), quote_plus(value), json.dumps(value)[1:-1]):
+        assert form not in scrub_text(f"<{form}>", secrets), form
+
+
+def test_an_obtained_token_is_scrubbed_in_the_bearer_it_travels_in() -> None:
+    from conformance.auth.forms import CredentialForms
+    from conformance.contract import load_contract
+    from conformance.services import load_service
+
+    seeded = load_service("marketplace").credentials()
+    forms = CredentialForms(load_contract("marketplace"), seeded.get)
+    assert forms.issuers == frozenset({"/v3/public/oauth/token"})
+    bearer = base64.b64encode(f"Bearer {seeded['USER_ID']}.{TOKEN}".encode()).decode()
+    assert bearer not in scrub_text(bearer, forms.obtained(TOKEN))
+
+
+def test_the_curl_line_reads_each_credential_from_the_variable_that_holds_it() -> None:
+    """Headers and query parameters carrying a configured credential name its variable (the shell
+    expands it); a secret no variable holds (a token the run obtained) stays REDACTED."""
+    import shlex
+
+    key, secret, issued = "k-live-123456", "s3cr3t-value", "issued-token-999"
+    env = {key: "CONFORMANCE_X_API_KEY", secret: "CONFORMANCE_X_SHARED_SECRET"}
+    request = Request("GET", "/v1/items", query=[("key", key), ("q", "it's")],
+                      headers={"X-API-KEY": f"{key}:{secret}", "Authorization": f"Bearer {issued}"})
+    line = curl_line(Exchange(request, Response(200), "http://h"), [key, secret, issued], env=env)
+    assert key not in line and secret not in line and issued not in line
+    assert '-H "x-api-key: ${CONFORMANCE_X_API_KEY}:${CONFORMANCE_X_SHARED_SECRET}"' in line, line
+    assert "-H 'authorization: Bearer REDACTED'" in line, line
+    words = shlex.split(line.replace("${CONFORMANCE_X_API_KEY}", key))
+    assert f"http://h/v1/items?key={key}&q=it%27s" in words

@@ -94,3 +94,75 @@ def test_every_skip_kind_has_its_category() -> None:
 
     for kind in SkipKind:
         assert _category("skipped", f"[{kind.value}] some reason") not in (None, "Contract violations"), kind
+
+
+def _service(rules: dict[str, str], digest: str = "d1") -> dict[str, Any]:
+    return {"contract_digest": digest, "gaps": [], "conflicts": [],
+            "rules": [{"id": r, "status": s, "source": "", "message": ""} for r, s in rules.items()]}
+
+
+def test_a_fault_run_on_one_service_after_a_full_run_names_only_the_new_failure() -> None:
+    """The README's sequence: a clean run of everything, then a fault run of one service (other
+    services not selected) and a -k selection (rules "not run"): out of scope, never "removed"."""
+    full = {"services": {"a": _service({"a.one": "passed", "a.two": "passed", "a.three": "failed"}),
+                         "b": _service({"b.one": "passed", "b.two": "passed"})}}
+    fault = {"services": {"a": _service({"a.one": "failed", "a.two": "not run", "a.three": "failed"})}}
+    result = compare(full, fault)
+    assert [c.rule for c in result.new_failures] == ["a.one"]
+    assert [c.rule for c in result.still_failing] == ["a.three"]
+    assert result.removed == [] and result.added == [] and not result.other
+    assert result.services_not_in_this_run == ["b"] and result.not_in_this_run == {"a": ["a.two"]}
+    assert result.compared == 2
+    text = result.markdown()
+    assert "removed" not in text and "service `b` not selected" in text and "`a`: 1 rules not selected" in text
+    # The headline comes before any list, and empty sections do not push the news down.
+    assert text.index("1 new failures") < text.index("## New failures (1)") < text.index("## Still failing (1)")
+    assert "## Fixed" not in text and "No rule fixed, newly skipped, flaky or otherwise changed." in text
+    # The other way round, the services the base did not select are out of scope too.
+    back = compare(fault, full)
+    assert back.services_not_in_base_run == ["b"] and not back.added and [c.rule for c in back.fixed] == ["a.one"]
+
+
+def test_rules_a_changed_contract_gained_or_lost_are_added_or_removed() -> None:
+    base = {"services": {"a": _service({"a.one": "passed", "a.old": "passed"}, digest="d1")}}
+    current = {"services": {"a": _service({"a.one": "passed", "a.new": "passed"}, digest="d2")}}
+    result = compare(base, current)
+    assert (result.added, result.removed) == (["a.new"], ["a.old"])
+    assert "## Rules added (1) / removed (1) by a contract change" in result.markdown()
+
+
+def test_every_run_appends_its_history_line_the_way_allure_builds_it(tmp_path: Path) -> None:
+    """Two runs without `conformance report`: both are in the history beside the runs, each line
+    keyed the way Allure 3 keys history (md5(fullName).md5(parameters)), and a report of the
+    second run is built from the first one's line only."""
+    import hashlib
+    import os
+    import subprocess
+    import sys
+
+    from conformance.reporting.history import history_before, recorded_point
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CONFORMANCE_")}
+    runs = []
+    for extra in ([], ["--fault", "accepts-bearer"]):
+        proc = subprocess.run([sys.executable, "-m", "conformance", "run", "--service", "presentations", "-k", "auth",
+                               *extra], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False)
+        assert proc.returncode in (0, 1), proc.stderr[-1000:]
+        runs.append((tmp_path / "reports" / "latest").resolve())
+    history = tmp_path / "reports" / "history.jsonl"
+    lines = [json.loads(line) for line in history.read_text().splitlines()]
+    assert len(lines) == 2
+    # The key Allure 3.18 itself wrote for this rule (read from a history file it built).
+    assert "74bd13a071cf5f3dbd97005068d178cc.8308819403d67cb37f9e4a15c9ffdef9" in lines[0]["testResults"]
+
+    def md5(text: str) -> str:
+        return hashlib.md5(text.encode()).hexdigest()
+
+    case = md5(md5("conformance.presentations#presentations.auth.bearer-rejected"))  # md5 of the testCaseId
+    key = f"{case}.{md5('conformance_case:Case(presentations.auth.bearer-rejected)')}"
+    assert [line["testResults"][key]["status"] for line in lines] == ["passed", "failed"]
+    assert case in lines[0]["knownTestCaseIds"]
+    assert [recorded_point(run, history) for run in runs] == [line["uuid"] for line in lines]
+    shown = tmp_path / "shown.jsonl"
+    history_before(history, recorded_point(runs[1], history), shown)
+    assert [json.loads(line)["uuid"] for line in shown.read_text().splitlines()] == [lines[0]["uuid"]]

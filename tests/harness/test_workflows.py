@@ -43,5 +43,49 @@ def test_gate_runs_the_readme_test_command_and_nightly_covers_every_service() ->
     merge_runs = "\n".join(step.get("run", "") for step in merge["steps"])
     assert "conformance merge" in merge_runs and "conformance triage" in merge_runs
     assert "conformance report" in merge_runs
-    shard_runs = "\n".join(step.get("run", "") for step in shard["steps"])
-    assert '--report-dir "shard/$SERVICE"' in shard_runs
+    # Each shard writes its own run directory, which its job uploads for the merge job.
+    assert '--report-dir "shard/$SERVICE"' in (ROOT / ".github/nightly-run.sh").read_text()
+    assert any(step.get("with", {}).get("path") == "shard/" for step in shard["steps"])
+
+
+def _nightly_job() -> dict[str, object]:
+    nightly = yaml.safe_load((ROOT / ".github/workflows/nightly.yml").read_text())
+    job = nightly["jobs"]["shard"]  # the matrix job, one service each; "merge" runs no service
+    return job  # type: ignore[no-any-return]
+
+
+def test_nightly_maps_each_services_variables_explicitly() -> None:
+    """No step gets every repository secret (toJSON(secrets)): each service's run step maps the
+    names `conformance env` lists for it, credentials from secrets, base URLs and settings from
+    repository variables."""
+    import re
+
+    from conformance.contract import load_contract
+    from conformance.settings import env_name
+
+    text = (ROOT / ".github/workflows/nightly.yml").read_text()
+    assert "toJSON(secrets)" not in text and not re.search(r"secrets\[", text)
+    steps = _nightly_job()["steps"]
+    for service in available_services():
+        [step] = [s for s in steps if s.get("if") == f"matrix.service == '{service}'"]  # type: ignore[union-attr]
+        contract = load_contract(service)
+        secret = {env_name(service, c["name"]) for c in contract.settings.get("credentials", []) if c.get("secret", True)}
+        wanted = ({env_name(service, "BASE_URL")} | {env_name(service, c["name"])
+                                                     for c in contract.settings.get("credentials", [])}
+                  | {env_name(service, n.upper()) for n in contract.server_variables()}
+                  | ({env_name(service, "RATE_SCALE")} if contract.openapi.get("x-client-rate-limits") else set()))
+        env = step["env"]
+        assert set(env) == wanted, (service, sorted(set(env) ^ wanted))
+        for name, value in env.items():
+            used = set(re.findall(r"(secrets|vars)\.([A-Z0-9_]+)", value))
+            assert {n for _, n in used} == {name}, (name, value)  # each variable reads its own name only
+            kinds = {k for k, _ in used}
+            assert kinds == ({"secrets"} if name in secret else {"vars", "secrets"}), (name, value)
+        assert service in step["run"]
+
+
+def test_nightly_job_outlasts_the_runs_own_bound() -> None:
+    job = _nightly_job()
+    run_seconds = int(job["env"]["CONFORMANCE_RUN_SECONDS"])  # type: ignore[index]
+    # Set-up and the report need time after the run's bound: ten minutes at least.
+    assert int(job["timeout-minutes"]) * 60 >= run_seconds + 600  # type: ignore[call-overload]

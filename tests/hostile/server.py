@@ -1,7 +1,13 @@
 """A local HTTP server that answers every request in one bad way (the mode), on raw sockets so it
 can do what no well-behaved framework would: hang, trickle, reset, break chunking, never end.
 
-Listens on 127.0.0.1 only; every mode is bounded (an endless body stops when the client leaves).
+Listens on 127.0.0.1 only; every mode is bounded (an endless body stops when the client leaves, a
+stall or a trickle when the client leaves or after ``HOLD_SECONDS``), and leaving the context shuts
+every open connection down, so a client still waiting gets its end of file at once.
+
+The stage modes (``slow-connect``, ``stall``, ``trickle-headers``, ``trickle-body``) hold a request
+at one stage for longer than any test waits; the JSON modes (``deep-json``, ``wide-json``) send
+bodies that parse badly or slowly.
 """
 
 from __future__ import annotations
@@ -14,9 +20,17 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["MODES", "hostile_server"]
+__all__ = ["DEEP_LEVELS", "HOLD_SECONDS", "MODES", "WIDE_BYTES", "hostile_server"]
 
 _JSON = b"Content-Type: application/json\r\n"
+# Longest a stall or a trickle holds a connection when the client never leaves.
+HOLD_SECONDS = 300.0
+# Seconds between two bytes of a trickle: httpx's read timeout restarts on every byte.
+_TRICKLE_GAP = 0.25
+# Nesting of the deep-json body (issue 22: 100,000 levels gave harness tracebacks).
+DEEP_LEVELS = 100_000
+# Size of the wide-json flat array: under the 1 MiB cap the hostile runs use.
+WIDE_BYTES = 1_000_000
 
 
 def _head(status: str, extra: bytes = b"", length: int | None = None) -> bytes:
@@ -28,12 +42,47 @@ def _body(status: str, extra: bytes, body: bytes) -> bytes:
     return _head(status, extra, len(body)) + body
 
 
+def _hold(sock: socket.socket, send: bytes = b"") -> None:
+    """Send ``send`` a byte every ``_TRICKLE_GAP`` seconds (or nothing) until the client leaves
+    or ``HOLD_SECONDS`` pass."""
+    end = time.monotonic() + HOLD_SECONDS
+    sock.settimeout(_TRICKLE_GAP)
+    i = 0
+    while time.monotonic() < end:
+        if send:
+            sock.sendall(send[i % len(send):i % len(send) + 1])
+            i += 1
+        try:
+            if sock.recv(1024) == b"":
+                return  # the client closed its side
+        except TimeoutError:
+            pass
+
+
+def _drain(sock: socket.socket, data: bytes) -> None:
+    """Read the request body (Content-Length) before answering: closing a socket with unread
+    bytes sends a reset, which would hide the answer from the client behind a transport error."""
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length" and value.strip().isdigit():
+            length = min(int(value.strip()), 64 << 20)
+    left = length - len(body)
+    while left > 0:
+        chunk = sock.recv(min(left, 65536))
+        if not chunk:
+            return
+        left -= len(chunk)
+
+
 class _Handler(socketserver.BaseRequestHandler):
     mode = ""
 
     def handle(self) -> None:
         sock: socket.socket = self.request
         sock.settimeout(5)
+        self.server.opened.append(sock)  # type: ignore[attr-defined]
         try:
             data = b""
             while b"\r\n\r\n" not in data and len(data) < 1 << 20:
@@ -41,6 +90,7 @@ class _Handler(socketserver.BaseRequestHandler):
                 if not chunk:
                     return
                 data += chunk
+            _drain(sock, data)
             getattr(self, "mode_" + self.mode.replace("-", "_"))(sock)
         except OSError:
             pass  # the client left (cap, deadline): that is the point
@@ -101,19 +151,71 @@ class _Handler(socketserver.BaseRequestHandler):
     def mode_non_utf8(self, sock: socket.socket) -> None:
         sock.sendall(_body("200 OK", _JSON, b'{"generationId": "\xff\xfe\xfd", "data": ["\xc3\x28"]}'))
 
+    # Stage modes: each holds the request at one stage until the client gives up.
+    def mode_stall(self, sock: socket.socket) -> None:
+        _hold(sock)  # request read, no status line ever: the headers stage
 
-MODES = sorted(name[len("mode_"):].replace("_", "-") for name in vars(_Handler) if name.startswith("mode_"))
+    def mode_trickle_headers(self, sock: socket.socket) -> None:
+        sock.sendall(b"HTTP/1.1 200 OK\r\n")
+        _hold(sock, b"X-Trickle: " + b"a" * 64)  # a header line that never ends, a byte at a time
+
+    def mode_trickle_body(self, sock: socket.socket) -> None:
+        sock.sendall(_head("200 OK", _JSON, 1_000_000))
+        _hold(sock, b" ")  # headers at once, then a body a byte at a time
+
+    # JSON modes: bodies a careless parser or validator breaks on.
+    def mode_deep_json(self, sock: socket.socket) -> None:
+        sock.sendall(_body("200 OK", _JSON, b"[" * DEEP_LEVELS + b"]" * DEEP_LEVELS))
+
+    def mode_wide_json(self, sock: socket.socket) -> None:
+        sock.sendall(_body("200 OK", _JSON, b"[" + b"0," * (WIDE_BYTES // 2 - 1) + b"0]"))
+
+
+# slow-connect is no handler: its listener never accepts (see _slow_connect).
+MODES = sorted([name[len("mode_"):].replace("_", "-") for name in vars(_Handler) if name.startswith("mode_")]
+               + ["slow-connect"])
 
 
 class _Server(socketserver.ThreadingTCPServer):
     daemon_threads = True
     allow_reuse_address = True
 
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.opened: list[socket.socket] = []
+
+
+def _shut(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)  # wakes a handler blocked on it; the client reads end of file
+    except OSError:
+        pass
+
+
+@contextmanager
+def _slow_connect() -> Iterator[str]:
+    """A listener whose accept queue is full: backlog 0 holds one connection (ours, never accepted),
+    and Linux drops the SYN of every further one, so a client's connect waits until it gives up."""
+    listener = socket.socket()
+    filler = socket.socket()
+    try:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        filler.connect(listener.getsockname())
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        filler.close()
+        listener.close()
+
 
 @contextmanager
 def hostile_server(mode: str) -> Iterator[str]:
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode}; known: {', '.join(MODES)}")
+    if mode == "slow-connect":
+        with _slow_connect() as url:
+            yield url
+        return
     handler = type("Handler", (_Handler,), {"mode": mode})
     server = _Server(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -122,4 +224,6 @@ def hostile_server(mode: str) -> Iterator[str]:
         yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
+        for sock in server.opened:
+            _shut(sock)
         server.server_close()

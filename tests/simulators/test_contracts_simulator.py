@@ -125,3 +125,31 @@ def test_the_contract_timestamp_pattern_is_iso_8601_utc(stamp: str, utc: bool) -
 
     pattern = load_contract("contracts").openapi["components"]["schemas"]["UtcTimestamp"]["pattern"]
     assert bool(re.match(pattern, stamp)) is utc
+
+
+def test_query_monitors_and_logs_are_served_not_taken_for_a_contract_id() -> None:
+    """Their paths are not shown; served as the vendor's client sends them, never read as {id}."""
+    sim = ContractsSimulator()
+    record = call(sim, "GET", f"/v1/w3s/contracts/{CREDS['CONTRACT_ID']}").json()["data"]["contract"]
+    address = record["contractAddress"]
+    query = call(sim, "POST", "/v1/w3s/contracts/query",
+                 json_body={"address": address, "abiFunctionSignature": "balanceOf(address)"})
+    assert query.status == 200 and query.json()["data"]["outputData"].startswith("0x")
+    monitor = {"idempotencyKey": "k1", "blockchain": "ETH-SEPOLIA", "contractAddress": address,
+               "eventSignature": "Transfer(address,address,uint256)"}
+    created = call(sim, "POST", "/v1/w3s/contracts/monitors", json_body=monitor)
+    assert created.status == 201
+    again = call(sim, "POST", "/v1/w3s/contracts/monitors", json_body=monitor)  # same idempotency key
+    assert again.json() == created.json()
+    assert len(call(sim, "GET", "/v1/w3s/contracts/monitors").json()["data"]["eventMonitors"]) == 1
+    assert call(sim, "GET", "/v1/w3s/contracts/events").json()["data"] == {"eventLogs": []}
+    # The documented GET /contracts/{id} still refuses a non-UUID id with 400.
+    assert call(sim, "GET", "/v1/w3s/contracts/not-a-uuid").status == 400
+
+
+def test_template_deployment_lists_its_contracts() -> None:
+    sim = ContractsSimulator()
+    path = CREDS["DEPLOY_TEMPLATE_PATH"].replace("{TEMPLATE_ID}", CREDS["TEMPLATE_ID"])
+    data = call(sim, "POST", path, json_body={"name": "T", "walletId": CREDS["WALLET_ID"],
+                                              "blockchain": "ETH-SEPOLIA"}).json()["data"]
+    assert data["contractIds"] == [data["contractId"]]

@@ -585,8 +585,42 @@ def test_huge_and_malformed_bodies_are_4xx(sim: MarketplaceSimulator) -> None:
     ):
         response = sim.handle(Request.build("POST", SHOP_LISTINGS, headers=headers, content=body))
         assert 400 <= response.status < 500, response.summary()
-    json_post = Request.build("POST", SHOP_LISTINGS, headers=refreshed(sim), json_body=DRAFT)
-    assert sim.handle(json_post).status == 415
+    plain = {**refreshed(sim), "content-type": "text/plain"}
+    assert sim.handle(Request.build("POST", SHOP_LISTINGS, headers=plain, content=b"title=Mug")).status == 415
+    nested = Request.build("POST", SHOP_LISTINGS, headers=refreshed(sim), json_body={**DRAFT, "tags": ["a"]})
+    assert sim.handle(nested).status == 400
+
+
+def test_json_posts_are_read_as_their_form() -> None:
+    """The vendor's client posts JSON (numbers as numbers, unset members as null); the document
+    says form posts are urlencoded and does not refuse JSON."""
+    sim = MarketplaceSimulator(clock=Clock())
+    refresh = {"grant_type": "refresh_token", "client_id": f"{SIM_KEYSTRING}:{SIM_SHARED_SECRET}",
+               "refresh_token": SIM_REFRESH_TOKEN}
+    answer = sim.handle(Request.build("POST", TOKEN, headers=KEY, json_body=refresh))
+    assert answer.status == 200, answer.summary()
+    headers = {**KEY, "authorization": f"Bearer {answer.json()['access_token']}"}
+    draft = {"title": "Mug", "quantity": 2, "price": 12.5, "is_supply": False, "tags": None}
+    created = sim.handle(Request.build("POST", SHOP_LISTINGS, headers=headers, json_body=draft))
+    assert created.status == 201, created.summary()
+    assert created.json()["quantity"] == 2 and created.json()["price"]["amount"] == 1250
+    wrong = {**refresh, "client_id": f"{SIM_KEYSTRING}:not-the-secret"}
+    assert sim.handle(Request.build("POST", TOKEN, headers=KEY, json_body=wrong)).status == 401
+
+
+def test_another_shop_resource_moves_every_shop_path_and_keeps_the_documented_ones() -> None:
+    sim = MarketplaceSimulator(clock=Clock(), shop_resource="shops")
+    headers = refreshed(sim)
+    for path in (SHOP_LISTINGS, SHOP_LISTINGS.replace("/shop/", "/shops/"), RECEIPTS.replace("/shop/", "/shops/")):
+        assert get(sim, path, headers).status == 200, path
+    listing = next(item for item in sim.listings.values() if item.shop_id == SIM_SHOP_ID and item.images)
+    for resource in ("shops", "shop"):
+        image = f"{BASE}/{resource}/{SIM_SHOP_ID}/listings/{listing.listing_id}/images/{listing.images[0]}"
+        assert sim.handle(Request.build("DELETE", image, headers=headers)).status == 204, image
+    # A known path with another method: 405 naming what it takes; an unknown path: 404.
+    put = sim.handle(Request.build("PUT", RECEIPTS.replace("/shop/", "/shops/"), headers=headers))
+    assert put.status == 405 and put.headers["allow"] == "GET" and "takes GET" in put.json()["error_description"]
+    assert get(sim, f"{BASE}/shops/{SIM_SHOP_ID}/nothing", headers).status == 404
 
 
 _TEXT = st.text(max_size=40)

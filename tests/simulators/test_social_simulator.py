@@ -111,3 +111,44 @@ def test_optional_message_filters_narrow_and_a_wrongly_typed_timezone_or_fields_
     assert posts(sim, "created_time.in(2026-03-01..2026-03-31)", timezone={"zone": "UTC"}).status == 400
     metrics = call(sim, "POST", "/listening/topics/t-brand/metrics", {"metrics": ["likes"], "fields": 5})
     assert metrics.status == 400
+
+
+# Every member the document lists as requestable ("Message/post fields that can be requested").
+REQUESTABLE = ["guid", "customer_profile_id", "created_time", "text", "perma_link", "network", "post_type",
+               "post_category", "profile_guid", "content_category", "hashtags", "language", "location.city",
+               "visual_media", "from.name", "from.profile_picture", "from.screen_name",
+               "activity_metadata.first_like.time_elapsed", "internal.tags.id", "internal.sent_by.id",
+               "internal.sent_by.email", "internal.sent_by.first_name", "internal.sent_by.last_name"]
+
+
+def test_every_requestable_member_comes_back_on_some_post() -> None:
+    sim = SocialSimulator()
+    rows = posts(sim, "created_time.in(2026-01-01..2026-12-31)", fields=REQUESTABLE).json()["data"]
+    seen: set[str] = set()
+    for row in rows:
+        seen |= {k for k in row if k not in ("internal", "metrics")}
+        internal = row.get("internal", {})
+        if any("id" in tag for tag in internal.get("tags", [])):
+            seen.add("internal.tags.id")
+        seen |= {f"internal.sent_by.{k}" for k in internal.get("sent_by", {})}
+    assert set(REQUESTABLE) - seen == set()
+    one = next(row for row in rows if row.get("visual_media"))
+    assert set(one["visual_media"][0]) == {"media_url", "media_type"}
+    assert isinstance(one["internal"]["sent_by"]["id"], int)
+    # The shorthand: internal is internal.tags.id and internal.sent_by.id, and nothing more.
+    short = posts(sim, "created_time.in(2026-01-01..2026-12-31)", fields=["internal"]).json()["data"][0]
+    assert set(short["internal"]["sent_by"]) == {"id"} and set(short) == {"internal", "metrics"}
+
+
+def test_media_upload_takes_a_body_under_50_mb_other_routes_keep_the_shared_cap() -> None:
+    from conformance.simulators.base import MAX_BODY_BYTES
+
+    sim = SocialSimulator()
+    big = b'{"media": "' + b"a" * (MAX_BODY_BYTES + 1024) + b'"}'
+    headers = {"Authorization": f"Bearer {TOKEN}", "content-type": "application/json"}
+    upload = sim.handle(Request.build("POST", f"/v1/{CUSTOMER}/media/", headers=headers, content=big))
+    assert upload.status == 200, upload.summary()
+    other = sim.handle(Request.build("POST", f"/v1/{CUSTOMER}/publishing/posts", headers=headers, content=big))
+    assert other.status == 413
+    too_big = b"a" * 50_000_000
+    assert sim.handle(Request.build("POST", f"/v1/{CUSTOMER}/media/", headers=headers, content=too_big)).status == 413

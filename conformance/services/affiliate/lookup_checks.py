@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from functools import partial
 from typing import Any
 
@@ -13,6 +12,7 @@ from conformance.checks.expect import expect
 from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import for_rule
 from conformance.services.affiliate.common import DAYS, EMAIL, EXPORT, ONE, PAGED, REPORT, ok, read_report, setting, window
+from conformance.transport.jsonbody import loads
 from conformance.transport.model import Exchange
 
 __all__: list[str] = []
@@ -26,7 +26,7 @@ def _export_ids(ctx: CheckContext, exchange: Exchange, fmt: str, column: str) ->
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
+                row = loads(line)
             except ValueError:
                 expect(False, ctx.rule.id, f"line {number} of the json export is not JSON", exchange=exchange,
                        expected="newline-delimited JSON")

@@ -8,7 +8,6 @@ and a malformed path id after a real one. Values come from the rule's params and
 
 from __future__ import annotations
 
-import json
 from functools import partial
 from typing import Any
 
@@ -17,6 +16,7 @@ from conformance.checks.expect import expect, expect_status, success_statuses
 from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import for_rule
 from conformance.services.contracts.settled import settled
+from conformance.transport.jsonbody import loads
 from conformance.transport.model import Exchange
 
 __all__: list[str] = []
@@ -89,7 +89,7 @@ def abi_json_parses(ctx: CheckContext) -> None:
     record = ((exchange.response.json() or {}).get("data") or {}).get("contract") or {}
     text = record.get("abiJson")
     try:
-        parsed = json.loads(text) if isinstance(text, str) else None
+        parsed = loads(text) if isinstance(text, str) else None
     except ValueError:
         parsed = None
     expect(isinstance(parsed, list), rule.id, f"abiJson {str(text)[:80]!r} is not a JSON-stringified ABI",

@@ -15,6 +15,7 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any, ClassVar
 
+from conformance.services.contracts.interact import Interactions
 from conformance.simulators.base import Clock, SimError, Simulator
 from conformance.transport.model import Request, Response
 
@@ -108,7 +109,9 @@ class ContractsSimulator(Simulator):
         self.keys = {KEY}
         self.contracts: dict[str, dict[str, Any]] = {CONTRACT_ID: self._seed_contract()}
         self._counter = 0
+        self.interactions = Interactions(self.contracts, self._new_id, lambda: _utc(self.clock.now()), self.json_body)
         for method, path, handler in (
+            *self.interactions.routes(),
             ("GET", "/ping", self.ping),
             ("POST", "/v1/w3s/templates/{template_id}/deploy/estimateFee", self.estimate_template),
             ("POST", "/v1/w3s/contracts/deploy/estimateFee", self.estimate_bytecode),
@@ -225,7 +228,11 @@ class ContractsSimulator(Simulator):
             raise SimError(404, "no such template")
         body = self.json_body(request)
         self._required(body, "name", "walletId", "blockchain")
-        return self._deployed(body, "TEMPLATE", str(body["blockchain"]))
+        answer = self._deployed(body, "TEMPLATE", str(body["blockchain"]))
+        # SIM-CHOICE: the payload is not shown; a template deployment may create several contracts,
+        # so the vendor's client reads a contractIds list (contractId, this one, stays beside it).
+        data = answer.json()["data"]
+        return self._ok({**data, "contractIds": [data["contractId"]]}, answer.status)
 
     def deploy(self, request: Request) -> Response:
         body = self.json_body(request)

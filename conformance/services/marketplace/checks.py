@@ -7,7 +7,6 @@ Every number (limits, enums) comes from the contract's schemas or the rule's par
 
 from __future__ import annotations
 
-import json
 import re
 from functools import partial
 from typing import Any
@@ -29,6 +28,7 @@ from conformance.services.marketplace.client import (
     operations,
     page,
 )
+from conformance.transport.jsonbody import loads
 from conformance.transport.model import Exchange, Request
 
 __all__: list[str] = []
@@ -305,7 +305,7 @@ def number_as_string(ctx: CheckContext) -> None:
         expect_status(ctx.rule.id, exchange, success_statuses(ctx.contract, operation),
                       f"{operation} at the largest limit (the body to inspect)")
         try:
-            body = json.loads(exchange.response.body, parse_float=_Fraction)
+            body = loads(exchange.response.body, parse_float=_Fraction)
         except ValueError:
             expect(False, ctx.rule.id, "the body is not JSON", exchange=exchange)
         stack: list[tuple[str, Any]] = [("", body)]

@@ -159,8 +159,14 @@ class MarketplaceSimulator(Simulator):
         shop = f"{APP}/{shop_resource}/{{shop_id}}"
         self._api("POST", shop + "/listings", self.create_draft_listing, scope=SCOPE_CREATE_LISTING)
         self._api("GET", shop + "/receipts", self.get_shop_receipts, scope=SCOPE_RECEIPTS)
-        self._api("DELETE", APP + "/shop/{shop_id}/listings/{listing_id}/images/{listing_image_id}",
-                  self.delete_listing_image, scope=SCOPE_DELETE_IMAGE)
+        image = "/listings/{listing_id}/images/{listing_image_id}"
+        self._api("DELETE", APP + "/shop/{shop_id}" + image, self.delete_listing_image, scope=SCOPE_DELETE_IMAGE)
+        if shop_resource != "shop":
+            # SIM-CHOICE: another shop resource moves every shop path, the documented ones as
+            # aliases (the harness's documented paths still answer): the vendor's client lists
+            # and deletes under /shops/{shop_id}/ too.
+            self._api("GET", shop + "/listings", self.get_listings)
+            self._api("DELETE", shop + image, self.delete_listing_image, scope=SCOPE_DELETE_IMAGE)
 
     def _id(self, kind: str) -> int:
         self._next[kind] += 1
@@ -364,9 +370,10 @@ class MarketplaceSimulator(Simulator):
                              shop_id: str) -> Response:
         shop = self._owned_shop(shop_id, grant)
         media = (request.header("content-type") or "").split(";")[0].strip().lower()
-        if media != "application/x-www-form-urlencoded":
-            # SIM-CHOICE: only form posts; the document says form posts are urlencoded.
-            raise SimError(415, "send the listing as application/x-www-form-urlencoded")
+        if media not in ("application/x-www-form-urlencoded", "application/json"):
+            # SIM-CHOICE: form posts (the document says they are urlencoded) and, as the vendor's
+            # client sends them, flat JSON objects (the document does not refuse JSON).
+            raise SimError(415, "send the listing as application/x-www-form-urlencoded or JSON")
         form = parse_form(request)
         # SIM-CHOICE: the fields are not documented; title, quantity and price are required.
         title = form.get("title", "").strip()

@@ -3,17 +3,20 @@ simulator. The document shows none of their bodies: every shape here is a SIM-CH
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from conformance.services.outreach.accounts import ORGANIZATION, iso
 from conformance.simulators.base import SimError
 from conformance.transport.model import Request, Response
 
 if TYPE_CHECKING:
     from conformance.simulators.base import Clock
 
-__all__ = ["CAMPAIGN_PAGE_SIZE", "ResourcesMixin", "Route"]
+__all__ = ["CAMPAIGN_PAGE_SIZE", "SEED_LEAD", "ResourcesMixin", "Route"]
 
+SEED_LEAD = "0190c0de-0000-4000-8000-1ead00000001"  # SIM-CHOICE: the LEAD_ID setting
 # SIM-CHOICE: page size of GET /campaigns, and campaign state values (0 draft, 1 active, 2 paused).
 CAMPAIGN_PAGE_SIZE = 10
 CAMPAIGN_COUNT = 23
@@ -35,12 +38,16 @@ class ResourcesMixin:
         self.campaigns: dict[str, dict[str, Any]] = {}
         for i in range(1, CAMPAIGN_COUNT + 1):
             cid = f"0190c0de-0000-7000-8000-{i:012d}"
+            # SIM-CHOICE (client-shaped): the campaign body is not shown; the timestamps are what
+            # the vendor's client requires of a campaign. No rule reads them.
+            created = iso(self.clock.now() - 86_400 * (CAMPAIGN_COUNT - i + 1))
             self.campaigns[cid] = {"id": cid, "name": f"Campaign {i}", "status": DRAFT,
                                    "email_list": [next(iter(sorted(self.accounts)))],
-                                   "campaign_schedule": {"schedules": []}}
+                                   "campaign_schedule": {"schedules": []},
+                                   "timestamp_created": created, "timestamp_updated": created}
         # SIM-CHOICE: one seeded lead (the LEAD_ID setting), so an update has something to change.
         self.leads: dict[str, dict[str, Any]] = {
-            "lead-seed-0001": {"id": "lead-seed-0001", "email": "lead@outreach.example", "payload": {}}}
+            SEED_LEAD: self._lead({"email": "lead@outreach.example", "payload": {}}, SEED_LEAD)}
         self.block_list: dict[str, dict[str, Any]] = {}
         self.tags: dict[str, dict[str, Any]] = {}
         self.verifications: dict[str, dict[str, Any]] = {}
@@ -55,8 +62,30 @@ class ResourcesMixin:
         self._serial += 1
         return f"{prefix}-{self._serial:06d}"
 
+    def next_uuid(self) -> str:
+        # SIM-CHOICE (client-shaped): ids of leads, tags and block-list entries are not shown; the
+        # vendor's client reads them as UUIDs. Counted, so two runs hand out the same ids.
+        self._serial += 1
+        return str(uuid.UUID(int=(0x0E7 << 96) + self._serial, version=4))
+
+    def _stamped(self, record: dict[str, Any], organization: str = "organization_id") -> dict[str, Any]:
+        """``record`` with the creation members the vendor's client requires (SIM-CHOICE, client-shaped)."""
+        now = iso(self.clock.now())
+        return {**record, "timestamp_created": now, "timestamp_updated": now, organization: ORGANIZATION}
+
+    def _lead(self, body: dict[str, Any], lead_id: str) -> dict[str, Any]:
+        email = body["email"] if isinstance(body.get("email"), str) else ""
+        # SIM-CHOICE (client-shaped): counters, status and company domain the vendor's client requires.
+        return self._stamped({**body, "id": lead_id, "status": 1, "email_open_count": 0, "email_reply_count": 0,
+                              "email_click_count": 0, "company_domain": email.rpartition("@")[2],
+                              "status_summary": {}}, "organization")
+
     def new_job(self, kind: str, emails: list[str]) -> dict[str, Any]:
-        job: dict[str, Any] = {"id": self.next_id("job"), "type": kind, "status": "pending", "emails": emails}
+        # SIM-CHOICE (client-shaped, gap warmup-job): the job's fields are not shown; these are the
+        # members the vendor's client requires of a background job. No rule reads them.
+        now = iso(self.clock.now())
+        job: dict[str, Any] = {"id": self.next_id("job"), "type": kind, "status": "pending", "emails": emails,
+                               "workspace_id": ORGANIZATION, "progress": 0, "created_at": now, "updated_at": now}
         self.jobs[job["id"]] = job
         return job
 
@@ -137,16 +166,17 @@ class ResourcesMixin:
         if "campaign_schedule" in body and not isinstance(body["campaign_schedule"], dict):
             raise SimError(400, "campaign_schedule must be an object")
         campaign.update({k: body[k] for k in ("name", "email_list", "campaign_schedule") if k in body})
+        campaign["timestamp_updated"] = iso(self.clock.now())
         return self.ok(campaign)
 
     def activate(self, request: Request, cid: str) -> Response:
         campaign = self._found(self.campaigns, cid, "campaign")
-        campaign["status"] = ACTIVE
+        campaign["status"], campaign["timestamp_updated"] = ACTIVE, iso(self.clock.now())
         return self.ok(campaign)
 
     def pause(self, request: Request, cid: str) -> Response:
         campaign = self._found(self.campaigns, cid, "campaign")
-        campaign["status"] = PAUSED
+        campaign["status"], campaign["timestamp_updated"] = PAUSED, iso(self.clock.now())
         return self.ok(campaign)
 
     def campaign_analytics(self, request: Request) -> Response:
@@ -159,7 +189,7 @@ class ResourcesMixin:
         body = self.body_or_empty(request)
         if "email" in body and not isinstance(body["email"], str):
             raise SimError(400, "email must be a string")
-        lead = {**body, "id": self.next_id("lead")}
+        lead = self._lead(body, self.next_uuid())
         self.leads[lead["id"]] = lead
         return self.ok(lead)
 
@@ -173,6 +203,7 @@ class ResourcesMixin:
         if "payload" in body and not isinstance(body["payload"], dict):
             raise SimError(400, "payload must be an object")
         lead.update({k: body[k] for k in ("interest_status", "payload") if k in body})
+        lead["timestamp_updated"] = iso(self.clock.now())
         return self.ok(lead)
 
     def delete_lead(self, request: Request, lid: str) -> Response:
@@ -180,7 +211,10 @@ class ResourcesMixin:
 
     def add_block_entry(self, request: Request) -> Response:
         body = self.body_or_empty(request)
-        entry: dict[str, Any] = {"id": self.next_id("block"), "bl_value": body.get("bl_value")}
+        value = body.get("bl_value")
+        entry: dict[str, Any] = self._stamped({"id": self.next_uuid(), "bl_value": value,
+                                               "is_domain": isinstance(value, str) and "@" not in value})
+        del entry["timestamp_updated"]  # an entry is never updated
         self.block_list[entry["id"]] = entry
         return self.ok(entry)
 
@@ -209,7 +243,7 @@ class ResourcesMixin:
     # -- tags ----------------------------------------------------------------------------------
     def create_tag(self, request: Request) -> Response:
         body = self.body_or_empty(request)
-        tag = {"id": self.next_id("tag"), "label": body.get("label", "tag")}
+        tag = self._stamped({"id": self.next_uuid(), "label": body.get("label", "tag")})
         self.tags[tag["id"]] = tag
         return self.ok(tag)
 
@@ -224,6 +258,7 @@ class ResourcesMixin:
         body = self.body_or_empty(request)
         if isinstance(body.get("label"), str):
             tag["label"] = body["label"]
+        tag["timestamp_updated"] = iso(self.clock.now())
         return self.ok(tag)
 
     def delete_tag(self, request: Request, tid: str) -> Response:

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from urllib.parse import unquote
 
 from conformance.services.outreach.accounts import ORGANIZATION, check_create, check_update, iso, new_account
-from conformance.services.outreach.resources import ResourcesMixin, Route
+from conformance.services.outreach.resources import SEED_LEAD, ResourcesMixin, Route
 from conformance.simulators.base import Clock, SimError, Simulator
 from conformance.transport.model import Request, Response
 
@@ -54,7 +54,7 @@ class OutreachSimulator(ResourcesMixin, Simulator):
         "CAMPAIGN_STATUS_FIELD": "status",
         "CAMPAIGN_CURSOR_FIELD": "next_starting_after",
         "THREAD_ID": "thread-0001",
-        "LEAD_ID": "lead-seed-0001",
+        "LEAD_ID": SEED_LEAD,
         "REPLY_TO_UUID": "email-0001",
         "WARMUP_EMAILS_FIELD": "emails",
     }
@@ -171,9 +171,9 @@ class OutreachSimulator(ResourcesMixin, Simulator):
         return self.ok(account)
 
     def delete_account(self, request: Request, email: str) -> Response:
-        self._account(email)
-        del self.accounts[email]
-        return self.ok({"email": email, "deleted": True})
+        # SIM-CHOICE (client-shaped): the delete body is not shown; the deleted account itself, as
+        # the vendor's client reads it. No rule reads it.
+        return self.ok(self.accounts.pop(self._account(email)["email"]))
 
     def list_accounts(self, request: Request) -> Response:
         params = request.params
@@ -202,7 +202,9 @@ class OutreachSimulator(ResourcesMixin, Simulator):
         emails = self._emails(self.body_or_empty(request))
         for email in emails:
             self.accounts[email]["warmup_status"] = 0
-        return self.ok({"emails": emails, "warmup_status": 0})
+        # SIM-CHOICE (client-shaped): the disable body is not shown; a job, as for enable, which the
+        # vendor's client reads. No rule reads it.
+        return self.ok(self.new_job("warmup-disable", emails))
 
     def _emails(self, body: dict[str, Any]) -> list[str]:
         emails = body.get("emails", [])

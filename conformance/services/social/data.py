@@ -79,6 +79,28 @@ _YEAR_START = datetime(2026, 1, 1, tzinfo=UTC)
 _POSTS_PER_PROFILE = 1600  # 7 x 1600 = 11200 posts: past the 10000 cap
 
 
+# SIM-CHOICE: the users' own members (metadata/customer/users) are not shown; the members a
+# post's sender carries (internal.sent_by.*) are listed as requestable, so posts carry them.
+_SENDERS = tuple({"id": user["id"], "email": f"{user['name'].split()[0].lower()}@customer.example",
+                  "first_name": user["name"].split()[0], "last_name": user["name"].split()[1]} for user in USERS)
+_CITIES = ("Lisbon", "Austin", "Osaka", "Lagos")
+
+
+def _authored(name: str, screen_name: str, *seed: Any) -> dict[str, Any]:
+    """The documented requestable members every message has: author, place, category, media.
+    SIM-CHOICE: their values (the document lists the names, and types only for visual_media)."""
+    row: dict[str, Any] = {
+        "from": {"name": name, "screen_name": screen_name,
+                 "profile_picture": f"https://media.example/avatars/{screen_name}.jpg"},
+        "location": {"city": _CITIES[number(*seed, "city") % len(_CITIES)]},
+        "content_category": ("STANDARD", "LINK", "PHOTO")[number(*seed, "kind") % 3],
+    }
+    if number(*seed, "media") % 3 == 0:
+        row["visual_media"] = [{"media_url": f"https://media.example/{screen_name}/{number(*seed) % 10_000}.jpg",
+                                "media_type": "PHOTO"}]
+    return row
+
+
 def _text(*seed: Any) -> str:
     return " ".join(WORDS[number(*seed, k) % len(WORDS)] for k in range(3))
 
@@ -95,17 +117,21 @@ def posts() -> tuple[dict[str, Any], ...]:
             moment = _YEAR_START + timedelta(seconds=i * step + number(pid, i) % step)
             likes = number(pid, i, "likes") % 500
             tags = [1 + number(pid, i, "tag") % 3] if i % 4 == 0 else []
-            out.append({
+            row = {
                 "guid": f"{code}_{pid}{i:05d}", "customer_profile_id": pid, "created_time": iso(moment),
                 "text": _text(pid, i), "perma_link": f"https://social.example/{code}/{pid}/{i}",
                 "network": network.upper(), "post_type": f"{network.upper()}_{_POST_TYPES[network]}",
                 "post_category": "POST", "profile_guid": f"{code}_{880000 + pid}", "language": "en",
                 "hashtags": [f"#{WORDS[i % len(WORDS)]}"],
-                "internal": {"tags": [{"id": t} for t in tags], "sent_by": {"id": USERS[i % 2]["id"]}},
+                "internal": {"tags": [{"id": t} for t in tags], "sent_by": _SENDERS[i % 2]},
                 "tag_ids": tags,
                 "metrics": {"impressions": likes * 9, "reactions": likes, "likes": likes,
                             "lifetime.impressions": likes * 11, "lifetime.reactions": likes + 3},
-            })
+                **_authored(profile["name"], profile["native_name"], pid, i),
+            }
+            if likes:  # SIM-CHOICE: seconds from publishing to the first like (its unit is not shown)
+                row["activity_metadata"] = {"first_like": {"time_elapsed": 60 + number(pid, i, "first") % 86_400}}
+            out.append(row)
     return tuple(sorted(out, key=lambda p: p["guid"]))
 
 
@@ -122,15 +148,13 @@ def messages() -> tuple[dict[str, Any], ...]:
                 "guid": f"{code}_in{pid}{i:04d}", "customer_profile_id": pid, "created_time": iso(moment),
                 "text": _text(pid, i, "in"), "network": network.upper(),
                 "post_type": f"{network.upper()}_MENTION", "language": "en",
-                "tag_ids": [2] if i % 5 == 0 else [], "metrics": {"likes": number(pid, i) % 40}})
+                "tag_ids": [2] if i % 5 == 0 else [], "metrics": {"likes": number(pid, i) % 40},
+                **_authored(f"Fan {i}", f"fan_{pid}_{i}", pid, i)})
     rows = [dict(p) for p in posts()] + received
     for row in rows:
         created = datetime.strptime(row["created_time"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
         row["action_last_update_time"] = iso(created + timedelta(hours=1 + number(row["guid"]) % 48))
     return tuple(sorted(rows, key=lambda r: (r["created_time"], r["guid"]), reverse=True))
-
-
-_CITIES = ("Lisbon", "Austin", "Osaka", "Lagos")
 
 
 @lru_cache(maxsize=2)
@@ -146,6 +170,8 @@ def listening_messages(scale: int = 1) -> tuple[dict[str, Any], ...]:
             "text": _text("listen", i), "explicit_label": i % 9 == 0, "language": "en",
             "sentiment": ("positive", "neutral", "negative")[i % 3],
             "location": {"city": _CITIES[i % 4]},
+            "from": {"name": f"Author {i}", "screen_name": f"author_{i}",
+                     "profile_picture": f"https://media.example/avatars/author_{i}.jpg"},
             "metrics": {"likes": number("likes", i) % 300, "shares_count": i % 17},
         }
         if i % 3 == 0:

@@ -50,18 +50,65 @@ def _int(body: dict[str, Any], key: str, default: int, high: int | None = None) 
     return value
 
 
+def _pick(node: Any, parts: list[str]) -> Any:
+    """The member at ``parts`` below ``node`` (through arrays, element by element), or _NONE."""
+    if not parts:
+        return node
+    if isinstance(node, list):
+        picked = [_pick(item, parts) for item in node]
+        return [item for item in picked if item is not _NONE]
+    if isinstance(node, dict) and parts[0] in node:
+        return _pick(node[parts[0]], parts[1:])
+    return _NONE
+
+
+def _shape(node: Any, parts: list[str]) -> Any:
+    """``node`` cut down to the member at ``parts``, keeping the objects and arrays around it."""
+    if not parts:
+        return node
+    if isinstance(node, list):
+        kept = [_shape(item, parts) for item in node]
+        return [item for item in kept if item is not _NONE]
+    if isinstance(node, dict) and parts[0] in node:
+        inner = _shape(node[parts[0]], parts[1:])
+        return _NONE if inner is _NONE else {parts[0]: inner}
+    return _NONE
+
+
+def _merge(into: Any, value: Any) -> Any:
+    """Two cut-down copies of one row as one (objects member by member, arrays item by item)."""
+    if isinstance(into, dict) and isinstance(value, dict):
+        return {**into, **{k: _merge(into[k], v) if k in into else v for k, v in value.items()}}
+    if isinstance(into, list) and isinstance(value, list) and len(into) == len(value):
+        return [_merge(a, b) for a, b in zip(into, value)]
+    return value
+
+
+_NONE = object()
+
+
 def _project(row: dict[str, Any], fields: list[str], metrics: list[str]) -> dict[str, Any]:
-    """Requested fields as top-level keys (internal.* nested), plus the metrics object."""
+    """Requested fields as top-level keys (internal.* nested), plus the metrics object.
+
+    "Post rows: requested fields as top-level keys (nested for internal.*)": a dotted field
+    other than internal.* (location.city, from.name) is one key named as requested. SIM-CHOICE:
+    message and topic rows, whose shape the document leaves to "the requested fields", alike."""
     out: dict[str, Any] = {}
     for name in fields:
-        if name in ("internal", "internal.tags.id", "internal.sent_by.id") and "internal" in row:
-            internal = out.setdefault("internal", {})
-            if name in ("internal", "internal.tags.id"):
-                internal["tags"] = row["internal"]["tags"]
-            if name in ("internal", "internal.sent_by.id"):
-                internal["sent_by"] = {"id": row["internal"]["sent_by"]["id"]}
-        elif name in row:
-            out[name] = row[name]
+        wanted = ["internal.tags.id", "internal.sent_by.id"] if name == "internal" else [name]
+        for field in wanted:
+            parts = field.split(".")
+            if field in row and not field.startswith("internal"):
+                out[field] = row[field]
+                continue
+            if parts[0] == "internal":
+                shape = _shape(row, parts)
+                if shape is not _NONE:
+                    out = _merge(out, shape)
+                continue
+            value = _pick(row, parts)
+            if value is not _NONE:
+                out[field] = value
     if metrics:
         out["metrics"] = {m: row["metrics"][m] for m in metrics if m in row.get("metrics", {})}
     return out

@@ -18,6 +18,8 @@ from conformance.services.tokenrisk.data import DOMAINS, LOCKERS, TOKENS, token_
 from conformance.simulators.base import Clock, SimError, Simulator
 from conformance.transport.model import Request, Response
 
+_DETECTED_AT = "2026-01-01T00:00:00Z"  # SIM-CHOICE: when the seeded tokens were first seen
+
 __all__ = ["TokenRiskSimulator"]
 
 # SIM-CHOICE: the one ledger network and the one locker provider this simulator serves.
@@ -169,8 +171,13 @@ class TokenRiskSimulator(Simulator):
         return Response.json_response(200, {"mint": token["mint"], "transaction": "AQAB" + token["mint"][:16]})
 
     def _full(self, token: dict[str, Any]) -> dict[str, Any]:
+        # SIM-CHOICE (client-shaped, gap response-payloads): the full report's members are not
+        # shown; tokenMeta, rugged, totalMarketLiquidity, verification and detectedAt are what the
+        # vendor's published client reads of it. No rule reads them.
         return {**token_summary(token), "name": token["name"], "symbol": token["symbol"],
-                "verified": token["mint"] in self.verified, "reports": self.reports.get(token["mint"], 0)}
+                "verified": token["mint"] in self.verified, "reports": self.reports.get(token["mint"], 0),
+                "tokenMeta": {"name": token["name"], "symbol": token["symbol"]}, "rugged": False,
+                "totalMarketLiquidity": 0, "verification": None, "detectedAt": _DETECTED_AT}
 
     def _graph(self, request: Request, id: str) -> Response:
         token = self._token(id)
