@@ -89,7 +89,7 @@ def merge_runs(sources: list[Path], out: Path) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     _write(out / "summary.json", json.dumps(merged, indent=2))
     _write(out / "triage.md", _triage(merged, [s for s in sources if s.is_dir()]))
-    junit = _junit([s / "junit.xml" for s in sources if (s / "junit.xml").is_file()])
+    junit = _junit([s / "junit.xml" for s in sources if (s / "junit.xml").is_file()], merged["checked"])
     if junit is not None:
         _write(out / "junit.xml", junit)
     results = [s / "allure-results" for s in sources if (s / "allure-results").is_dir()]
@@ -114,11 +114,13 @@ def _triage(merged: dict[str, Any], sources: list[Path]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _junit(paths: list[Path]) -> str | None:
-    """One testsuite with every shard's testcases; its counts are the sums."""
+def _junit(paths: list[Path], checked: dict[str, Any]) -> str | None:
+    """One testsuite with every shard's testcases; its counts are the sums; its conformance
+    properties the merged run's checked share (each shard's name only its own rules)."""
     if not paths:
         return None
     suite: ET.Element | None = None
+    others: dict[str, str] = {}
     for path in paths:
         try:
             root = ET.parse(path).getroot()
@@ -133,9 +135,23 @@ def _junit(paths: list[Path]) -> str | None:
             for key in ("tests", "errors", "failures", "skipped"):
                 suite.set(key, str(int(suite.get(key, "0")) + int(shard.get(key, "0"))))
             suite.set("time", f"{float(suite.get('time', '0')) + float(shard.get('time', '0')):.3f}")
-            suite.extend(list(shard))
+            for child in shard:
+                if child.tag != "properties":
+                    suite.append(child)
+                    continue
+                for prop in child:  # other global properties kept once; conformance.* recomputed below
+                    if not prop.get("name", "").startswith("conformance."):
+                        others.setdefault(prop.get("name", ""), prop.get("value", ""))
     if suite is None:
         return None
+    props: dict[str, Any] = {**others, "conformance.checked": checked["checked"], "conformance.rules": checked["of"],
+                             "conformance.checked_line": checked["line"],
+                             "conformance.floor": checked["floor"] or "none", "conformance.floor_met": checked["met"]}
+    props.update({f"conformance.not_checked.{k}": n for k, n in checked["not_checked"].items()})
+    properties = ET.Element("properties")
+    for name, value in props.items():
+        ET.SubElement(properties, "property", {"name": name, "value": str(value)})
+    suite.insert(0, properties)
     root = ET.Element("testsuites")
     root.append(suite)
     return ET.tostring(root, encoding="unicode", xml_declaration=True)
