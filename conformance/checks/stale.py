@@ -44,6 +44,7 @@ def stale_setting(contract: Contract, target: Target, exchange: Exchange | None)
         value = target.credential(name)
         if value and value in segments:
             return (f"{env_name(contract.service, name)}={quote_shell(value)} : the target does not hold it "
-                    f"({exchange.response.status} on {exchange.request.method} {path}); "
-                    "unset it or run with --discover")
+                    f"({exchange.response.status} on {exchange.request.method} {path}), or does not serve "
+                    "the route at all: one 404 cannot tell the two apart; check the value, unset it or "
+                    "run with --discover")
     return None

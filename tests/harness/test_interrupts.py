@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import signal
 import socket
 import subprocess
@@ -148,9 +149,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]
     try:
         assert proc.stdout is not None
         for line in proc.stdout:
-            match = re.match(r"\s+(CONFORMANCE_\w+)=(.*)", line)
+            # serve prints paste-ready lines: export NAME='value' (single-quoted, shell rules).
+            match = re.match(r"export (CONFORMANCE_\w+)=(.*)", line)
             if match:
-                variables[match.group(1)] = match.group(2)
+                variables[match.group(1)] = shlex.split(match.group(2))[0]
                 if match.group(1).endswith("BASE_URL"):
                     break
         deadline = time.monotonic() + 60

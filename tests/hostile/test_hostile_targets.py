@@ -45,10 +45,13 @@ EXIT = {
     "slow-connect": {2}, "stall": {2}, "trickle-headers": {2}, "trickle-body": {2},
     "deep-json": {1}, "wide-json": {1},
 }
-_RUNNER = ("import resource, sys\n"
+# The run's own peak is VmHWM of its address space: getrusage's ru_maxrss is not, because Linux
+# carries the parent's high-water mark across fork and exec (a 400 MB pytest made every run "400 MB").
+_RUNNER = ("import re, sys\n"
            "from conformance.cli import main\n"
            "code = main(sys.argv[1:])\n"
-           "print('PEAK_RSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+           "status = open('/proc/self/status', encoding='ascii').read()\n"
+           "print('PEAK_RSS_KB', re.search(r'VmHWM:\\s+(\\d+)', status).group(1), file=sys.stderr)\n"
            "sys.exit(code)\n")
 
 
