@@ -8,4 +8,5 @@ if [ -z "$(printenv "CONFORMANCE_${SERVICE^^}_BASE_URL")" ]; then
   echo "no sandbox configured for $SERVICE (set the repository variable CONFORMANCE_${SERVICE^^}_BASE_URL)"
   exit 0
 fi
-.venv/bin/conformance run --service "$SERVICE"
+# Its own run directory (shard/<service>), uploaded for the merge job.
+.venv/bin/conformance run --service "$SERVICE" --report-dir "shard/$SERVICE"

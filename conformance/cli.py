@@ -152,6 +152,7 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--conformance-every-rule"]
     for allowance in sorted(settings.allow):
         argv += ["--allow", allowance]
+    argv += _jobs_argv(args.jobs)
     if report_dir.exists() and not report_dir.is_dir():
         raise HarnessError(f"--report-dir {report_dir} is not a directory")
     if args.min_checked is not None:
@@ -212,6 +213,13 @@ def _keep_history(report_dir: Path) -> None:
         append_run(report_dir, base / "history.jsonl")
     except HarnessError as exc:  # the run's verdict stands; only its history line is missing
         print(f"conformance: {exc}", file=sys.stderr)
+
+
+def _jobs_argv(jobs: int) -> list[str]:
+    """--jobs N: N pytest-xdist workers, one service's rules in one worker (conformance/parallel.py)."""
+    if jobs < 1:
+        raise UsageError(f"--jobs must be 1 or more, got {jobs}")
+    return ["-n", str(jobs)] if jobs > 1 else []
 
 
 def _new_run_dir(base: Path) -> Path:
@@ -450,25 +458,30 @@ def _triage(args: argparse.Namespace) -> int:
     """What changed between two runs; exit 1 when there are new failures."""
     import json
 
+    from conformance.reporting.merge import merge_summaries
     from conformance.reporting.triage import compare, finished_runs, load_summary, previous_run
 
     if args.window < 2:
         raise UsageError(f"--window must be 2 or more (runs compared), got {args.window}")
     earlier: list[dict[str, object]] = []
     if args.base and args.current:
-        base_dir, current_dir = Path(args.base), Path(args.current)
+        base_dir, current_dirs = Path(args.base), [Path(c) for c in args.current]
     elif args.base or args.current:
         raise HarnessError("name both runs (BASE CURRENT) or neither (the last two under reports/runs)")
     else:
-        base_dir, current_dir = previous_run(Path(args.reports))
+        base_dir, last = previous_run(Path(args.reports))
+        current_dirs = [last]
         # The runs before the base, for telling a flaky rule from a new failure.
         earlier = [load_summary(p) for p in finished_runs(Path(args.reports))[:-2][-(args.window - 2):]
                    if args.window > 2]
-    result = compare(load_summary(base_dir), load_summary(current_dir), earlier)
+    # Several CURRENT run directories (CI shards, one per service) are one run, merged.
+    current = (load_summary(current_dirs[0]) if len(current_dirs) == 1
+               else merge_summaries([(d, load_summary(d)) for d in current_dirs]))
+    result = compare(load_summary(base_dir), current, earlier)
     if args.format == "json":
         print(json.dumps(result.as_json(), indent=2))
     else:
-        print(f"<!-- base: {base_dir}; current: {current_dir} -->")
+        print(f"<!-- base: {base_dir}; current: {', '.join(map(str, current_dirs))} -->")
         print(result.markdown(os.environ.get("CONFORMANCE_DOCS_URL", "")), end="")
     return 1 if result.new_failures else 0
 
@@ -477,7 +490,8 @@ def _report(args: argparse.Namespace) -> int:
     from conformance.reporting.html import build_html
     from conformance.reporting.triage import compare, load_summary, run_before
 
-    report_dir = Path(args.report_dir)
+    dirs = [Path(d) for d in args.report_dir or ["reports/latest"]]
+    report_dir = dirs[0] if len(dirs) == 1 else _merge_into_new_run(dirs, Path(args.reports))
     triage_page = None
     base = run_before(report_dir) if (report_dir / "summary.json").is_file() else None
     if base is not None:
@@ -492,6 +506,32 @@ def _report(args: argparse.Namespace) -> int:
         print(f"history: {history} (keep it between runs: trends, new failed and fixed come from it)")
     if args.exit_status:  # the report is built either way; the status is the run's (tox -e report, CI)
         return _exit_status(report_dir, 0)
+    return 0
+
+
+def _merge_into_new_run(sources: list[Path], reports: Path) -> Path:
+    """Several run directories (CI shards) written as one new run under reports/runs/, which
+    reports/latest then points at: triage and report read it like any run."""
+    from conformance.reporting.merge import merge_runs
+
+    for source in sources:
+        if not (source / "summary.json").is_file():
+            raise UsageError(f"{source} is not a finished run directory (no summary.json)")
+    run_dir = _new_run_dir(reports)
+    try:
+        merge_runs(sources, run_dir)
+    except BaseException:
+        import shutil
+
+        shutil.rmtree(run_dir, ignore_errors=True)  # no half-merged run for triage to pick up
+        raise
+    _point_latest(run_dir)
+    _keep_history(run_dir)  # the merged run is one run: its one history line
+    return run_dir
+
+
+def _merge(args: argparse.Namespace) -> int:
+    print(f"merged: {_merge_into_new_run([Path(d) for d in args.runs], Path(args.reports))}")
     return 0
 
 
@@ -599,6 +639,9 @@ def _parser() -> argparse.ArgumentParser:
     select.add_argument("-m", metavar="MARKEXPR",
                         help="only rules whose markers match this pytest -m expression: service ids, rule "
                              "kinds, document or standard (e.g. -m 'tokenrisk and limit')")
+    where.add_argument("-n", "--jobs", type=int, default=1, metavar="N",
+                       help="check services side by side in N worker processes (pytest-xdist); one service's rules "
+                            "run in one worker in order; one merged report (default 1)")
     where.add_argument("--allow", action="append", choices=("spend", "write"), default=None,
                        help="on --target http, allow rules that spend credits or write vendor data (repeatable)")
     output.add_argument("-v", "--verbose", action="store_true",
@@ -659,7 +702,9 @@ def _parser() -> argparse.ArgumentParser:
 
     triage = sub.add_parser("triage", help="what changed between two runs (new failures, fixed, skipped ...)")
     triage.add_argument("base", nargs="?", help="run directory or summary.json (default: the run before the last)")
-    triage.add_argument("current", nargs="?", help="run directory or summary.json (default: the last run)")
+    triage.add_argument("current", nargs="*",
+                        help="run directory or summary.json (default: the last run); several (CI shards, one per "
+                             "service) are merged into one run")
     triage.add_argument("--reports", default="reports", help="where runs/ lives when BASE and CURRENT are omitted")
     triage.add_argument("--format", choices=("markdown", "json"), default="markdown")
     triage.add_argument("--window", type=int, default=5,
@@ -667,13 +712,22 @@ def _parser() -> argparse.ArgumentParser:
     triage.set_defaults(func=_triage)
 
     report = sub.add_parser("report", help="build the single-file Allure HTML report (needs npx)")
-    report.add_argument("--report-dir", default="reports/latest", help="a run directory (default: reports/latest)")
+    report.add_argument("--report-dir", action="append", default=None,
+                        help="a run directory (default: reports/latest); repeated (CI shards): merged first into a "
+                             "new run under --reports")
+    report.add_argument("--reports", default="reports", help="where runs/ lives, for a merged run (default: reports)")
     report.add_argument("--history", default="reports/history.jsonl",
                         help="Allure history file kept across runs (default: reports/history.jsonl)")
     report.add_argument("--no-history", action="store_true", help="build without history")
     report.add_argument("--exit-status", action="store_true",
                         help="after building, exit with the reported run's status (1 when the target broke a rule)")
     report.set_defaults(func=_report)
+
+    merge = sub.add_parser("merge", help="merge run directories (CI shards, one per service) into one new run")
+    merge.add_argument("runs", nargs="+", help="run directories, each with its summary.json")
+    merge.add_argument("--reports", default="reports",
+                       help="the merged run goes to <reports>/runs/<time>-<pid>/, reports/latest points there")
+    merge.set_defaults(func=_merge)
 
     env = sub.add_parser("env", help="the run-wide environment variables with the value in force, and those each "
                                       "service's http target reads")

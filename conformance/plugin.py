@@ -19,6 +19,7 @@ from conformance.contract import Contract, load_contract
 from conformance.contract.catalogue_schema import DERIVED_KINDS, RULE_KINDS
 from conformance.contract.loader import available_services, docs_dir
 from conformance.errors import UsageError
+from conformance.parallel import ParallelRun, is_worker, rule_of, run_started
 from conformance.reporting.allure_meta import HARNESS_ERROR_MARK
 from conformance.reporting.progress import Progress
 from conformance.reporting.redact import curl_line, render_request, render_response
@@ -34,10 +35,14 @@ __all__ = ["pytest_addoption", "pytest_configure", "pytest_generate_tests"]
 
 _SUMMARY = pytest.StashKey[RunSummary]()
 _TARGETS = pytest.StashKey[dict[str, Target]]()
+_PROGRESS = pytest.StashKey[Progress]()
 _SELECTED = pytest.StashKey[dict[str, set[str]]]()  # service -> rule ids selected for the run
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    # Registered now, not at configure: its pytest_configure must run before allure-pytest's.
+    pluginmanager.register(ParallelRun(_SUMMARY, _TARGETS, _PROGRESS, _start_progress, _report_dir),
+                           "conformance-parallel")
     group = parser.getgroup("conformance", "API conformance suites")
     group.addoption("--service", action="append", dest="conformance_services", default=None,
                     help="service id to check (repeatable); default: every service with a contract")
@@ -69,10 +74,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          + ", ".join(f"{p} {v}" for p, v in MIN_CHECKED_DEFAULTS.items()))
 
 
-_XDIST_REFUSED = ("the conformance suite does not run under pytest-xdist (-n): one summary per run; run it without "
-                  "-n (it takes seconds per service), or parallelise the harness's own tests only: pytest tests -n 2")
-
-
 def _floor(config: pytest.Config, profile: str) -> MinChecked:
     given = config.getoption("conformance_min_checked")
     if given:
@@ -87,10 +88,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "conformance: a rule of a service contract checked against a target")
     # `-m tokenrisk`, `-m "limit and not marketplace"`, `-m standard`: select rules by service,
     # rule kind or basis without knowing rule ids.
-    suites = Path(__file__).parent / "suites"
-    asked = [Path(str(a).split("::")[0]).resolve() for a in config.args]
-    if config.getoption("numprocesses", None) and any(a == suites or suites in a.parents for a in asked):
-        raise pytest.UsageError(_XDIST_REFUSED)
     try:
         _floor(config, config.getoption("conformance_profile") or os.environ.get("CONFORMANCE_PROFILE") or "gate")
     except (UsageError, KeyError) as exc:
@@ -108,16 +105,13 @@ def _settings(config: pytest.Config) -> RunSettings:
         fault=config.getoption("conformance_fault"),
         cassette_dir=config.getoption("conformance_cassettes"),
         allow=frozenset(config.getoption("conformance_allow") or ()) or None,
+        run_started=run_started(config),
     )
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "conformance_case" not in metafunc.fixturenames:
         return
-    if hasattr(metafunc.config, "workerinput"):
-        # Under pytest-xdist each worker would write its own summary.json, triage and targets'
-        # rate-limit state over the others' (one run kept 63 of 149 rules): refused, not merged.
-        raise pytest.UsageError(_XDIST_REFUSED)
     services = metafunc.config.getoption("conformance_services") or available_services()
     cases: list[Any] = []
     for service in services:
@@ -281,7 +275,9 @@ def conformance_check(conformance_settings: RunSettings, conformance_summary: Ru
     return run
 
 
-_PROGRESS = pytest.StashKey[Progress]()
+_rule_of = rule_of
+
+
 _JUNIT_CLASSES = pytest.StashKey[dict[str, str]]()
 
 
@@ -313,11 +309,8 @@ def pytest_sessionfinish_junit(session: pytest.Session) -> None:
         rewrite(Path(xmlpath), classes)
 
 
-def _rule_of(nodeid: str) -> str | None:
-    """The rule id of a conformance item (``...::test_rule[<rule id>]``), else None."""
-    if "::test_rule[" not in nodeid:
-        return None
-    return nodeid.rsplit("[", 1)[1].rstrip("]")
+def _report_dir(config: pytest.Config) -> Path:
+    return Path(config.getoption("conformance_reports"))
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -329,14 +322,19 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             selected.setdefault(case.service, set()).add(case.id)
     config.stash[_SELECTED] = selected
     interrupts.checkpoint("collected")
+    # Under xdist the controller collects nothing: parallel.py starts the line from the workers' collection.
+    _start_progress(config, sum(1 for item in session.items if _rule_of(item.nodeid)))
+
+
+def _start_progress(config: pytest.Config, total: int) -> None:
     mode = config.getoption("conformance_progress")
-    rules = [item for item in session.items if _rule_of(item.nodeid)]
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if mode == "off" or not rules or reporter is None or config.get_verbosity() > 0 or config.option.collectonly:
+    if (mode == "off" or not total or reporter is None or config.get_verbosity() > 0 or config.option.collectonly
+            or is_worker(config)):
         return
     live = mode == "live" or (mode == "auto" and bool(getattr(reporter, "isatty", False)))
     reporter.write_line("")
-    config.stash[_PROGRESS] = Progress(total=len(rules), out=reporter, live=live)
+    config.stash[_PROGRESS] = Progress(total=total, out=reporter, live=live)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -375,11 +373,34 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     # The rules are done: from here a signal is recorded (the exit status says so), not raised
     # into the writing of the reports.
     interrupts.stop_raising()
-    summary = session.config.stash.get(_SUMMARY, None)
+    summary = session.config.stash.get(_SUMMARY, None) or _controller_summary(session.config)
     if summary is not None:
-        summary.interrupted = interrupts.received()
+        summary.interrupted = interrupts.received() or summary.interrupted
         # Before junitxml writes its file (its sessionfinish runs after this tryfirst one).
         _junit_properties(session.config, summary)
+
+
+def _controller_summary(config: pytest.Config) -> RunSummary | None:
+    """Under xdist, on the controller: the workers' outcomes as one summary with what a serial run
+    knows from its own collection (the selection, so `checked N of M` and the floor are the same;
+    the JUnit classes). Built before junitxml writes, so its properties hold the merged share."""
+    par = config.pluginmanager.get_plugin("conformance-parallel")
+    summary = par.merged(config) if isinstance(par, ParallelRun) else None
+    if summary is None:
+        return None
+    from conformance.reporting.junit import classname
+
+    summary.floor = _floor(config, summary.profile)
+    selected = par.selected() if isinstance(par, ParallelRun) else {}
+    contracts = [load_contract(s) for s in selected]
+    summary.select(contracts, {r for ids in selected.values() for r in ids})
+    classes = config.stash.setdefault(_JUNIT_CLASSES, {})
+    for contract in contracts:
+        for rule in contract.rules:
+            if rule.id in selected[contract.service]:
+                classes[rule.id] = classname(contract.service, rule.operation)
+    config.stash[_SUMMARY] = summary
+    return summary
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
@@ -388,9 +409,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if progress is not None:
         progress.close()
     summary = config.stash.get(_SUMMARY, None)
-    if summary is None or not summary.outcomes:
-        return
-    summary.interrupted = interrupts.received()
+    if summary is None or not summary.outcomes or is_worker(config):
+        return  # a worker's outcomes reach the report through the controller (parallel.py)
+    summary.interrupted = interrupts.received() or summary.interrupted
     terminalreporter.section("conformance: per-rule summary")
     for line in summary.lines(every_rule=config.getoption("conformance_every_rule")):
         terminalreporter.write_line(line)

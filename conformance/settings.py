@@ -230,6 +230,9 @@ class RunSettings:
     limits: Limits = field(default_factory=Limits)
     # Effects (x-effects of operations) a live target may suffer: "spend", "write".
     allow: frozenset[str] = frozenset()
+    # Wall-clock time the run started (time.time()): CONFORMANCE_RUN_SECONDS counts from here for
+    # every service and every xdist worker; None: from when each target is made.
+    run_started: float | None = None
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:

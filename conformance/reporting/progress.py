@@ -28,7 +28,7 @@ class Progress:
     width: int = 100
     counts: Counter[str] = field(default_factory=Counter)
     started: float = field(default_factory=time.monotonic)
-    _service: str = ""
+    _services: set[str] = field(default_factory=set)
 
     @property
     def done(self) -> int:
@@ -45,9 +45,10 @@ class Progress:
         service = rule_id.split(".", 1)[0]
         if self.live:
             self.out.write("\r" + self.line(rule_id).ljust(self.width), flush=True)
-        elif service != self._service:
+        elif service not in self._services:
+            # When a service starts (under xdist services interleave: a line for each once).
             self.out.write(self.line(rule_id) + "\n", flush=True)
-        self._service = service
+        self._services.add(service)
 
     def finish(self, rule_id: str, status: str) -> None:
         self.counts[status] += 1

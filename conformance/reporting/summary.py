@@ -128,6 +128,8 @@ class RunSummary:
                         "status": self.outcomes[r.id].status if r.id in self.outcomes else "not run",
                         "message": self.outcomes[r.id].message if r.id in self.outcomes else "",
                         "skip_kind": _kind(self.outcomes.get(r.id)),
+                        # In the run's selection (-k, -m): merged runs recompute the checked share from it.
+                        "selected": r.id in (self.selected if self.selected is not None else self.outcomes),
                     }
                     for r in contract.rules
                 ],

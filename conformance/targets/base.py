@@ -103,7 +103,9 @@ class Target:
         self.spent = 0
         self.rule_spent = 0  # spending requests of the rule now running
         self._limited: list[str] = []
-        self._started = time.monotonic()
+        # The run's start, not this target's: a service started late gets what is left of the run.
+        started = settings.run_started
+        self._started = time.monotonic() - (max(0.0, time.time() - started) if started is not None else 0.0)
         # The session of the case under way: real waits end with its rule's or the run's budget.
         self._session: Session | None = None
         self._credential_forms: CredentialForms | None = None

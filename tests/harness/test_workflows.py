@@ -36,13 +36,21 @@ def test_gate_runs_the_readme_test_command_and_nightly_covers_every_service() ->
     test_command = "bash scripts/setup && .venv/bin/python -m pytest tests conformance/suites"
     assert test_command in readme and test_command in commands
     nightly = yaml.safe_load((ROOT / ".github/workflows/nightly.yml").read_text())
-    [job] = nightly["jobs"].values()
-    assert sorted(job["strategy"]["matrix"]["service"]) == sorted(available_services())
+    shard, merge = nightly["jobs"]["shard"], nightly["jobs"]["merge"]
+    assert sorted(shard["strategy"]["matrix"]["service"]) == sorted(available_services())
+    # One job per service, then one job merging the shards into one run, triage and report.
+    assert merge["needs"] == "shard"
+    merge_runs = "\n".join(step.get("run", "") for step in merge["steps"])
+    assert "conformance merge" in merge_runs and "conformance triage" in merge_runs
+    assert "conformance report" in merge_runs
+    # Each shard writes its own run directory, which its job uploads for the merge job.
+    assert '--report-dir "shard/$SERVICE"' in (ROOT / ".github/nightly-run.sh").read_text()
+    assert any(step.get("with", {}).get("path") == "shard/" for step in shard["steps"])
 
 
 def _nightly_job() -> dict[str, object]:
     nightly = yaml.safe_load((ROOT / ".github/workflows/nightly.yml").read_text())
-    [job] = nightly["jobs"].values()
+    job = nightly["jobs"]["shard"]  # the matrix job, one service each; "merge" runs no service
     return job  # type: ignore[no-any-return]
 
 

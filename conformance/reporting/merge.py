@@ -1,0 +1,188 @@
+"""Run directories merged into one: the CI shape with one job per service (a matrix) and a final
+job that reports the night as one run.
+
+Each shard is a run directory (``summary.json``, ``triage.md``, ``junit.xml``,
+``allure-results/``) over its own services. The merge refuses shards that cannot make one run:
+a service checked in two of them (which verdict would stand?), or different targets, profiles,
+harness versions or commits (one verdict per rule needs one harness and one target kind).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+from conformance.errors import UsageError
+from conformance.reporting.checked import checked_share
+from conformance.reporting.triage import load_summary
+from conformance.settings import MinChecked
+
+__all__ = ["merge_runs", "merge_summaries"]
+
+# Must agree across shards: a merged run has one of each.
+_SAME = ("target", "profile", "harness_version", "commit")
+# Written again for the merged run (the shards' copies name only their own services).
+_EXTRAS = ("categories.json", "environment.properties", "executor.json")
+
+
+def merge_summaries(summaries: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
+    """One summary.json from several shards' (each given with where it came from, for messages)."""
+    if not summaries:
+        raise UsageError("nothing to merge: name one or more run directories")
+    first_path, first = summaries[0]
+    for path, data in summaries[1:]:
+        for key in _SAME:
+            if data.get(key) != first.get(key):
+                raise UsageError(f"cannot merge {first_path} and {path}: {key} differs "
+                                 f"({first.get(key)!r} vs {data.get(key)!r})")
+    merged: dict[str, Any] = {key: first.get(key) for key in _SAME}
+    merged["generated_at"] = max(str(d.get("generated_at", "")) for _p, d in summaries)
+    services: dict[str, Any] = {}
+    owner: dict[str, Path] = {}
+    for path, data in summaries:
+        for service, body in data["services"].items():
+            if service in services:
+                raise UsageError(f"cannot merge: service {service} is in both {owner[service]} and {path}")
+            services[service], owner[service] = body, path
+    for name in ("counts", "skip_kinds"):
+        total: dict[str, int] = {}
+        for _p, data in summaries:
+            for key, value in (data.get(name) or {}).items():
+                total[key] = total.get(key, 0) + int(value)
+        merged[name] = total
+    # The checked share is a ratio over the selected rules: recomputed from the merged rules
+    # (summing the shards' would double the floor's rounding and lose which rules were selected).
+    merged["checked"] = _checked(summaries, services)
+    merged["elapsed_seconds"] = max(float(d.get("elapsed_seconds") or 0.0) for _p, d in summaries)  # side by side
+    merged["interrupted"] = next((d["interrupted"] for _p, d in summaries if d.get("interrupted")), None)
+    merged["missing_required"] = {s: names for _p, d in summaries
+                                  for s, names in (d.get("missing_required") or {}).items()}
+    merged["services"] = services
+    merged["merged_from"] = [str(p) for p, _d in summaries]
+    return merged
+
+
+def _checked(summaries: list[tuple[Path, dict[str, Any]]], services: dict[str, Any]) -> dict[str, Any]:
+    """The merged run's checked share over every shard's selected rules, held against the shards'
+    floor (one floor: they ran with one setting; different floors are refused)."""
+    floors = {(d.get("checked") or {}).get("floor") for _p, d in summaries}
+    if len(floors) > 1:
+        raise UsageError(f"cannot merge: the shards ran with different --min-checked floors "
+                         f"({', '.join(sorted(map(str, floors)))})")
+    floor_text = floors.pop() if floors else None
+    floor = MinChecked.parse(floor_text.removesuffix(" rules")) if floor_text else None  # str(): "30 rules"
+    rules = [rule for body in services.values() for rule in body.get("rules", [])
+             # Shards from before "selected": a rule that ran was selected.
+             if rule.get("selected", rule.get("status") != "not run")]
+    return checked_share(rules, floor).as_json()
+
+
+def merge_runs(sources: list[Path], out: Path) -> dict[str, Any]:
+    """Writes ``out`` as one run directory from the shards ``sources``; returns its summary."""
+    if out.resolve() in {s.resolve() for s in sources}:
+        raise UsageError(f"the merged run {out} cannot be one of the shards")
+    merged = merge_summaries([(s, load_summary(s)) for s in sources])
+    out.mkdir(parents=True, exist_ok=True)
+    _write(out / "summary.json", json.dumps(merged, indent=2))
+    _write(out / "triage.md", _triage(merged, [s for s in sources if s.is_dir()]))
+    junit = _junit([s / "junit.xml" for s in sources if (s / "junit.xml").is_file()], merged["checked"])
+    if junit is not None:
+        _write(out / "junit.xml", junit)
+    results = [s / "allure-results" for s in sources if (s / "allure-results").is_dir()]
+    if results:
+        _allure(results, out / "allure-results", merged)
+    return merged
+
+
+def _triage(merged: dict[str, Any], sources: list[Path]) -> str:
+    """The shards' failure sections under one heading (each shard wrote them from its outcomes)."""
+    sections: list[str] = []
+    for source in sources:
+        try:
+            text = (source / "triage.md").read_text(encoding="utf-8")
+        except OSError:
+            continue
+        start = text.find("\n## ")
+        if start >= 0:
+            sections.append(text[start + 1:].rstrip("\n"))
+    lines = ["# Triage", "", f"Target `{merged['target']}`, profile `{merged['profile']}`.", ""]
+    lines += sections if sections else ["No rule failed."]
+    return "\n".join(lines) + "\n"
+
+
+def _junit(paths: list[Path], checked: dict[str, Any]) -> str | None:
+    """One testsuite with every shard's testcases; its counts are the sums; its conformance
+    properties the merged run's checked share (each shard's name only its own rules)."""
+    if not paths:
+        return None
+    suite: ET.Element | None = None
+    others: dict[str, str] = {}
+    for path in paths:
+        try:
+            root = ET.parse(path).getroot()
+        except (OSError, ET.ParseError) as exc:
+            raise UsageError(f"cannot read {path}: {exc}") from None
+        for shard in ([root] if root.tag == "testsuite" else root.findall("testsuite")):
+            if suite is None:
+                suite = ET.Element("testsuite", dict(shard.attrib))
+                for key in ("tests", "errors", "failures", "skipped"):
+                    suite.set(key, "0")
+                suite.set("time", "0")
+            for key in ("tests", "errors", "failures", "skipped"):
+                suite.set(key, str(int(suite.get(key, "0")) + int(shard.get(key, "0"))))
+            suite.set("time", f"{float(suite.get('time', '0')) + float(shard.get('time', '0')):.3f}")
+            for child in shard:
+                if child.tag != "properties":
+                    suite.append(child)
+                    continue
+                for prop in child:  # other global properties kept once; conformance.* recomputed below
+                    if not prop.get("name", "").startswith("conformance."):
+                        others.setdefault(prop.get("name", ""), prop.get("value", ""))
+    if suite is None:
+        return None
+    props: dict[str, Any] = {**others, "conformance.checked": checked["checked"], "conformance.rules": checked["of"],
+                             "conformance.checked_line": checked["line"],
+                             "conformance.floor": checked["floor"] or "none", "conformance.floor_met": checked["met"]}
+    props.update({f"conformance.not_checked.{k}": n for k, n in checked["not_checked"].items()})
+    properties = ET.Element("properties")
+    for name, value in props.items():
+        ET.SubElement(properties, "property", {"name": name, "value": str(value)})
+    suite.insert(0, properties)
+    root = ET.Element("testsuites")
+    root.append(suite)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True)
+
+
+def _allure(results: list[Path], out: Path, merged: dict[str, Any]) -> None:
+    """Every shard's result, container and attachment file (uuid-named: they never clash), and the
+    categories and environment written again for the merged run."""
+    from conformance.reporting.allure_meta import write_results_extras
+
+    out.mkdir(parents=True, exist_ok=True)
+    base_urls: dict[str, str] = {}
+    for source in results:
+        for path in source.iterdir():
+            if path.name == "environment.properties":
+                for line in path.read_text(encoding="utf-8").splitlines():
+                    key, _sep, value = line.partition("=")
+                    if key.startswith("base_url."):
+                        base_urls[key.removeprefix("base_url.")] = value
+            if path.name in _EXTRAS or not path.is_file():
+                continue
+            if (out / path.name).exists():
+                raise UsageError(f"cannot merge: {path.name} is in two shards' allure-results")
+            shutil.copy2(path, out / path.name)
+    write_results_extras(out, merged, base_urls)
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
