@@ -82,7 +82,7 @@ class ServiceScheduling(LoadScopeScheduling):
         return nodeid  # load, worksteal: no grouping asked
 
 
-@dataclass
+@dataclass(eq=False)  # a plugin: pluggy keeps plugins in sets, so it hashes by identity
 class ParallelRun:
     """The xdist hooks, registered by the plugin when pytest-xdist is loaded."""
 

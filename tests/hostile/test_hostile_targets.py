@@ -23,7 +23,7 @@ from tests.hostile.server import MODES, hostile_server
 
 SERVICE = "presentations"
 PEAK_RSS_MB = 400
-WALL_SECONDS = 90
+WALL_SECONDS = 150  # the run deadline (60 s) plus start-up and reports on two busy cores
 LIMITS = {
     "CONFORMANCE_REQUEST_SECONDS": "2",
     "CONFORMANCE_MAX_RESPONSE_BYTES": str(1024 * 1024),
