@@ -137,6 +137,11 @@ def test_signal_inside_a_hypothesis_property(tmp_path: Path) -> None:
     assert rule["status"] == "interrupted"
 
 
+# One worker takes this whole file under `pytest -n 2 --dist loadgroup`: its module-scoped
+# fixture is built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("interrupts")
+
+
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """``conformance serve presentations`` on a free local port; the variables it prints."""
