@@ -360,6 +360,15 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         progress.start(rule)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_keyboard_interrupt(excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+    """Before pytest's terminal formats the interrupt: drop frames that carry no line number.
+    On Python 3.11+ a signal can land on an instruction without one (``tb_lineno`` is None), and
+    pytest's ``TracebackEntry.lineno`` then raises TypeError: the run ended exit 1 with a
+    traceback instead of 130 (seen once on two busy cores; pytest-dev/pytest-xdist#1196 shows it)."""
+    excinfo.traceback = excinfo.traceback.filter(lambda entry: entry._rawentry.tb_lineno is not None)
+
+
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_logfinish(nodeid: str, location: Any) -> Any:
     """allure-pytest writes the rule's result file here: a signal waits until it is whole."""

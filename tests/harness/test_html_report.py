@@ -24,9 +24,7 @@ from playwright.sync_api import Browser, ConsoleMessage, Locator, Page, Request,
 
 from conformance.services.presentations.simulator import PresentationsSimulator
 
-# One worker takes this whole file under `pytest -n 2 --dist loadgroup`: its module-scoped
-# fixture is built once, not once per worker.
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("html-report")]
+pytestmark = pytest.mark.slow
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Playwright's own browser download is refused on this network; Debian's Chromium it is.

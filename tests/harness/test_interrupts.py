@@ -137,11 +137,6 @@ def test_signal_inside_a_hypothesis_property(tmp_path: Path) -> None:
     assert rule["status"] == "interrupted"
 
 
-# One worker takes this whole file under `pytest -n 2 --dist loadgroup`: its module-scoped
-# fixture is built once, not once per worker.
-pytestmark = pytest.mark.xdist_group("interrupts")
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """``conformance serve presentations`` on a free local port; the variables it prints."""
@@ -235,3 +230,24 @@ def test_signal_while_a_request_hangs_over_http(tmp_path: Path) -> None:
     assert summary is not None
     assert any(r["status"] == "interrupted" for r in _rules(summary))
     assert not any(r["status"] == "passed" for r in _rules(summary))
+
+
+def test_an_interrupt_frame_without_a_line_number_is_not_a_crash() -> None:
+    """Python 3.11+ gives a frame no line number when the signal lands on an instruction without
+    one; pytest's formatter then raised TypeError and the run ended exit 1 with a traceback."""
+    from types import TracebackType
+
+    from conformance.plugin import pytest_keyboard_interrupt
+
+    try:
+        raise KeyboardInterrupt
+    except KeyboardInterrupt as exc:
+        frame = sys._getframe()
+        # An instruction offset past the code's end has no line: tb_lineno is None, as in the crash.
+        exc.__traceback__ = TracebackType(exc.__traceback__, frame, len(frame.f_code.co_code) + 100, -1)
+        excinfo = pytest.ExceptionInfo.from_exception(exc)
+    assert excinfo.traceback[0]._rawentry.tb_lineno is None
+    with pytest.raises(TypeError):
+        excinfo.getrepr(funcargs=True)  # pytest alone: the crash
+    pytest_keyboard_interrupt(excinfo)
+    assert "KeyboardInterrupt" in str(excinfo.getrepr(funcargs=True))

@@ -14,11 +14,6 @@ FAULTS = [(s, f.name) for s in SERVICES for f in faults_for(s)]
 VARIANTS = [(s, v.name) for s in SERVICES for v in variants_for(s)]
 
 
-# One worker takes this whole file under `pytest -n 2 --dist loadgroup`: its module-scoped
-# fixture is built once, not once per worker.
-pytestmark = pytest.mark.xdist_group("kill-matrix")
-
-
 @pytest.fixture(scope="module")
 def matrix() -> dict[tuple[str, str | None], FaultResult]:
     return {(r.service, r.fault): r for r in kill_matrix(SERVICES, workers=2)}

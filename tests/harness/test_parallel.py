@@ -31,11 +31,6 @@ def conformance(*args: str, timeout: float = 600) -> subprocess.CompletedProcess
                           timeout=timeout, env=env, check=False)
 
 
-# One worker takes this whole file under `pytest -n 2 --dist loadgroup`: its module-scoped
-# fixture is built once, not once per worker.
-pytestmark = pytest.mark.xdist_group("parallel")
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The same two services serially, with --jobs 2, and as two one-service shards."""

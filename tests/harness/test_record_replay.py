@@ -26,11 +26,6 @@ def _run(settings: RunSettings) -> dict[str, str]:
     return {case.id: run_case(case, target).status for case in collect_cases(contract)}
 
 
-# One worker takes this whole file under `pytest -n 2 --dist loadgroup`: its module-scoped
-# fixture is built once, not once per worker.
-pytestmark = pytest.mark.xdist_group("record-replay")
-
-
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
     root = tmp_path_factory.mktemp("cassettes")

@@ -85,11 +85,6 @@ def _run_mode(mode: str, root: Path) -> Result:
                   proc.stdout, proc.stderr, summary)
 
 
-# One worker takes this whole file under `pytest -n 2 --dist loadgroup`: its module-scoped
-# fixture is built once, not once per worker.
-pytestmark = pytest.mark.xdist_group("hostile-targets")
-
-
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
     root = tmp_path_factory.mktemp("hostile")
