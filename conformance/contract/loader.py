@@ -18,8 +18,8 @@ import jsonschema
 import yaml
 
 from conformance.contract.catalogue_schema import CATALOGUE_SCHEMA, DERIVED_KINDS
-from conformance.contract.model import Conflict, Contract, Gap, Rule, Source
 from conformance.contract.derive import derived_rules
+from conformance.contract.model import Conflict, Contract, Gap, Rule, Source
 from conformance.contract.statements import STATEMENTS_SCHEMA, Accounting, Statement, units_for
 from conformance.errors import ContractFileError, UsageError, did_you_mean
 

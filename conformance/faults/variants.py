@@ -55,7 +55,7 @@ GENERIC_VARIANTS: tuple[Variant, ...] = (
 def _undocumented_refusals(contract: Contract) -> list[str]:
     """Operations for which the document names no refusal status at all (no x-refusal-status,
     no rule giving a violation status): there a server may refuse with any 4xx."""
-    documented = set()
+    documented: set[str | None] = set()
     for rule in contract.rules:
         if (rule.violation or {}).get("status"):
             documented.update(rule.params.get("operations") or [rule.operation])

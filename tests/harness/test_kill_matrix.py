@@ -74,8 +74,8 @@ def test_single_page_walk_is_skipped_not_passed() -> None:
     from conformance.errors import SkipKind
     from conformance.faults.base import json_edit, on_response
     from conformance.runner import SKIPPED, collect_cases, run_case
-    from conformance.settings import RunSettings
     from conformance.services import target_for
+    from conformance.settings import RunSettings
     from conformance.transport.model import Request, Response
 
     def one_page(request: Request, response: Response) -> Response:

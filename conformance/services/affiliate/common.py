@@ -6,8 +6,8 @@ from datetime import date, timedelta
 from typing import Any
 
 from conformance.checks.context import CheckContext
-from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
 from conformance.checks.examples import example_body, setting, today
+from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
 from conformance.transport.model import Exchange
 
 __all__ = ["CLICKS", "DAYS", "EMAIL", "EXPORT", "ONE", "PAGED", "REPORT", "dated_body", "first_page", "ok",

@@ -11,7 +11,18 @@ from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect
 from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import for_rule
-from conformance.services.affiliate.common import DAYS, EMAIL, EXPORT, ONE, PAGED, REPORT, ok, read_report, setting, window
+from conformance.services.affiliate.common import (
+    DAYS,
+    EMAIL,
+    EXPORT,
+    ONE,
+    PAGED,
+    REPORT,
+    ok,
+    read_report,
+    setting,
+    window,
+)
 from conformance.transport.jsonbody import loads
 from conformance.transport.model import Exchange
 

@@ -203,7 +203,7 @@ def _other_paging_members(sim: Simulator) -> Simulator:
 
     wrapped = FaultySimulator(sim, before=before)
     # The target's settings say so, as a user would set CONFORMANCE_AFFILIATE_REPORT_PAGE_MEMBER.
-    wrapped.credentials = {**sim.credentials, "REPORT_PAGE_MEMBER": "number",  # type: ignore[misc]
+    wrapped.credentials = {**sim.credentials, "REPORT_PAGE_MEMBER": "number",  # type: ignore[attr-defined]
                            "REPORT_PAGE_SIZE_MEMBER": "size"}
     return wrapped  # type: ignore[return-value]
 

@@ -11,10 +11,10 @@ from functools import partial
 from typing import Any
 
 from conformance.auth import AuthAs
+from conformance.checks.boundary import baseline, send_variant
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
 from conformance.checks.paging import items_of
-from conformance.checks.boundary import baseline, send_variant
 from conformance.checks.refusal import expect_refused, refused_statuses
 from conformance.checks.registry import for_rule
 from conformance.errors import SkipKind

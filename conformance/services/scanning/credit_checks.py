@@ -23,11 +23,11 @@ from conformance.services.scanning.checks import (
     STRING,
     balance,
     balance_drift,
-    observe_spent,
     expect_ok,
     expect_refused,
     expect_shape,
     filter_query,
+    observe_spent,
     once,
     spent_since,
 )

@@ -9,6 +9,7 @@ from conformance.auth.variants import AUTH_AS_SCHEMA, AuthAs, auth_as
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect
 from conformance.checks.registry import for_rule
+from conformance.errors import SkipKind
 from conformance.services.scanning.checks import (
     ADD,
     AS,
@@ -21,7 +22,6 @@ from conformance.services.scanning.checks import (
     has_member,
     sample_hosts,
 )
-from conformance.errors import SkipKind
 from conformance.transport.model import Exchange
 
 __all__: list[str] = []

@@ -16,8 +16,16 @@ from functools import lru_cache
 from typing import Any
 
 from conformance.services.social import data
-from conformance.services.social.filters import (WORDS, Filter, Reading, compile_filters, parse_filter, parse_moment,
-                                                value_of, zone)
+from conformance.services.social.filters import (
+    WORDS,
+    Filter,
+    Reading,
+    compile_filters,
+    parse_filter,
+    parse_moment,
+    value_of,
+    zone,
+)
 from conformance.simulators.base import SimError
 from conformance.transport.model import Response
 
