@@ -35,6 +35,7 @@ from conformance.contract import load_contract
 from conformance.errors import SkipKind
 from conformance.reporting.summary import RunSummary
 from conformance.runner import INTERRUPTED, Outcome
+from conformance.targets import base_urls
 
 __all__ = ["ParallelRun", "ServiceScheduling", "is_worker", "rule_of", "run_started"]
 
@@ -196,13 +197,7 @@ class ParallelRun:
         if not is_worker(session.config):
             return
         self._flush()  # a rule stopped by Ctrl-C is in the summary, not yet in the file
-        targets: dict[str, Any] = session.config.stash.get(self.targets_key, {})
-        urls = {}
-        for service, target in targets.items():
-            try:
-                urls[service] = target.base_url()
-            except Exception:  # noqa: BLE001 (a target without a usable URL already failed its rules)
-                continue
+        urls = base_urls(session.config.stash.get(self.targets_key, {}))
         self._record({"event": "targets", "base_urls": urls, "interrupted": interrupts.received()})
         if self._out is not None:
             self._out.close()

@@ -27,7 +27,7 @@ from conformance.reporting.summary import RunSummary
 from conformance.runner import ERROR, FAILED, INTERRUPTED, SKIPPED, Case, Outcome, collect_cases, interrupted, run_case
 from conformance.services import target_for
 from conformance.settings import MIN_CHECKED_DEFAULTS, PROFILES, RECORD_MODES, TARGETS, MinChecked, RunSettings
-from conformance.targets import Target
+from conformance.targets import Target, base_urls
 from conformance.targets.base import SimTarget
 from conformance.transport.scrub import REDACTED
 
@@ -470,14 +470,8 @@ def _write_allure_extras(config: pytest.Config, summary: RunSummary, summary_jso
     path = Path(alluredir)
     path.mkdir(parents=True, exist_ok=True)
     _mark_broken(path, summary)
-    targets = config.stash.get(_TARGETS, {})
-    base_urls = {}
-    for service, target in targets.items():
-        try:
-            base_urls[service] = target.base_url()
-        except Exception:  # noqa: BLE001 (a target without a usable URL already failed its rules)
-            continue
-    write_results_extras(path, summary_json, base_urls)
+    targets: dict[str, Target] = config.stash.get(_TARGETS, {})
+    write_results_extras(path, summary_json, base_urls(targets))
 
 
 def _mark_broken(alluredir: Path, summary: RunSummary) -> None:

@@ -10,7 +10,6 @@ harness versions or commits (one verdict per rule needs one harness and one targ
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 from conformance.errors import UsageError
 from conformance.reporting.checked import checked_share
+from conformance.reporting.summary import write_atomic
 from conformance.reporting.triage import load_summary
 from conformance.settings import MinChecked
 
@@ -87,11 +87,11 @@ def merge_runs(sources: list[Path], out: Path) -> dict[str, Any]:
         raise UsageError(f"the merged run {out} cannot be one of the shards")
     merged = merge_summaries([(s, load_summary(s)) for s in sources])
     out.mkdir(parents=True, exist_ok=True)
-    _write(out / "summary.json", json.dumps(merged, indent=2))
-    _write(out / "triage.md", _triage(merged, [s for s in sources if s.is_dir()]))
+    write_atomic(out / "summary.json", json.dumps(merged, indent=2))
+    write_atomic(out / "triage.md", _triage(merged, [s for s in sources if s.is_dir()]))
     junit = _junit([s / "junit.xml" for s in sources if (s / "junit.xml").is_file()], merged["checked"])
     if junit is not None:
-        _write(out / "junit.xml", junit)
+        write_atomic(out / "junit.xml", junit)
     results = [s / "allure-results" for s in sources if (s / "allure-results").is_dir()]
     if results:
         _allure(results, out / "allure-results", merged)
@@ -178,11 +178,3 @@ def _allure(results: list[Path], out: Path, merged: dict[str, Any]) -> None:
             shutil.copy2(path, out / path.name)
     write_results_extras(out, merged, base_urls)
 
-
-def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)

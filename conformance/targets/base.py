@@ -35,7 +35,7 @@ from conformance.transport.deadline import bounded_client
 from conformance.transport.scrub import REDACTED
 from conformance.transport.session import Session, from_httpx_request
 
-__all__ = ["Capabilities", "SimulatorFactory", "Target", "make_target", "SIM_BASE_URL", "REPLAY_BASE_URL"]
+__all__ = ["Capabilities", "SimulatorFactory", "Target", "base_urls", "make_target", "SIM_BASE_URL", "REPLAY_BASE_URL"]
 
 # A fresh simulator: (clock, **options) -> Simulator; None means a fresh simulated clock.
 SimulatorFactory = Callable[..., Simulator]
@@ -394,6 +394,18 @@ class ReplayTarget(Target):
 
     def secrets(self) -> list[str]:
         return []
+
+
+def base_urls(targets: Mapping[str, Target]) -> dict[str, str]:
+    """Each service's base URL as the reports show it; a target without a usable URL is left out
+    (it already failed its rules)."""
+    urls = {}
+    for service, target in targets.items():
+        try:
+            urls[service] = target.base_url()
+        except Exception:  # noqa: BLE001 (a target without a usable URL already failed its rules)
+            continue
+    return urls
 
 
 def make_target(contract: Contract, settings: RunSettings,
