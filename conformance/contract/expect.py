@@ -19,7 +19,7 @@ __all__ = ["FORMAT_CHECKER", "expect", "expect_status", "expect_json_schema", "s
 _VALIDATORS: dict[int, jsonschema.protocols.Validator] = {}
 # Formats are assertions, not annotations: a date-time member holding "not-a-date" breaks the
 # contract. Which formats are really checked depends on jsonschema's optional dependencies
-# (the format-nongpl extra); tests/checks/test_formats.py fails if one of ours is not.
+# (listed in pyproject.toml); tests/checks/test_formats.py fails if one of ours is not.
 FORMAT_CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
 
 
