@@ -438,8 +438,8 @@ def _rules(args: argparse.Namespace) -> int:
         for case in collect_cases(contract):
             rule, check = case.rule, case.check
             checked += check is not None
-            generic += check is not None and not check.name.startswith("conformance.services.")
-            name = check.fn.__name__ if check else "UNCHECKED"
+            generic += check is not None and check.core
+            name = check.name if check else "UNCHECKED"
             basis = f" [{rule.standard}]" if rule.standard else ""
             standard += bool(rule.standard)
             print(f"  {rule.id:58} {rule.kind:10} {name:28} {rule.source.text()}{basis}")
@@ -447,7 +447,7 @@ def _rules(args: argparse.Namespace) -> int:
             print(f"  {gap.id:58} {'gap':10} {'':28} {gap.statement}")
         for conflict in contract.conflicts:
             print(f"  {conflict.id:58} {'conflict':10} {'':28} {conflict.statement}")
-        print(f"  -- {len(contract.rules)} rules ({checked} with a check, {generic} of them generic, "
+        print(f"  -- {len(contract.rules)} rules ({checked} with a check, {generic} of them by a core check, "
               f"{standard} resting on a standard), "
               f"{len(contract.gaps)} gaps, "
               f"{len(contract.conflicts)} conflicts\n")

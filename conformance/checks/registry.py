@@ -1,11 +1,12 @@
 """Where checks are found, and what parameters each one takes.
 
 A check is a plain function of a ``CheckContext`` registered with the params it reads (a JSON
-Schema ``properties`` mapping plus the required names). A rule's check is, in order:
+Schema ``properties`` mapping plus the required names). The binding of a rule to its check is
+data, in the rule's catalogue entry: Python never names a rule id. A rule's check is
 
-* the one registered for its id (``@for_rule``: one function per rule, for scenarios),
-* the one its catalogue entry names (``params.check`` -> ``@named``: a parameterised check),
-* the generic one for its kind (``@for_kind``: limit, enum, required, auth).
+* the one its entry names (``params.check`` -> ``@named``): a core check by its name
+  (``route-served``) or a service's scenario check as ``<service>/<name>``;
+* else the core check of its kind (``@for_kind``: limit, enum, required, auth).
 
 Where rules are bound to checks (``conformance.runner.collect_cases``), every rule's ``params``
 are validated against the declared ones (``check_params``), so a typo or a dead key is one line
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from conformance.checks.context import CheckContext
     from conformance.contract import Rule
 
-__all__ = ["CheckFn", "CheckSpec", "check_params", "for_kind", "for_rule", "named", "params_schema", "spec_for"]
+__all__ = ["CheckFn", "CheckSpec", "check_params", "for_kind", "named", "params_schema", "spec_for"]
 
 CheckFn = Callable[["CheckContext"], None]
 
@@ -48,6 +49,12 @@ class CheckSpec:
     fn: CheckFn
     params: Mapping[str, Any] = field(default_factory=dict)
     required: tuple[str, ...] = ()
+
+    @property
+    def core(self) -> bool:
+        """Carried by a core check, counted by where the function lives (not by how the rule
+        names it): a ``<service>/<name>`` check is that service's scenario code."""
+        return not self.fn.__module__.startswith("conformance.services.")
 
     def params_schema(self) -> dict[str, Any]:
         return params_schema(self.params, self.required)
@@ -67,7 +74,6 @@ def params_schema(params: Mapping[str, Any], required: tuple[str, ...] = ()) -> 
 
 
 _BY_KIND: dict[str, CheckSpec] = {}
-_BY_RULE: dict[str, CheckSpec] = {}
 _BY_NAME: dict[str, CheckSpec] = {}
 
 # The generic checks: imported once, on first lookup.
@@ -118,19 +124,6 @@ def named(name: str, *, params: Mapping[str, Any] | None = None, required: tuple
     return register
 
 
-def for_rule(*rule_ids: str, params: Mapping[str, Any] | None = None, required: tuple[str, ...] = ()) -> Register:
-    """A scenario check for the named rules. It must not branch on which rule it runs for:
-    rules that need different behaviour get different functions or different params."""
-
-    def register(fn: CheckFn) -> CheckFn:
-        for rule_id in rule_ids:
-            if rule_id in _BY_RULE and _BY_RULE[rule_id].fn is not fn:
-                raise RuntimeError(f"two checks registered for {rule_id}")
-            _BY_RULE[rule_id] = _spec(f"{fn.__module__}.{fn.__name__}", fn, params, required)
-        return fn
-
-    return register
-
 
 def _load_generic() -> None:
     global _loaded
@@ -145,10 +138,13 @@ def spec_for(rule: Rule) -> CheckSpec | None:
     The rule's service package must be loaded first (``conformance.services.load_service``):
     importing it registers the service's checks."""
     _load_generic()
-    if rule.id in _BY_RULE:
-        return _BY_RULE[rule.id]
     if "check" in rule.params:
         name = rule.params["check"]
+        owner = name.split("/", 1)[0] if "/" in name else None
+        if owner is not None and owner != rule.id.split(".", 1)[0]:
+            # A scenario check is its service's behaviour: another service's rule cannot borrow it
+            # (a check a second service needs belongs in the core).
+            raise ContractFileError(f"{rule.id}: params.check names '{name}', a check of service '{owner}'")
         if name not in _BY_NAME:
             raise ContractFileError(f"{rule.id}: params.check names unknown check '{name}'; "
                                     f"known: {', '.join(sorted(_BY_NAME))}")

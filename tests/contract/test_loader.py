@@ -75,14 +75,23 @@ def test_bad_contract_files_fail_clearly(contract_copy: Path, file: str, old: st
     assert str(contract_copy) in str(info.value)
 
 
+F = "params: {check: presentations/final-is-final, extra_polls: 2}"
+
+
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
         # Params are what the rule's check declares: a typo, a wrong type, a missing one.
-        ("params: {extra_polls: 2}", "params: {extra_pols: 2}", r"unknown params extra_pols \(check .* takes: extra_polls\)"),
-        ("params: {extra_polls: 2}", "params: {extra_polls: two}", r"params.extra_polls: 'two' is not"),
-        ("params: {extra_polls: 2}", "params: {}", r"'extra_polls' is a required property"),
+        ("params: {check: presentations/final-is-final, extra_polls: 2}", "params: {check: presentations/final-is-final, extra_pols: 2}", r"unknown params extra_pols \(check .* takes: extra_polls\)"),
+        ("params: {check: presentations/final-is-final, extra_polls: 2}", "params: {check: presentations/final-is-final, extra_polls: two}", r"params.extra_polls: 'two' is not"),
+        ("params: {check: presentations/final-is-final, extra_polls: 2}", "params: {check: presentations/final-is-final}", r"'extra_polls' is a required property"),
         ("params: {check: invalid-bodies}", "params: {check: invalid-bodys}", "unknown check 'invalid-bodys'"),
+        # The binding is data: a service's scenario check is named `<service>/<name>`, and only
+        # that service's rules may name it.
+        (F, "params: {check: presentations/final-is-finl, extra_polls: 2}",
+         "unknown check 'presentations/final-is-finl'"),
+        (F, "params: {check: social/cursor-walk, extra_polls: 2}",
+         "names 'social/cursor-walk', a check of service 'social'"),
         ("params: {as: {invalid: true}}", "params: {as: {invalid: true, bogus: 1}}", r"params.as: .*bogus"),
     ],
 )

@@ -10,7 +10,7 @@ from typing import Any
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect
 from conformance.checks.refusal import expect_refused
-from conformance.checks.registry import for_rule
+from conformance.checks.registry import named
 from conformance.services.affiliate.common import ok
 from conformance.transport.model import Exchange
 
@@ -24,7 +24,7 @@ GET = "GET /v1/networks/campaigns/{campaignId}"
 PUT = "PUT /v1/networks/campaigns/{campaignId}"
 
 
-@for_rule("affiliate.campaigns.relationship-values")
+@named("affiliate/relationship-values")
 def relationship_values(ctx: CheckContext) -> None:
     values = ctx.contract.where_schema(LIST, "query.relationship")["items"]["enum"]
     campaign = {"campaignId": ctx.credential("CAMPAIGN_ID")}
@@ -43,8 +43,7 @@ def _post(ctx: CheckContext, body: dict[str, Any]) -> Exchange:
     return ctx.call(CREATE, json_body=body)
 
 
-@for_rule("affiliate.campaigns.routing-value-required",
-          params={"types": {"type": "array", "items": {"type": "string"}, "minItems": 1}}, required=("types",))
+@named("affiliate/routing-value-required", params={"types": {"type": "array", "items": {"type": "string"}, "minItems": 1}}, required=("types",))
 def routing_value_required(ctx: CheckContext) -> None:
     example = ctx.contract.request_example(CREATE)
     for routing in ctx.rule.params["types"]:
@@ -60,8 +59,7 @@ def _campaign_id(ctx: CheckContext, link: dict[str, Any]) -> dict[str, str]:
     return {"campaignId": str(link["network_campaign_id"])}
 
 
-@for_rule("affiliate.campaigns.create-roundtrip",
-          params={"fields": {"type": "array", "items": {"type": "string"}, "minItems": 1}}, required=("fields",))
+@named("affiliate/create-roundtrip", params={"fields": {"type": "array", "items": {"type": "string"}, "minItems": 1}}, required=("fields",))
 def create_roundtrip(ctx: CheckContext) -> None:
     body = ctx.contract.request_example(CREATE)
     created = _create(ctx, body, "creating the example smart link")
@@ -73,8 +71,7 @@ def create_roundtrip(ctx: CheckContext) -> None:
                    exchange=exchange, expected=f"{field}={body[field]!r}, as created")
 
 
-@for_rule("affiliate.campaigns.put-replaces", params={"field": {"type": "string"}, "value": {}},
-          required=("field", "value"))
+@named("affiliate/put-replaces", params={"field": {"type": "string"}, "value": {}}, required=("field", "value"))
 def put_replaces(ctx: CheckContext) -> None:
     field, value = ctx.rule.params["field"], ctx.rule.params["value"]
     example = ctx.contract.request_example(CREATE)

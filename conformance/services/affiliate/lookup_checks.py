@@ -10,7 +10,7 @@ from typing import Any
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect
 from conformance.checks.refusal import expect_refused
-from conformance.checks.registry import for_rule
+from conformance.checks.registry import named
 from conformance.services.affiliate.common import (
     DAYS,
     EMAIL,
@@ -51,7 +51,7 @@ def _export_ids(ctx: CheckContext, exchange: Exchange, fmt: str, column: str) ->
     return [row[column] for row in reader]
 
 
-@for_rule("affiliate.export.rows-match", params=PAGED, required=("days_back", "page_size", "max_pages"))
+@named("affiliate/export-rows-match", params=PAGED, required=("days_back", "page_size", "max_pages"))
 def export_rows_match(ctx: CheckContext) -> None:
     params = ctx.rule.params
     body = window(ctx, params["days_back"])
@@ -80,7 +80,7 @@ def _some_conversion(ctx: CheckContext) -> dict[str, Any]:
     return row
 
 
-@for_rule("affiliate.conversion.get-by-id", params=DAYS, required=("days_back",))
+@named("affiliate/get-by-id", params=DAYS, required=("days_back",))
 def get_by_id(ctx: CheckContext) -> None:
     wanted = _some_conversion(ctx)["conversion_id"]
     exchange = ctx.call(ONE, path_values={"conversionId": wanted})
@@ -89,7 +89,7 @@ def get_by_id(ctx: CheckContext) -> None:
            exchange=exchange, expected="the same conversion")
 
 
-@for_rule("affiliate.conversion.id-length", params=DAYS, required=("days_back",))
+@named("affiliate/id-length", params=DAYS, required=("days_back",))
 def id_length(ctx: CheckContext) -> None:
     real = _some_conversion(ctx)["conversion_id"]
     length = ctx.contract.where_schema(ONE, "path.conversionId")["maxLength"]
@@ -108,7 +108,7 @@ def _email_rows(ctx: CheckContext) -> tuple[Exchange, list[dict[str, Any]]]:
     return exchange, ok(ctx, exchange, EMAIL, "conversions of the email")["conversions"]
 
 
-@for_rule("affiliate.email.latest-100", params=PAGED, required=("days_back", "page_size", "max_pages"))
+@named("affiliate/email-latest", params=PAGED, required=("days_back", "page_size", "max_pages"))
 def email_latest(ctx: CheckContext) -> None:
     params = ctx.rule.params
     exchange, rows = _email_rows(ctx)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses
 from conformance.checks.paging import PAGING_PARAMS, paging_walk
-from conformance.checks.registry import for_rule
+from conformance.checks.registry import named
 from conformance.services.affiliate.common import (
     DAYS,
     PAGED,
@@ -41,7 +41,7 @@ def _ids(rows: list[dict[str, Any]]) -> set[str]:
     return {r["conversion_id"] for r in rows}
 
 
-@for_rule("affiliate.conversions.date-formats", params=DAYS, required=("days_back",))
+@named("affiliate/date-formats", params=DAYS, required=("days_back",))
 def date_formats(ctx: CheckContext) -> None:
     end = today(ctx)
     start = end - timedelta(days=ctx.rule.params["days_back"])
@@ -57,9 +57,7 @@ def _row_value(row: dict[str, Any], resource_type: str) -> str:
     return "" if value is None else str(value)
 
 
-@for_rule("affiliate.conversions.filters-combine",
-          params={**PAGED, "resource_types": {"type": "array", "items": {"type": "string"}, "minItems": 2}},
-          required=("days_back", "page_size", "max_pages", "resource_types"))
+@named("affiliate/filters-combine", params={**PAGED, "resource_types": {"type": "array", "items": {"type": "string"}, "minItems": 2}}, required=("days_back", "page_size", "max_pages", "resource_types"))
 def filters_combine(ctx: CheckContext) -> None:
     """Each generated filter set is evaluated independently over the unfiltered rows: a row
     stays when, for every resource type filtered, its member of that name is one of the values."""
@@ -96,9 +94,7 @@ def filters_combine(ctx: CheckContext) -> None:
     matches()
 
 
-@for_rule("affiliate.conversions.show-only-defaults",
-          params={**PAGED, "members": {"type": "array", "items": {"type": "string"}, "minItems": 1}},
-          required=("days_back", "page_size", "max_pages", "members"))
+@named("affiliate/show-only-defaults", params={**PAGED, "members": {"type": "array", "items": {"type": "string"}, "minItems": 1}}, required=("days_back", "page_size", "max_pages", "members"))
 def show_only_defaults(ctx: CheckContext) -> None:
     params = ctx.rule.params
     body = window(ctx, params["days_back"])
@@ -121,8 +117,7 @@ class _BodyPaged(CheckContext):
         return super().call(operation, json_body={**self.report_body, "paging": dict(params or {})}, **kwargs)
 
 
-@for_rule("affiliate.conversions.paging-walk", params={**PAGING_PARAMS, **DAYS},
-          required=("style", "max_pages", "days_back"))
+@named("affiliate/conversions-paging", params={**PAGING_PARAMS, **DAYS}, required=("style", "max_pages", "days_back"))
 def conversions_paging(ctx: CheckContext) -> None:
     """The first page's number is not shown (gap first-page): the REPORT_FIRST_PAGE setting, else
     the paging.page the target states for a request that names no page."""
@@ -183,10 +178,8 @@ def _before_window(ctx: CheckContext, exchange: Exchange, edge: date, why: str) 
            expected="a refusal, or only rows of the previous 365 days")
 
 
-@for_rule("affiliate.conversions.window-start",
-          params={**_RANGE, "span_days": {"type": "integer", "minimum": 0},
-                  "probe_days": {"type": "integer", "minimum": 1}},
-          required=("days", "span_days", "probe_days"))
+@named("affiliate/window-start", params={**_RANGE, "span_days": {"type": "integer", "minimum": 0},
+                  "probe_days": {"type": "integer", "minimum": 1}}, required=("days", "span_days", "probe_days"))
 def window_start(ctx: CheckContext) -> None:
     days, span = ctx.rule.params["days"], ctx.rule.params["span_days"]
     end = today(ctx)
@@ -207,8 +200,7 @@ def window_start(ctx: CheckContext) -> None:
                    f"from {ctx.rule.params['probe_days']} days before the previous {days} days")
 
 
-@for_rule("affiliate.conversions.span-limit",
-          params={**_RANGE, "start_days_back": {"type": "integer", "minimum": 0}}, required=("days", "start_days_back"))
+@named("affiliate/span-limit", params={**_RANGE, "start_days_back": {"type": "integer", "minimum": 0}}, required=("days", "start_days_back"))
 def span_limit(ctx: CheckContext) -> None:
     days = ctx.rule.params["days"]
     start = today(ctx) - timedelta(days=ctx.rule.params["start_days_back"])

@@ -11,7 +11,7 @@ from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses
-from conformance.checks.registry import for_rule
+from conformance.checks.registry import named
 from conformance.errors import ContractFileError
 from conformance.services.affiliate.common import CLICKS, PAGED, dated_body, ok, read_report, stamp_text, today, window
 from conformance.transport.model import Exchange
@@ -28,8 +28,7 @@ def example_response(ctx: CheckContext) -> None:
     ok(ctx, ctx.call(operation, json_body=dated_body(ctx, operation)), operation, f"{operation} with its example")
 
 
-for_rule("affiliate.conversions.report-shape", "affiliate.clicks.shape", "affiliate.dashboard.cards-shape",
-         "affiliate.upload.shape")(example_response)
+named("affiliate/example-response")(example_response)
 
 
 def _listed_resource_types(ctx: CheckContext, operation: str) -> list[str]:
@@ -45,7 +44,7 @@ def _listed_resource_types(ctx: CheckContext, operation: str) -> list[str]:
     return [str(v) for v in listed]
 
 
-@for_rule("affiliate.conversions.resource-types-accepted", "affiliate.clicks.resource-types-accepted")
+@named("affiliate/resource-types-accepted")
 def resource_types_accepted(ctx: CheckContext) -> None:
     """Every listed resource type is taken in a filter (a value matching nothing is fine: the
     answer, not its rows, is judged). Whether an unlisted type is refused is gap unknown-members."""
@@ -70,8 +69,7 @@ def _clicks(ctx: CheckContext, first: str, last: str) -> Exchange:
 _DAYS = {"days": {"type": "integer", "minimum": 1}}
 
 
-@for_rule("affiliate.clicks.span-limit", params={**_DAYS, "end_days_back": {"type": "integer", "minimum": 0}},
-          required=("days", "end_days_back"))
+@named("affiliate/clicks-span", params={**_DAYS, "end_days_back": {"type": "integer", "minimum": 0}}, required=("days", "end_days_back"))
 def clicks_span(ctx: CheckContext) -> None:
     # An older window: the edge is the same, the answer (and the cassette) smaller.
     days = ctx.rule.params["days"]
@@ -81,9 +79,8 @@ def clicks_span(ctx: CheckContext) -> None:
                   f"a {days + 1}-day click span")
 
 
-@for_rule("affiliate.clicks.cap", params={"cap": {"type": "integer", "minimum": 1},
-                                         "days_back": {"type": "integer", "minimum": 1}},
-          required=("cap", "days_back"))
+@named("affiliate/clicks-cap", params={"cap": {"type": "integer", "minimum": 1},
+                                         "days_back": {"type": "integer", "minimum": 1}}, required=("cap", "days_back"))
 def clicks_cap(ctx: CheckContext) -> None:
     cap, end = ctx.rule.params["cap"], today(ctx)
     exchange = _clicks(ctx, stamp_text(end - timedelta(days=ctx.rule.params["days_back"])), stamp_text(end))
@@ -94,11 +91,9 @@ def clicks_cap(ctx: CheckContext) -> None:
         ctx.skip(f"the window holds {len(clicks)} clicks, fewer than {cap}: the cap is not exercised")
 
 
-@for_rule("affiliate.clicks.retention",
-          params={**PAGED, "months": {"type": "integer", "minimum": 1},
+@named("affiliate/clicks-retention", params={**PAGED, "months": {"type": "integer", "minimum": 1},
                   "window_days": {"type": "integer", "minimum": 1},
-                  "window_end_days_back": {"type": "integer", "minimum": 1}},
-          required=("months", "window_days", "window_end_days_back", "page_size", "max_pages"))
+                  "window_end_days_back": {"type": "integer", "minimum": 1}}, required=("months", "window_days", "window_end_days_back", "page_size", "max_pages"))
 def clicks_retention(ctx: CheckContext) -> None:
     params = ctx.rule.params
     if params["window_end_days_back"] <= params["months"] * 31:
@@ -141,9 +136,7 @@ def _zip() -> str:
     return base64.b64encode(out.getvalue()).decode()
 
 
-@for_rule("affiliate.upload.unzip-mime",
-          params={"zip_types": {"type": "array", "items": {"type": "string"}, "minItems": 1}},
-          required=("zip_types",))
+@named("affiliate/unzip-mime", params={"zip_types": {"type": "array", "items": {"type": "string"}, "minItems": 1}}, required=("zip_types",))
 def unzip_mime(ctx: CheckContext) -> None:
     content = _zip()
     kinds = ctx.rule.params["zip_types"]

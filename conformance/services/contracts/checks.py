@@ -14,7 +14,7 @@ from typing import Any
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses
 from conformance.checks.refusal import expect_refused
-from conformance.checks.registry import for_rule
+from conformance.checks.registry import named
 from conformance.services.contracts.settled import settled
 from conformance.transport.jsonbody import loads
 from conformance.transport.model import Exchange
@@ -32,10 +32,8 @@ def _send(ctx: CheckContext, operation: str, path_values: dict[str, str], header
     return ctx.call(operation, path_values=path_values, headers=headers or None, json_body=body or None)
 
 
-@for_rule("contracts.request-id.accepted",
-          params={"value": {"type": "string", "minLength": 1},
-                  "calls": {"type": "array", "items": _CALL, "minItems": 1}},
-          required=("value", "calls"))
+@named("contracts/request-id-accepted", params={"value": {"type": "string", "minLength": 1},
+                  "calls": {"type": "array", "items": _CALL, "minItems": 1}}, required=("value", "calls"))
 def request_id_accepted(ctx: CheckContext) -> None:
     rule = ctx.rule
     assert rule.where
@@ -61,7 +59,7 @@ def _gas_limits(ctx: CheckContext, exchange: Exchange) -> dict[str, Any]:
     return {level: (data.get(level) or {}).get("gasLimit") for level in ("high", "low", "medium")}
 
 
-@for_rule("contracts.estimate-bytecode.defaults")
+@named("contracts/constructor-defaults")
 def constructor_defaults(ctx: CheckContext) -> None:
     ctx = settled(ctx)  # the example's address is a target setting
     rule = ctx.rule
@@ -80,7 +78,7 @@ def constructor_defaults(ctx: CheckContext) -> None:
            exchange=explicit, expected="the same deployment estimated either way")
 
 
-@for_rule("contracts.contract.abi-json", params={"path_values": _PATH_VALUES}, required=("path_values",))
+@named("contracts/abi-json-parses", params={"path_values": _PATH_VALUES}, required=("path_values",))
 def abi_json_parses(ctx: CheckContext) -> None:
     rule = ctx.rule
     assert rule.operation
@@ -96,8 +94,7 @@ def abi_json_parses(ctx: CheckContext) -> None:
            exchange=exchange, expected="a string that parses as a JSON array of ABI entries")
 
 
-@for_rule("contracts.contract.malformed-id", params={"path_values": _PATH_VALUES, "malformed": {"type": "string"}},
-          required=("path_values", "malformed"))
+@named("contracts/malformed-id", params={"path_values": _PATH_VALUES, "malformed": {"type": "string"}}, required=("path_values", "malformed"))
 def malformed_id(ctx: CheckContext) -> None:
     rule = ctx.rule
     assert rule.operation

@@ -16,7 +16,7 @@ from conformance.auth.variants import scheme_location
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses
 from conformance.checks.refusal import expect_refused
-from conformance.checks.registry import for_rule
+from conformance.checks.registry import named
 from conformance.services.marketplace.client import (
     CREATE,
     DELETE,
@@ -38,9 +38,7 @@ _OPERATIONS = {"operations": _STRINGS}
 
 
 # -- keys, bearer tokens, scopes -------------------------------------------------------------
-@for_rule("marketplace.auth.key-accepted", "marketplace.endpoint.shop-receipts",
-          "marketplace.versioning.equivalent-hosts",
-          params={"items_field": {"type": "string"}, "same_on": {"type": "string"}})
+@named("marketplace/collection-served", params={"items_field": {"type": "string"}, "same_on": {"type": "string"}})
 def collection_served(ctx: CheckContext) -> None:
     """The rule's operation with the default credentials answers a 2xx collection valid under
     the contract; with ``items_field``, carrying that item array; with ``same_on`` (a setting
@@ -69,7 +67,7 @@ def _shop(ctx: CheckContext, operation: str) -> dict[str, str]:
     return {"shop_id": ctx.credential("SHOP_ID")} if "{shop_id}" in operation else {}
 
 
-@for_rule("marketplace.auth.bearer-format", params={"pattern": {"type": "string"}}, required=("pattern",))
+@named("marketplace/bearer-format", params={"pattern": {"type": "string"}}, required=("pattern",))
 def bearer_format(ctx: CheckContext) -> None:
     # Where credentials are placeholders (replay), the recorded acceptance is what is rechecked.
     if ctx.can.real_credentials:
@@ -81,7 +79,7 @@ def bearer_format(ctx: CheckContext) -> None:
     page(ctx, RECEIPTS)
 
 
-@for_rule("marketplace.auth.bearer-garbage", params={"values": _STRINGS}, required=("values",))
+@named("marketplace/bearer-garbage", params={"values": _STRINGS}, required=("values",))
 def bearer_garbage(ctx: CheckContext) -> None:
     """Each value (a template over credential names: {USER_ID} is the real user with a token never
     issued, so a target trusting the '<user_id>.' prefix is not served it) is refused."""
@@ -95,8 +93,7 @@ def bearer_garbage(ctx: CheckContext) -> None:
                        credential_variant=True)
 
 
-@for_rule("marketplace.auth.scope-listings-w", "marketplace.auth.scope-transactions-r",
-          params={"scope": {"type": "string"}, "limited": {"type": "string"}}, required=("scope", "limited"))
+@named("marketplace/scope-enforced", params={"scope": {"type": "string"}, "limited": {"type": "string"}}, required=("scope", "limited"))
 def scope_enforced(ctx: CheckContext) -> None:
     """A token granted the scope is accepted; one from ``limited`` (a refresh token without it)
     is refused."""
@@ -114,14 +111,14 @@ def scope_enforced(ctx: CheckContext) -> None:
                    control=lambda: full, credential_variant=True)
 
 
-@for_rule("marketplace.versioning.v3-paths")
+@named("marketplace/v3-paths")
 def v3_paths(ctx: CheckContext) -> None:
     client = oauth(ctx)
     client.tokens(client.refresh(ctx.credential("REFRESH_TOKEN")), "the token endpoint under /v3/public")
     page(ctx, LISTINGS)  # an application operation under /v3/application
 
 
-@for_rule("marketplace.endpoint.url-shape")
+@named("marketplace/url-shape")
 def url_shape(ctx: CheckContext) -> None:
     page(ctx, RECEIPTS)
     # An empty form creates nothing (the fields are not shown); it must reach the operation.
@@ -141,7 +138,7 @@ def url_shape(ctx: CheckContext) -> None:
     ctx.observe("marketplace.conflict.listings-by-shop-path", *served)
 
 
-@for_rule("marketplace.endpoint.ids-in-path", params={"headers": _STRINGS}, required=("headers",))
+@named("marketplace/ids-in-path", params={"headers": _STRINGS}, required=("headers",))
 def ids_in_path(ctx: CheckContext) -> None:
     rule = ctx.rule
     assert rule.operation
@@ -154,7 +151,7 @@ def ids_in_path(ctx: CheckContext) -> None:
            exchange=exchange, expected="no 2xx without the ids in the path")
 
 
-@for_rule("marketplace.endpoint.delete-listing-image")
+@named("marketplace/delete-listing-image")
 def delete_listing_image(ctx: CheckContext) -> None:
     values = {"listing_id": ctx.credential("LISTING_ID"), "listing_image_id": ctx.credential("LISTING_IMAGE_ID")}
     first = call(ctx, DELETE, path_values=values)
@@ -181,13 +178,12 @@ def accepted_create(ctx: CheckContext, exchange: Exchange, why: str) -> None:
     expect_status(ctx.rule.id, exchange, success_statuses(ctx.contract, CREATE), why)
 
 
-@for_rule("marketplace.endpoint.create-draft-listing")
+@named("marketplace/create-draft-listing")
 def create_draft_listing(ctx: CheckContext) -> None:
     accepted_create(ctx, form_post(ctx, CREATE, _example_form(ctx)), "a urlencoded UTF-8 form with a listings_w token")
 
 
-@for_rule("marketplace.endpoint.form-posts", params={"fields": _STRINGS, "text": {"type": "string"}},
-          required=("fields", "text"))
+@named("marketplace/form-posts", params={"fields": _STRINGS, "text": {"type": "string"}}, required=("fields", "text"))
 def form_posts(ctx: CheckContext) -> None:
     rule = ctx.rule
     client = oauth(ctx)  # the token endpoint takes the charset=utf-8 form
@@ -213,8 +209,7 @@ def form_posts(ctx: CheckContext) -> None:
                exchange=exchange, expected=f"{form[key]!r}, the UTF-8 text sent")
 
 
-@for_rule("marketplace.endpoint.utf8-bodies", params={**_OPERATIONS, "error_query": {"type": "object"}},
-          required=("operations", "error_query"))
+@named("marketplace/utf8-bodies", params={**_OPERATIONS, "error_query": {"type": "object"}}, required=("operations", "error_query"))
 def utf8_bodies(ctx: CheckContext) -> None:
     client = oauth(ctx)
     exchanges = [call(ctx, op) for op in operations(ctx) if op != client.token_operation]
@@ -254,8 +249,7 @@ def _nullable_fields(node: Any, place: str = "") -> list[str]:
     return []
 
 
-@for_rule("marketplace.types.integer", "marketplace.types.boolean-spellings",
-          "marketplace.types.array-comma-separated", "marketplace.types.nullable", params={
+@named("marketplace/typed-parameters", params={
               "type": {"enum": ["integer", "boolean", "array", "null"]},
               "expect": {"enum": ["accepted", "refused"]},
               "values": {"type": "array", "minItems": 1},
@@ -297,7 +291,7 @@ class _Fraction(float):
     """A JSON number with a fraction or exponent, as the text had it."""
 
 
-@for_rule("marketplace.types.number-as-string", params=_OPERATIONS, required=("operations",))
+@named("marketplace/number-as-string", params=_OPERATIONS, required=("operations",))
 def number_as_string(ctx: CheckContext) -> None:
     for operation in operations(ctx):
         largest = ctx.contract.where_schema(operation, "query.limit")["maximum"]

@@ -16,7 +16,7 @@ from conformance.checks.boundary import outside_values
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses, validator
 from conformance.checks.refusal import expect_refused
-from conformance.checks.registry import for_rule
+from conformance.checks.registry import named
 from conformance.errors import ContractFailure
 from conformance.services.marketplace.client import CONNECT, RECEIPTS, call, oauth
 from conformance.transport.model import Exchange
@@ -62,12 +62,12 @@ def _accepted_on_receipts(ctx: CheckContext, client: OAuthClient, access_token: 
 
 
 # -- the grant, step by step -----------------------------------------------------------------
-@for_rule("marketplace.oauth.connect-redirect")
+@named("marketplace/connect-redirect")
 def connect_redirect(ctx: CheckContext) -> None:
     _validate_query(ctx, granted(ctx)[2], "success")
 
 
-@for_rule("marketplace.oauth.state-echoed", params=_TRIGGER, required=("trigger",))
+@named("marketplace/state-echoed", params=_TRIGGER, required=("trigger",))
 def state_echoed(ctx: CheckContext) -> None:
     client, _, _ = granted(ctx)  # the success redirect's state is compared by the client
     other = client.pkce()
@@ -77,7 +77,7 @@ def state_echoed(ctx: CheckContext) -> None:
            expected="state echoed on the error redirect too")
 
 
-@for_rule("marketplace.oauth.scope-space-separated")
+@named("marketplace/scope-space-separated")
 def scope_space_separated(ctx: CheckContext) -> None:
     # The client asks for every scope of the scheme, space-separated; a token granted past the
     # first must work where a later one (transactions_r) is needed.
@@ -88,7 +88,7 @@ def scope_space_separated(ctx: CheckContext) -> None:
                           "a token granted the example scopes on getShopReceipts (transactions_r)")
 
 
-@for_rule("marketplace.oauth.token-exchange")
+@named("marketplace/token-exchange")
 def token_exchange(ctx: CheckContext) -> None:
     client, pkce, redirect = granted(ctx)
     assert redirect.code
@@ -110,10 +110,7 @@ def _failed_properly(exchange: Exchange, query: dict[str, str]) -> bool:
             and bool(redirect.params.get("error")) and redirect.code is None)
 
 
-@for_rule("marketplace.oauth.response-type", "marketplace.oauth.client-id-required",
-          "marketplace.oauth.redirect-https",
-          "marketplace.oauth.code-challenge-required", "marketplace.oauth.code-challenge-method",
-          params={"values": {"type": "array", "items": {"type": "string"}}, "leave_out": {"type": "boolean"}})
+@named("marketplace/connect-refused", params={"values": {"type": "array", "items": {"type": "string"}}, "leave_out": {"type": "boolean"}})
 def connect_refused(ctx: CheckContext) -> None:
     """The rule's member (``where``) at each of ``values`` (for an enum rule, also the near misses
     of the listed values: ``outside_values``), and left out when ``leave_out``: no code is
@@ -154,7 +151,7 @@ def _no_code_for(ctx: CheckContext, client: OAuthClient, name: str, value: Any) 
            expected="an error redirect to the redirect_uri sent (error, no code) or a 4xx refusal")
 
 
-@for_rule("marketplace.oauth.error-redirect", params=_TRIGGER, required=("trigger",))
+@named("marketplace/error-redirect", params=_TRIGGER, required=("trigger",))
 def error_redirect(ctx: CheckContext) -> None:
     client, _, _ = granted(ctx)  # the control: a valid request is granted
     pkce = client.pkce()
@@ -199,8 +196,7 @@ class _TokenRequests:
         expect_refused(self.ctx, why, lambda: exchange, control=self.control)
 
 
-@for_rule("marketplace.oauth.token-fields-required", params={"fields": {"type": "array", "items": {"type": "string"}}},
-          required=("fields",))
+@named("marketplace/token-fields-required", params={"fields": {"type": "array", "items": {"type": "string"}}}, required=("fields",))
 def token_fields_required(ctx: CheckContext) -> None:
     t = _TokenRequests(ctx)
     for name in ctx.rule.params["fields"]:
@@ -208,8 +204,7 @@ def token_fields_required(ctx: CheckContext) -> None:
         t.refused(f"token request without {name}", t.client.exchange_code(code, pkce, **{name: MISSING}))
 
 
-@for_rule("marketplace.oauth.token-grant-type", params={"outside": {"type": "array", "items": {"type": "string"}}},
-          required=("outside",))
+@named("marketplace/token-grant-type", params={"outside": {"type": "array", "items": {"type": "string"}}}, required=("outside",))
 def token_grant_type(ctx: CheckContext) -> None:
     """Each value outside the list (the rule's, and near misses of the listed ones) is refused."""
     t = _TokenRequests(ctx)
@@ -222,7 +217,7 @@ def token_grant_type(ctx: CheckContext) -> None:
         t.client.tokens(t.client.refresh(refresh_token), "grant_type=refresh_token")
 
 
-@for_rule("marketplace.oauth.token-redirect-uri-match")
+@named("marketplace/token-redirect-uri-match")
 def token_redirect_uri_match(ctx: CheckContext) -> None:
     t = _TokenRequests(ctx)
     pkce, code = t.fresh()
@@ -230,7 +225,7 @@ def token_redirect_uri_match(ctx: CheckContext) -> None:
     t.refused("a redirect_uri other than step 1's", t.client.exchange_code(code, pkce, redirect_uri=other))
 
 
-@for_rule("marketplace.oauth.token-verifier-match")
+@named("marketplace/token-verifier-match")
 def token_verifier_match(ctx: CheckContext) -> None:
     t = _TokenRequests(ctx)
     pkce, code = t.fresh()
@@ -238,7 +233,7 @@ def token_verifier_match(ctx: CheckContext) -> None:
     t.refused("a code_verifier of another challenge", t.client.exchange_code(code, pkce, code_verifier=wrong))
 
 
-@for_rule("marketplace.oauth.code-single-use")
+@named("marketplace/code-single-use")
 def code_single_use(ctx: CheckContext) -> None:
     t = _TokenRequests(ctx)
     client = t.client
@@ -250,7 +245,7 @@ def code_single_use(ctx: CheckContext) -> None:
 
 
 # -- refresh grant and lifetimes -------------------------------------------------------------
-@for_rule("marketplace.oauth.refresh-grant")
+@named("marketplace/refresh-grant")
 def refresh_grant(ctx: CheckContext) -> None:
     client = oauth(ctx)
     body = client.tokens(client.refresh(ctx.credential("REFRESH_TOKEN")), "refresh_token grant with REFRESH_TOKEN")
@@ -258,7 +253,7 @@ def refresh_grant(ctx: CheckContext) -> None:
                   success_statuses(ctx.contract, RECEIPTS), "the refreshed access token on getShopReceipts")
 
 
-@for_rule("marketplace.oauth.expires-in", params={"lifetime_from": {"type": "string"}}, required=("lifetime_from",))
+@named("marketplace/expires-in", params={"lifetime_from": {"type": "string"}}, required=("lifetime_from",))
 def expires_in(ctx: CheckContext) -> None:
     seconds = ctx.contract.rule(ctx.rule.params["lifetime_from"]).params["access_token_seconds"]
     client = oauth(ctx)
@@ -283,8 +278,7 @@ def _wait(ctx: CheckContext, seconds: float) -> None:
     ctx.sleep(seconds)
 
 
-@for_rule("marketplace.oauth.access-token-lifetime", params={"access_token_seconds": {"type": "integer"}, **_WAITS},
-          required=("access_token_seconds", *_WAITS))
+@named("marketplace/access-token-lifetime", params={"access_token_seconds": {"type": "integer"}, **_WAITS}, required=("access_token_seconds", *_WAITS))
 def access_token_lifetime(ctx: CheckContext) -> None:
     params, client = ctx.rule.params, oauth(ctx)
     margin = params["margin_seconds"]
@@ -306,9 +300,8 @@ def access_token_lifetime(ctx: CheckContext) -> None:
     expect_status(ctx.rule.id, call(ctx, RECEIPTS, auth=issued_now()), ok, "a token refreshed after expiry")
 
 
-@for_rule("marketplace.oauth.refresh-token-lifetime", params={
-    "refresh_token_seconds": {"type": "integer"}, "unspent": {"type": "string"}, **_WAITS},
-    required=("refresh_token_seconds", "unspent", *_WAITS))
+@named("marketplace/refresh-token-lifetime", params={
+    "refresh_token_seconds": {"type": "integer"}, "unspent": {"type": "string"}, **_WAITS}, required=("refresh_token_seconds", "unspent", *_WAITS))
 def refresh_token_lifetime(ctx: CheckContext) -> None:
     params, client = ctx.rule.params, oauth(ctx)
     # Only meaningful when the configured refresh token is fresh: the simulator seeds it so.

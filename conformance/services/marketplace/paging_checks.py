@@ -14,7 +14,7 @@ from typing import Any
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses, validator
 from conformance.checks.paging import PAGING_PARAMS, paging_walk
-from conformance.checks.registry import for_rule
+from conformance.checks.registry import named
 from conformance.services.marketplace.client import (
     LISTINGS,
     RECEIPTS,
@@ -54,7 +54,7 @@ def _default_is_explicit(ctx: CheckContext) -> tuple[Exchange, dict[str, Any], i
     return exchange, body, default
 
 
-@for_rule("marketplace.paging.limit-default")
+@named("marketplace/limit-default")
 def limit_default(ctx: CheckContext) -> None:
     exchange, body = page(ctx, LISTINGS)
     default = _limit_schema(ctx)["default"]
@@ -65,12 +65,12 @@ def limit_default(ctx: CheckContext) -> None:
     _default_is_explicit(ctx)
 
 
-@for_rule("marketplace.paging.offset-default")
+@named("marketplace/offset-default")
 def offset_default(ctx: CheckContext) -> None:
     _default_is_explicit(ctx)
 
 
-@for_rule("marketplace.paging.page-size", params={"limits": _LIMIT_PICKS}, required=("limits",))
+@named("marketplace/page-size", params={"limits": _LIMIT_PICKS}, required=("limits",))
 def page_size(ctx: CheckContext) -> None:
     rule = ctx.rule
     schema = _limit_schema(ctx)
@@ -90,7 +90,7 @@ def page_size(ctx: CheckContext) -> None:
                    exchange=exchange, expected=f"{want} records")
 
 
-@for_rule("marketplace.paging.count-total", params={
+@named("marketplace/count-total", params={
     "limits": {"type": "array", "items": {"enum": ["minimum", "maximum"]}, "minItems": 1},
     "operations": _STRINGS}, required=("limits", "operations"))
 def count_total(ctx: CheckContext) -> None:
@@ -108,7 +108,7 @@ def count_total(ctx: CheckContext) -> None:
                    exchange=exchange, expected="the same total count for every limit and offset")
 
 
-@for_rule("marketplace.paging.walk", params=PAGING_PARAMS, required=("style", "max_pages"))
+@named("marketplace/offset-walk", params=PAGING_PARAMS, required=("style", "max_pages"))
 def offset_walk(ctx: CheckContext) -> None:
     """The generic offset walk, told the item array and the member naming a listing by the
     target's settings (ITEMS_FIELD, LISTING_ID_FIELD): neither name is shown (gap field-names)."""
@@ -158,19 +158,19 @@ def filter_states(ctx: CheckContext) -> list[str]:
     return taken
 
 
-@for_rule("marketplace.listings.state-values", params={**_FIELD, **_ALIASES}, required=("field",))
+@named("marketplace/listing-state-values", params={**_FIELD, **_ALIASES}, required=("field",))
 def listing_state_values(ctx: CheckContext) -> None:
     allowed = schema_enum(ctx, "ListingState")
     found = [pair for state in filter_states(ctx) for pair in records(ctx, LISTINGS, state=state)]
     _values_in(ctx, found + records(ctx, LISTINGS), allowed)
 
 
-@for_rule("marketplace.receipts.status-values", params=_FIELD, required=("field",))
+@named("marketplace/receipt-status-values", params=_FIELD, required=("field",))
 def receipt_status_values(ctx: CheckContext) -> None:
     _values_in(ctx, records(ctx, RECEIPTS), schema_enum(ctx, "ReceiptStatus"))
 
 
-@for_rule("marketplace.listings.state-filter", params={**_FIELD, **_ALIASES}, required=("field", "aliases"))
+@named("marketplace/state-filter", params={**_FIELD, **_ALIASES}, required=("field", "aliases"))
 def state_filter(ctx: CheckContext) -> None:
     rule = ctx.rule
     field = member(ctx, rule.params["field"])
@@ -187,8 +187,7 @@ def state_filter(ctx: CheckContext) -> None:
         ctx.skip("no listing in any state: nothing to filter (seed listings on the target)")
 
 
-@for_rule("marketplace.listings.active-has-quantity", params={**_FIELD, "state": {"type": "string"}},
-          required=("field", "state"))
+@named("marketplace/active-has-quantity", params={**_FIELD, "state": {"type": "string"}}, required=("field", "state"))
 def active_has_quantity(ctx: CheckContext) -> None:
     rule = ctx.rule
     found = [(i, ex) for i, ex in records(ctx, LISTINGS, state=rule.params["state"]) if rule.params["field"] in i]
@@ -232,7 +231,7 @@ def _valid(ctx: CheckContext, name: str, operation: str, exchange: Exchange, nod
            exchange=exchange, expected=f"a valid {name}")
 
 
-@for_rule("marketplace.money.shape", params={"operations": _STRINGS}, required=("operations",))
+@named("marketplace/money-shape", params={"operations": _STRINGS}, required=("operations",))
 def money_shape(ctx: CheckContext) -> None:
     checked = 0
     for operation, exchange, body in _bodies(ctx):
@@ -243,7 +242,7 @@ def money_shape(ctx: CheckContext) -> None:
         ctx.skip("no answer carries a Money-like object (where Money appears is not shown: gap resource-fields)")
 
 
-@for_rule("marketplace.collections.shape", params={"operations": _STRINGS}, required=("operations",))
+@named("marketplace/collection-shape", params={"operations": _STRINGS}, required=("operations",))
 def collection_shape(ctx: CheckContext) -> None:
     for operation, exchange, body in _bodies(ctx):
         _valid(ctx, "Collection", operation, exchange, body)

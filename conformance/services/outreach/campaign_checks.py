@@ -13,7 +13,7 @@ from conformance.checks.examples import setting
 from conformance.checks.expect import expect, expect_json_schema, expect_status
 from conformance.checks.paging import PAGING_PARAMS, dig, paging_walk
 from conformance.checks.refusal import expect_refused
-from conformance.checks.registry import for_rule
+from conformance.checks.registry import named
 from conformance.transport.model import Exchange
 
 __all__: list[str] = []
@@ -31,7 +31,7 @@ def _campaign(ctx: CheckContext, cid: str) -> dict[str, Any]:
     return dict(body)
 
 
-@for_rule("outreach.campaign.starting-after-walk", params=PAGING_PARAMS, required=("style",))
+@named("outreach/starting-after-walk", params=PAGING_PARAMS, required=("style",))
 def starting_after_walk(ctx: CheckContext) -> None:
     """What starting_after takes is not shown (gap list-shapes): the walk follows what the target
     gives. A first page carrying the CAMPAIGN_CURSOR_FIELD member is walked as a cursor list
@@ -57,8 +57,7 @@ def starting_after_walk(ctx: CheckContext) -> None:
     paging_walk(dataclasses.replace(ctx, rule=dataclasses.replace(ctx.rule, params=params)))
 
 
-@for_rule("outreach.campaign.update-persists", params={"name": {"type": "string", "minLength": 1}},
-          required=("name",))
+@named("outreach/campaign-update-persists", params={"name": {"type": "string", "minLength": 1}}, required=("name",))
 def campaign_update_persists(ctx: CheckContext) -> None:
     cid = ctx.credential("CAMPAIGN_ID")
     before = _campaign(ctx, cid)
@@ -72,7 +71,7 @@ def campaign_update_persists(ctx: CheckContext) -> None:
         ctx.call(UPDATE, path_values={"id": cid}, json_body={"name": before["name"]})
 
 
-@for_rule("outreach.campaign.email-list-type")
+@named("outreach/email-list-type")
 def email_list_type(ctx: CheckContext) -> None:
     cid = ctx.credential("CAMPAIGN_ID")
     email = ctx.credential("ACCOUNT_EMAIL")
@@ -84,7 +83,7 @@ def email_list_type(ctx: CheckContext) -> None:
                    control=partial(patch, [email]))
 
 
-@for_rule("outreach.campaign.activate-pause")
+@named("outreach/activate-pause")
 def activate_pause(ctx: CheckContext) -> None:
     """Only activate then pause is read from the document (launch and pause, states read through
     get per the v1 mapping); re-activation and other transitions are gap campaign-states."""
@@ -111,7 +110,7 @@ def activate_pause(ctx: CheckContext) -> None:
            expected="pause changes the state that activate set")
 
 
-@for_rule("outreach.campaign.analytics-by-id")
+@named("outreach/analytics-by-id")
 def analytics_by_id(ctx: CheckContext) -> None:
     """"summary; campaign id in query parameter id": the parameter is taken for an existing
     campaign. What the summary holds is not shown (gap bodies), so only the answer is judged."""
@@ -120,7 +119,7 @@ def analytics_by_id(ctx: CheckContext) -> None:
     expect_status(ctx.rule.id, exchange, OK, f"the analytics summary of campaign {cid} (query parameter id)")
 
 
-@for_rule("outreach.warmup.enable-returns-job")
+@named("outreach/warmup-job")
 def warmup_job(ctx: CheckContext) -> None:
     operation = "POST /accounts/warmup/enable"
     body = {ctx.credential("WARMUP_EMAILS_FIELD"): [ctx.credential("ACCOUNT_EMAIL")]}
@@ -135,7 +134,7 @@ def warmup_job(ctx: CheckContext) -> None:
         expect_json_schema(ctx.rule.id, ctx.contract, exchange, schema, "the warm-up job")
 
 
-@for_rule("outreach.emails.mark-as-read-method")
+@named("outreach/mark-as-read")
 def mark_as_read(ctx: CheckContext) -> None:
     thread = ctx.credential("THREAD_ID")
     methods = ("POST", "PATCH")
@@ -160,8 +159,7 @@ _ROUTES: dict[str, Any] = {
 _UNROUTED = {404, 405, 501}
 
 
-@for_rule("outreach.versioning.v1-capabilities-routed", "outreach.endpoints.served", params=_ROUTES,
-          required=tuple(_ROUTES))
+@named("outreach/routes-served", params=_ROUTES, required=tuple(_ROUTES))
 def routes_served(ctx: CheckContext) -> None:
     """Each operation is sent without a body (bodies are not shown): a 400 still shows the route."""
     values = ctx.settings_in(ctx.rule.params["path_values"])

@@ -16,7 +16,7 @@ from conformance.checks.expect import expect, expect_json_schema, expect_status,
 from conformance.checks.observatory import shape
 from conformance.checks.paging import items_of
 from conformance.checks.refusal import expect_accepted, expect_refused
-from conformance.checks.registry import for_rule, named
+from conformance.checks.registry import named
 from conformance.checks.wellformed import ill_formed
 from conformance.errors import ContractFileError, SkipKind
 from conformance.services.outreach import campaign_checks  # noqa: F401  (registers its checks)
@@ -63,13 +63,13 @@ def _created(ctx: CheckContext, exchange: Exchange, why: str) -> dict[str, Any]:
 _AS: dict[str, Any] = {"as": AUTH_AS_SCHEMA}
 
 
-@for_rule("outreach.scope.accounts-create-key-creates", params=_AS, required=("as",))
+@named("outreach/create-as", params=_AS, required=("as",))
 def create_as(ctx: CheckContext) -> None:
     how = auth_as(ctx.rule.params["as"])
     _created(ctx, Fresh(ctx).send(auth=how), f"a create with {how.describe()}")
 
 
-@for_rule("outreach.scope.create-needs-scope", params=_AS, required=("as",))
+@named("outreach/create-needs-scope", params=_AS, required=("as",))
 def create_needs_scope(ctx: CheckContext) -> None:
     """The control is the same create with a fresh email under the default key, so a refusal of
     a reused email (gap duplicate-email) can neither pass nor fail the rule."""
@@ -99,7 +99,7 @@ def scope_observe(ctx: CheckContext) -> None:
              f"{exchange.response.status} {shape(exchange.response)}", SkipKind.GAP_OBSERVED)
 
 
-@for_rule("outreach.account.create-returns-account")
+@named("outreach/create-returns-account")
 def create_returns_account(ctx: CheckContext) -> None:
     fresh = Fresh(ctx)
     exchange = fresh.send()
@@ -109,7 +109,7 @@ def create_returns_account(ctx: CheckContext) -> None:
                f"not the {fresh.last[name]!r} sent", exchange=exchange, expected=f"{name} as sent")
 
 
-@for_rule("outreach.account.create-optional-fields", params={"body": {"type": "object"}}, required=("body",))
+@named("outreach/create-optional-fields", params={"body": {"type": "object"}}, required=("body",))
 def create_optional_fields(ctx: CheckContext) -> None:
     exchange = Fresh(ctx).send(dict(ctx.rule.params["body"]))
     expect_status(ctx.rule.id, exchange, success_statuses(ctx.contract, CREATE),
@@ -138,7 +138,7 @@ def _judge(ctx: CheckContext, field: str, sent: Any, probe: Exchange, stored: An
     shown.add(1)
 
 
-@for_rule("outreach.account.read-only-create", params=_PROBES, required=("probes",))
+@named("outreach/read-only-create", params=_PROBES, required=("probes",))
 def read_only_create(ctx: CheckContext) -> None:
     fresh = Fresh(ctx)
     control = fresh.send()
@@ -155,7 +155,7 @@ def read_only_create(ctx: CheckContext) -> None:
     ctx.observe(CONFLICT_READ_ONLY, *sorted(shown))
 
 
-@for_rule("outreach.account.read-only-update", params=_PROBES, required=("probes",))
+@named("outreach/read-only-update", params=_PROBES, required=("probes",))
 def read_only_update(ctx: CheckContext) -> None:
     email = ctx.credential("ACCOUNT_EMAIL")
     control = ctx.call(PATCH, path_values={"email": email}, json_body=ctx.contract.request_example(PATCH))
@@ -170,8 +170,7 @@ def read_only_update(ctx: CheckContext) -> None:
     ctx.observe(CONFLICT_READ_ONLY, *sorted(shown))
 
 
-@for_rule("outreach.account.update-persists", params={"body": {"type": "object", "minProperties": 1}},
-          required=("body",))
+@named("outreach/update-persists", params={"body": {"type": "object", "minProperties": 1}}, required=("body",))
 def update_persists(ctx: CheckContext) -> None:
     email = ctx.credential("ACCOUNT_EMAIL")
     body = dict(ctx.rule.params["body"])
@@ -184,7 +183,7 @@ def update_persists(ctx: CheckContext) -> None:
                f"{(after.response.json() or {}).get(name)!r}", exchange=after, expected=f"{name} = {value!r}")
 
 
-@for_rule("outreach.account.delete-removes")
+@named("outreach/delete-removes")
 def delete_removes(ctx: CheckContext) -> None:
     fresh = Fresh(ctx, CREATE)
     expect_accepted(ctx, fresh.send(), "creating the account to delete")
@@ -203,7 +202,7 @@ def _listed(ctx: CheckContext, exchange: Exchange) -> list[Any]:
     return list(items or [])
 
 
-@for_rule("outreach.account.list-limit", params={"limit": {"type": "integer", "minimum": 1}}, required=("limit",))
+@named("outreach/list-limit", params={"limit": {"type": "integer", "minimum": 1}}, required=("limit",))
 def list_limit(ctx: CheckContext) -> None:
     limit = ctx.rule.params["limit"]
     everything = ctx.call("GET /accounts")
@@ -220,7 +219,7 @@ def list_limit(ctx: CheckContext) -> None:
 _BURST = {"max_burst_requests": {"type": "integer", "minimum": 1}}
 
 
-@for_rule("outreach.rate-limit.create-429", params=_BURST, required=tuple(_BURST))
+@named("outreach/create-rate-limit", params=_BURST, required=tuple(_BURST))
 def create_rate_limit(ctx: CheckContext) -> None:
     """Creation past the limit is answered 429. Whether the target serves again after a client
     backs off, and when, is not shown (the back-off is advice to clients): gap rate-limits."""

@@ -16,7 +16,7 @@ from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
 from conformance.checks.paging import items_of
 from conformance.checks.refusal import expect_refused, refused_statuses
-from conformance.checks.registry import for_rule
+from conformance.checks.registry import named
 from conformance.errors import SkipKind
 from conformance.transport.model import Exchange, Request
 
@@ -78,13 +78,13 @@ def _completed(ctx: CheckContext, rule_id: str, **extra: Any) -> tuple[Exchange,
     return exchange, body
 
 
-@for_rule("presentations.lifecycle.reaches-final", params=_POLLING, required=("poll_seconds", "ceiling_seconds"))
+@named("presentations/reaches-final", params=_POLLING, required=("poll_seconds", "ceiling_seconds"))
 def reaches_final(ctx: CheckContext) -> None:
     _, generation_id = _create(ctx, ctx.rule.id)
     _poll(ctx, ctx.rule.id, generation_id)
 
 
-@for_rule("presentations.status.generation-shape")
+@named("presentations/generation-shape")
 def generation_shape(ctx: CheckContext) -> None:
     _, generation_id = _create(ctx, ctx.rule.id)
     schema = ctx.contract.response_schema(STATUS, 200)
@@ -97,7 +97,7 @@ def generation_shape(ctx: CheckContext) -> None:
     _poll(ctx, ctx.rule.id, generation_id)  # the final form is validated on the way
 
 
-@for_rule("presentations.status.warnings-only-on-create")
+@named("presentations/warnings-only-on-create")
 def warnings_only_on_create(ctx: CheckContext) -> None:
     """The Generation table says warnings is "only in the create response": every poll of the
     status endpoint, first to final, carries no warnings member."""
@@ -127,8 +127,7 @@ def _stays(ctx: CheckContext, body: dict[str, Any]) -> None:
                expected=f"status {body['status']} again")
 
 
-@for_rule("presentations.lifecycle.final-is-final", params={"extra_polls": {"type": "integer", "minimum": 1}},
-          required=("extra_polls",))
+@named("presentations/final-is-final", params={"extra_polls": {"type": "integer", "minimum": 1}}, required=("extra_polls",))
 def final_is_final(ctx: CheckContext) -> None:
     _, completed = _completed(ctx, ctx.rule.id)
     _stays(ctx, completed)
@@ -141,7 +140,7 @@ def final_is_final(ctx: CheckContext) -> None:
     _stays(ctx, failed)
 
 
-@for_rule("presentations.lifecycle.completed-fields")
+@named("presentations/completed-fields")
 def completed_fields(ctx: CheckContext) -> None:
     exchange, body = _completed(ctx, ctx.rule.id)
     url = body.get("gammaUrl")
@@ -151,7 +150,7 @@ def completed_fields(ctx: CheckContext) -> None:
            "completed generation reports no credits", exchange=exchange, expected="credits object")
 
 
-@for_rule("presentations.lifecycle.export-url")
+@named("presentations/export-url")
 def export_url(ctx: CheckContext) -> None:
     formats = ctx.contract.where_schema(CREATE, "body.exportAs")["enum"]
     for export in formats:
@@ -162,7 +161,7 @@ def export_url(ctx: CheckContext) -> None:
                exchange=exchange, expected="exportUrl: URL")
 
 
-@for_rule("presentations.lifecycle.failed-error")
+@named("presentations/failed-error")
 def failed_error(ctx: CheckContext) -> None:
     prefix = ctx.credential("FAIL_INPUT")
     _, generation_id = _create(ctx, ctx.rule.id, inputText=prefix + " conformance failure probe")
@@ -179,20 +178,19 @@ def _with_key(ctx: CheckContext, credential: str) -> Exchange:
                     json_body=ctx.contract.request_example(CREATE))
 
 
-@for_rule("presentations.credits.insufficient")
+@named("presentations/insufficient-credits")
 def insufficient_credits(ctx: CheckContext) -> None:
     expect_status(ctx.rule.id, _with_key(ctx, "NO_CREDITS_API_KEY"), 402,
                   "a generation from an account without credits")
 
 
-@for_rule("presentations.errors.forbidden")
+@named("presentations/forbidden")
 def forbidden(ctx: CheckContext) -> None:
     expect_status(ctx.rule.id, _with_key(ctx, "DENIED_API_KEY"), 403,
                   "a generation from an account denied API access")
 
 
-@for_rule("presentations.generate.web-source-warning",
-          params={"model": {"type": "string"}, "names": {"type": "string"}}, required=("model", "names"))
+@named("presentations/web-source-warning", params={"model": {"type": "string"}, "names": {"type": "string"}}, required=("model", "names"))
 def web_source_warning(ctx: CheckContext) -> None:
     params = ctx.rule.params
     # The web source is not named by the document: its name is a target setting.
@@ -204,7 +202,7 @@ def web_source_warning(ctx: CheckContext) -> None:
            exchange=exchange, expected=f"warnings naming '{params['names']}'")
 
 
-@for_rule("presentations.request.json-content-type")
+@named("presentations/json-content-type")
 def json_content_type(ctx: CheckContext) -> None:
     body = json.dumps(ctx.contract.request_example(CREATE)).encode()
 
@@ -217,8 +215,7 @@ def json_content_type(ctx: CheckContext) -> None:
                    control=partial(send_as, "application/json"))
 
 
-@for_rule("presentations.request.malformed-json", params={"body": {"type": "string", "minLength": 1}},
-          required=("body",))
+@named("presentations/malformed-json", params={"body": {"type": "string", "minLength": 1}}, required=("body",))
 def malformed_json(ctx: CheckContext) -> None:
     def send(content: bytes) -> Exchange:
         request = Request.build("POST", ctx.path("/generations"), content=content,
@@ -231,7 +228,7 @@ def malformed_json(ctx: CheckContext) -> None:
                    control=partial(send, example))
 
 
-@for_rule("presentations.rate-limit.headers", params=_OPERATIONS, required=("operations",))
+@named("presentations/rate-limit-headers", params=_OPERATIONS, required=("operations",))
 def rate_limit_headers(ctx: CheckContext) -> None:
     names = list(ctx.contract.openapi["x-rate-limit-headers"])
     probes: list[Exchange] = []
@@ -248,7 +245,7 @@ def rate_limit_headers(ctx: CheckContext) -> None:
                    exchange=exchange, expected=f"{name}: <number>")
 
 
-@for_rule("presentations.rate-limit.burst", params=_BURST, required=tuple(_BURST))
+@named("presentations/burst", params=_BURST, required=tuple(_BURST))
 def burst(ctx: CheckContext) -> None:
     """Faster than the limit: 429. When a limited client is served again is not shown (the
     exponential back-off is advice to clients), so the check ends at the first 429."""
@@ -279,10 +276,10 @@ def _page_shape(ctx: CheckContext) -> None:
                exchange=exchange, expected="nextCursor: string")
 
 
-for_rule("presentations.themes.page-shape", "presentations.folders.page-shape")(_page_shape)
+named("presentations/page-shape")(_page_shape)
 
 
-@for_rule("presentations.generate.folder-ids-count", "presentations.template.folder-ids-count")
+@named("presentations/folder-ids-count")
 def folder_ids_count(ctx: CheckContext) -> None:
     """folderIds "at most 10; ids from GET /folders": ten ids the target accepts (FOLDER_IDS;
     whether an unlisted id is refused is not shown, gap lookup-ids-validated) are accepted, and

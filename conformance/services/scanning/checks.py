@@ -20,7 +20,7 @@ from conformance.auth.variants import AUTH_AS_SCHEMA, DEFAULT, AuthAs, auth_as
 from conformance.checks import refusal
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema, expect_status
-from conformance.checks.registry import for_rule
+from conformance.checks.registry import named
 from conformance.settings import env_name
 from conformance.transport.model import Exchange
 
@@ -158,7 +158,7 @@ def once(send: Callable[[], Exchange]) -> Callable[[], Exchange]:
 
 
 # -- authentication and plans -----------------------------------------------------------
-@for_rule("scanning.plan.scan-needs-paid", params=AS, required=("as",))
+@named("scanning/scan-needs-paid", params=AS, required=("as",))
 def scan_needs_paid(ctx: CheckContext) -> None:
     operation = ctx.rule.operation
     assert operation
@@ -172,8 +172,7 @@ def scan_needs_paid(ctx: CheckContext) -> None:
     observe_spent(ctx, "scanning.gap.refused-scan-cost", spent_since(ctx, before, drift, how), "the refused scan")
 
 
-@for_rule("scanning.plan.org-needs-enterprise",
-          params={**OPERATIONS, "control_as": AUTH_AS_SCHEMA, "member": STRING}, required=("operations", "control_as"))
+@named("scanning/org-needs-enterprise", params={**OPERATIONS, "control_as": AUTH_AS_SCHEMA, "member": STRING}, required=("operations", "control_as"))
 def org_needs_enterprise(ctx: CheckContext) -> None:
     """The default (paid, non-enterprise) key is refused; the same call with an enterprise key
     (the control) is not, so the refusal is about the plan, not the user or the route."""
@@ -200,8 +199,7 @@ def _restoring_order(ctx: CheckContext, operations: list[str], control_as: AuthA
 
 
 # -- errors -----------------------------------------------------------------------------
-@for_rule("scanning.errors.invalid-ip", params={"invalid_ips": {"type": "array", "items": STRING, "minItems": 1}},
-          required=("invalid_ips",))
+@named("scanning/invalid-ip", params={"invalid_ips": {"type": "array", "items": STRING, "minItems": 1}}, required=("invalid_ips",))
 def invalid_ip(ctx: CheckContext) -> None:
     rule = ctx.rule
     assert rule.operation and rule.where
@@ -224,7 +222,7 @@ _PROBE: dict[str, Any] = {
 }
 
 
-@for_rule("scanning.errors.error-body", params={"probes": {"type": "array", "items": _PROBE, "minItems": 1},
+@named("scanning/error-body", params={"probes": {"type": "array", "items": _PROBE, "minItems": 1},
                                                 "keyless_from": STRING}, required=("probes", "keyless_from"))
 def error_body(ctx: CheckContext) -> None:
     """Every operation the key-required rule lists, called without a key, then each probe."""
@@ -247,7 +245,7 @@ def error_body(ctx: CheckContext) -> None:
 
 
 # -- tools ------------------------------------------------------------------------------
-@for_rule("scanning.tools.httpheaders-echo", params={"probe_header": STRING}, required=("probe_header",))
+@named("scanning/httpheaders-echo", params={"probe_header": STRING}, required=("probe_header",))
 def httpheaders_echo(ctx: CheckContext) -> None:
     assert ctx.rule.operation
     name = ctx.rule.params["probe_header"]
@@ -260,7 +258,7 @@ def httpheaders_echo(ctx: CheckContext) -> None:
            expected=f"{name}: {value} among the echoed headers")
 
 
-@for_rule("scanning.tools.myip-shape")
+@named("scanning/myip-shape")
 def myip_shape(ctx: CheckContext) -> None:
     assert ctx.rule.operation
     exchange = ctx.call(ctx.rule.operation)

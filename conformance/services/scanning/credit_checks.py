@@ -15,7 +15,7 @@ from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect
-from conformance.checks.registry import for_rule
+from conformance.checks.registry import named
 from conformance.services.scanning.checks import (
     CREDIT_FIELDS,
     PATH_VALUES,
@@ -69,8 +69,7 @@ def _search(ctx: CheckContext, query: str, page: int) -> Callable[[], Exchange]:
     return lambda: ctx.call(SEARCH, params={"query": query, "page": page})
 
 
-@for_rule("scanning.credits.search-filter-cost", params={"query": STRING, "filter_cost": _AMOUNT, **_FIELD},
-          required=("query", "filter_cost", "balance_field"))
+@named("scanning/search-filter-cost", params={"query": STRING, "filter_cost": _AMOUNT, **_FIELD}, required=("query", "filter_cost", "balance_field"))
 def search_filter_cost(ctx: CheckContext) -> None:
     p = ctx.rule.params
     query = filter_query(ctx)
@@ -79,10 +78,8 @@ def search_filter_cost(ctx: CheckContext) -> None:
                  f"page 1 of the filtered search {query!r}")
 
 
-@for_rule("scanning.credits.search-page-cost",
-          params={"query": STRING, "page": {"type": "integer", "minimum": 2}, "extra_page_cost": _AMOUNT,
-                  "filtered_from": STRING, **_FIELD},
-          required=("query", "page", "extra_page_cost", "filtered_from", "balance_field"))
+@named("scanning/search-page-cost", params={"query": STRING, "page": {"type": "integer", "minimum": 2}, "extra_page_cost": _AMOUNT,
+                  "filtered_from": STRING, **_FIELD}, required=("query", "page", "extra_page_cost", "filtered_from", "balance_field"))
 def search_page_cost(ctx: CheckContext) -> None:
     p = ctx.rule.params
     field, extra = p["balance_field"], p["extra_page_cost"]
@@ -102,8 +99,7 @@ def search_page_cost(ctx: CheckContext) -> None:
     ctx.observe(PAGE_COST_CONFLICT, readings.index(spent[field]))
 
 
-@for_rule("scanning.credits.count-free", params={"query": STRING, "facets": STRING, "cost": _AMOUNT, **_FIELD},
-          required=("query", "facets", "cost", "balance_field"))
+@named("scanning/count-free", params={"query": STRING, "facets": STRING, "cost": _AMOUNT, **_FIELD}, required=("query", "facets", "cost", "balance_field"))
 def count_free(ctx: CheckContext) -> None:
     p = ctx.rule.params
     operation = ctx.rule.operation
@@ -113,8 +109,7 @@ def count_free(ctx: CheckContext) -> None:
     _expect_cost(ctx, exchange, spent, p["balance_field"], p["cost"], f"count {query!r} with facets {p['facets']!r}")
 
 
-@for_rule("scanning.credits.dns-domain-cost", params={"path_values": PATH_VALUES, "cost": _AMOUNT, **_FIELD},
-          required=("path_values", "cost", "balance_field"))
+@named("scanning/dns-domain-cost", params={"path_values": PATH_VALUES, "cost": _AMOUNT, **_FIELD}, required=("path_values", "cost", "balance_field"))
 def dns_domain_cost(ctx: CheckContext) -> None:
     p = ctx.rule.params
     operation = ctx.rule.operation
@@ -127,8 +122,7 @@ def _scan(ctx: CheckContext, body: Any) -> Exchange:
     return ctx.call(SCAN, json_body=body)
 
 
-@for_rule("scanning.credits.scan-cost", params={**_IPS, "cost_per_ip": _AMOUNT, **_FIELD},
-          required=("ips", "cost_per_ip", "balance_field"))
+@named("scanning/scan-cost", params={**_IPS, "cost_per_ip": _AMOUNT, **_FIELD}, required=("ips", "cost_per_ip", "balance_field"))
 def scan_cost(ctx: CheckContext) -> None:
     p = ctx.rule.params
     exchange, spent = _charged(ctx, lambda: _scan(ctx, {"ips": ",".join(p["ips"])}))
@@ -136,7 +130,7 @@ def scan_cost(ctx: CheckContext) -> None:
                  f"a scan of {len(p['ips'])} IPs")
 
 
-@for_rule("scanning.scan.response", params={**_IPS, **_FIELD}, required=("ips", "balance_field"))
+@named("scanning/scan-response", params={**_IPS, **_FIELD}, required=("ips", "balance_field"))
 def scan_response(ctx: CheckContext) -> None:
     """The scan answers {count, id, credits_left}. Which balance credits_left gives is not shown
     (gap credits-left-meaning): how it compares with api-info afterwards is observed, not judged."""
@@ -149,7 +143,7 @@ def scan_response(ctx: CheckContext) -> None:
     ctx.observe(CREDITS_LEFT_GAP, f"credits_left {body['credits_left']}, api-info {field} afterwards {left}")
 
 
-@for_rule("scanning.scan.ips-forms", params=_BODIES, required=("bodies",))
+@named("scanning/scan-ips-forms", params=_BODIES, required=("bodies",))
 def scan_ips_forms(ctx: CheckContext) -> None:
     for body in ctx.rule.params["bodies"]:
         ips = body["ips"]
@@ -171,8 +165,7 @@ def scan_ips_forms(ctx: CheckContext) -> None:
         ctx.observe(IPS_OBJECT_CONFLICT, 1)
 
 
-@for_rule("scanning.scan.ips-invalid", params={**_BODIES, "valid_body": {"type": "object"}},
-          required=("bodies", "valid_body"))
+@named("scanning/scan-ips-invalid", params={**_BODIES, "valid_body": {"type": "object"}}, required=("bodies", "valid_body"))
 def scan_ips_invalid(ctx: CheckContext) -> None:
     p = ctx.rule.params
     # The control (the same scan with valid ips) is sent once, before the balance is read: it

@@ -8,7 +8,7 @@ from typing import Any
 from conformance.auth.variants import AUTH_AS_SCHEMA, AuthAs, auth_as
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect
-from conformance.checks.registry import for_rule
+from conformance.checks.registry import named
 from conformance.errors import SkipKind
 from conformance.services.scanning.checks import (
     ADD,
@@ -64,7 +64,7 @@ def _resolve(ctx: CheckContext, names: list[str]) -> tuple[Exchange, dict[str, A
     return exchange, body
 
 
-@for_rule("scanning.dns.resolve-shape", params=_MAX_HOSTS, required=("max_hosts",))
+@named("scanning/resolve-shape", params=_MAX_HOSTS, required=("max_hosts",))
 def resolve_shape(ctx: CheckContext) -> None:
     names = _hostnames(ctx)
     exchange, body = _resolve(ctx, names)
@@ -75,7 +75,7 @@ def resolve_shape(ctx: CheckContext) -> None:
         ctx.skip(f"resolve knew none of {names} here: no entry to check (names without data are a gap)")
 
 
-@for_rule("scanning.dns.reverse-shape", params=_MAX_HOSTS, required=("max_hosts",))
+@named("scanning/reverse-shape", params=_MAX_HOSTS, required=("max_hosts",))
 def reverse_shape(ctx: CheckContext) -> None:
     ips = sample_hosts(ctx, ctx.rule.params["max_hosts"])
     exchange = ctx.call(REVERSE, params={"ips": ",".join(ips)})
@@ -88,7 +88,7 @@ def reverse_shape(ctx: CheckContext) -> None:
         ctx.skip(f"reverse knew none of {ips} here: no entry to check (unknown IPs are a gap)")
 
 
-@for_rule("scanning.dns.resolve-reverse-round-trip", params=_MAX_HOSTS, required=("max_hosts",))
+@named("scanning/resolve-reverse-round-trip", params=_MAX_HOSTS, required=("max_hosts",))
 def resolve_reverse_round_trip(ctx: CheckContext) -> None:
     """Not shown (gaps dns-round-trip, dns-lookup-params): which IPs resolve gave reverse answers,
     and whether with the original hostname, is recorded, never judged. Only the shapes are held."""
@@ -107,7 +107,7 @@ def resolve_reverse_round_trip(ctx: CheckContext) -> None:
 
 
 # -- organization -----------------------------------------------------------------------
-@for_rule("scanning.org.shape", params=AS, required=("as",))
+@named("scanning/org-shape", params=AS, required=("as",))
 def org_shape(ctx: CheckContext) -> None:
     exchange = ctx.call(ORG, auth=auth_as(ctx.rule.params["as"]))
     expect_shape(ctx, exchange, ORG, "the organization")
@@ -119,9 +119,7 @@ def _members(ctx: CheckContext, admin: AuthAs) -> tuple[Exchange, list[Any]]:
     return exchange, list(body["members"])
 
 
-@for_rule("scanning.org.member-add-remove",
-          params={"as": AUTH_AS_SCHEMA, "member": STRING, "notify": {"type": "boolean"}},
-          required=("as", "member", "notify"))
+@named("scanning/org-member-add-remove", params={"as": AUTH_AS_SCHEMA, "member": STRING, "notify": {"type": "boolean"}}, required=("as", "member", "notify"))
 def org_member_add_remove(ctx: CheckContext) -> None:
     p = ctx.rule.params
     admin, user = auth_as(p["as"]), ctx.credential(p["member"])

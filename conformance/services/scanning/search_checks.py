@@ -9,7 +9,7 @@ from jsonschema.exceptions import best_match
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, validator
-from conformance.checks.registry import for_rule
+from conformance.checks.registry import named
 from conformance.services.scanning.checks import HOST, SEARCH, STRING, component, expect_shape, product, sample_hosts
 from conformance.settings import env_name
 from conformance.transport.model import Exchange
@@ -31,7 +31,7 @@ def _host(ctx: CheckContext, ip: str, **params: str) -> tuple[Exchange, dict[str
     return exchange, body
 
 
-@for_rule("scanning.host.record-shape")
+@named("scanning/host-record-shape")
 def host_record_shape(ctx: CheckContext) -> None:
     ip = sample_hosts(ctx, 1)[0]
     exchange, body = _host(ctx, ip)
@@ -48,7 +48,7 @@ def _banners(body: dict[str, Any]) -> list[Any]:
     return data if isinstance(data, list) else []
 
 
-@for_rule("scanning.host.minify")
+@named("scanning/host-minify")
 def host_minify(ctx: CheckContext) -> None:
     ip = sample_hosts(ctx, 1)[0]
     exchange, full = _host(ctx, ip)
@@ -62,7 +62,7 @@ def host_minify(ctx: CheckContext) -> None:
            expected="no banners with minify=true")
 
 
-@for_rule("scanning.host.history", params={"max_hosts": _COUNT}, required=("max_hosts",))
+@named("scanning/host-history", params={"max_hosts": _COUNT}, required=("max_hosts",))
 def host_history(ctx: CheckContext) -> None:
     # history=true ignored and a host without history answer alike: only a banner the default
     # answer leaves out shows history at work. settings.sample_history declares that the
@@ -106,7 +106,7 @@ def _sample_banners(ctx: CheckContext) -> tuple[str, Exchange, list[Any]]:
     return ip, exchange, banners
 
 
-@for_rule("scanning.banner.shape")
+@named("scanning/banner-shape")
 def banner_shape(ctx: CheckContext) -> None:
     ip, exchange, banners = _sample_banners(ctx)
     for i, banner in enumerate(banners):
@@ -120,9 +120,7 @@ def banner_shape(ctx: CheckContext) -> None:
     # Types and the tcp/udp enum are in the Banner schema the host schema already applied.
 
 
-@for_rule("scanning.banner.metadata-key",
-          params={"key_template": STRING, "members": {"type": "array", "items": STRING}},
-          required=("key_template", "members"))
+@named("scanning/metadata-key", params={"key_template": STRING, "members": {"type": "array", "items": STRING}}, required=("key_template", "members"))
 def metadata_key(ctx: CheckContext) -> None:
     params = ctx.rule.params
     key = params["key_template"].format(product=product(ctx))
@@ -142,7 +140,7 @@ def _page(ctx: CheckContext, query: str, page: int) -> tuple[Exchange, dict[str,
     return exchange, expect_shape(ctx, exchange, SEARCH, f"search {query!r} page {page}")
 
 
-@for_rule("scanning.search.page-size", params={**_PAGE_SIZE, **_QUERY}, required=("page_size", "query"))
+@named("scanning/search-page-size", params={**_PAGE_SIZE, **_QUERY}, required=("page_size", "query"))
 def search_page_size(ctx: CheckContext) -> None:
     size, query = ctx.rule.params["page_size"], ctx.optional("SAMPLE_QUERY") or ctx.rule.params["query"]
     exchange, body = _page(ctx, query, 1)
@@ -175,14 +173,14 @@ def _identity(banner: Any) -> str:
     return json.dumps([banner.get(k) for k in ("ip_str", "port", "transport", "timestamp", "hash")])
 
 
-@for_rule("scanning.search.shape", params=_QUERY, required=("query",))
+@named("scanning/search-shape", params=_QUERY, required=("query",))
 def search_shape(ctx: CheckContext) -> None:
     # _page applies the documented schema: {matches (banners), facets, total}, all required.
     _page(ctx, ctx.rule.params["query"], 1)
 
 
 # -- count ------------------------------------------------------------------------------
-@for_rule("scanning.count.matches-empty", params=_QUERY, required=("query",))
+@named("scanning/count-matches-empty", params=_QUERY, required=("query",))
 def count_matches_empty(ctx: CheckContext) -> None:
     exchange = ctx.call(COUNT, params={"query": ctx.rule.params["query"]})
     body = expect_shape(ctx, exchange, COUNT, "host count")
@@ -190,7 +188,7 @@ def count_matches_empty(ctx: CheckContext) -> None:
            exchange=exchange, expected="matches: []")
 
 
-@for_rule("scanning.count.total-agrees", params=_QUERY, required=("query",))
+@named("scanning/count-total-agrees", params=_QUERY, required=("query",))
 def count_total_agrees(ctx: CheckContext) -> None:
     query = ctx.rule.params["query"]
     _, searched = _page(ctx, query, 1)
@@ -216,8 +214,7 @@ def _facets(ctx: CheckContext, spec: str) -> tuple[Exchange, dict[str, Any]]:
     return exchange, body["facets"]
 
 
-@for_rule("scanning.facets.result-shape", params={**_QUERY, "facet_source": STRING, "sample": _COUNT},
-          required=("query", "facet_source", "sample"))
+@named("scanning/facet-result-shape", params={**_QUERY, "facet_source": STRING, "sample": _COUNT}, required=("query", "facet_source", "sample"))
 def facet_result_shape(ctx: CheckContext) -> None:
     names = _facet_names(ctx)[: ctx.rule.params["sample"]]
     exchange, facets = _facets(ctx, ",".join(names))
@@ -230,9 +227,7 @@ def facet_result_shape(ctx: CheckContext) -> None:
                exchange=exchange, expected="an array of {count: number, value: string}")
 
 
-@for_rule("scanning.facets.count-suffix",
-          params={**_QUERY, "facet_source": STRING, "counts": {"type": "array", "items": _COUNT, "minItems": 1}},
-          required=("query", "facet_source", "counts"))
+@named("scanning/facet-count-suffix", params={**_QUERY, "facet_source": STRING, "counts": {"type": "array", "items": _COUNT, "minItems": 1}}, required=("query", "facet_source", "counts"))
 def facet_count_suffix(ctx: CheckContext) -> None:
     counts = sorted(ctx.rule.params["counts"])
     names = _facet_names(ctx)
@@ -252,11 +247,9 @@ def facet_count_suffix(ctx: CheckContext) -> None:
 
 
 # -- page defaults ----------------------------------------------------------------------
-@for_rule("scanning.search.page-default", "scanning.dns.page-default",
-          params={"query": {"type": "object", "additionalProperties": STRING},
+@named("scanning/page-default", params={"query": {"type": "object", "additionalProperties": STRING},
                   "path_values": {"type": "object", "additionalProperties": STRING},
-                  "items_field": STRING, "id_fields": {"type": "array", "items": STRING, "minItems": 1}},
-          required=("query", "items_field", "id_fields"))
+                  "items_field": STRING, "id_fields": {"type": "array", "items": STRING, "minItems": 1}}, required=("query", "items_field", "id_fields"))
 def page_default(ctx: CheckContext) -> None:
     """"page (integer, default 1)": the rule's operation without page answers what page=1 answers
     (the same items in the same order, named by ``id_fields``). ``query`` values may name

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status
 from conformance.checks.refusal import expect_refused
-from conformance.checks.registry import for_rule
+from conformance.checks.registry import named
 from conformance.services.social.body_checks import customer_profiles
 from conformance.services.social.support import POSTS, PROFILES, accepted, body, post, rows_of
 
@@ -36,9 +36,7 @@ def _utc(text: object) -> bool:
     return offset is not None and not offset
 
 
-@for_rule("social.profiles.max-profiles", "social.posts.max-profiles",
-          params={"max_profiles": {"type": "integer", "minimum": 1}, "other_filters": _FILTERS},
-          required=("max_profiles", "other_filters"))
+@named("social/max-profiles", params={"max_profiles": {"type": "integer", "minimum": 1}, "other_filters": _FILTERS}, required=("max_profiles", "other_filters"))
 def max_profiles(ctx: CheckContext) -> None:
     operation = ctx.rule.operation
     assert operation
@@ -54,9 +52,8 @@ def max_profiles(ctx: CheckContext) -> None:
     expect_refused(ctx, f"{most + 1} profiles", partial(with_ids, most + 1), control=partial(with_ids, most))
 
 
-@for_rule("social.profiles.one-year", params={"days": {"type": "integer"}, "start": {"type": "string"},
-                                             "beyond_days": {"type": "integer", "minimum": 1}},
-          required=("days", "start", "beyond_days"))
+@named("social/one-year", params={"days": {"type": "integer"}, "start": {"type": "string"},
+                                             "beyond_days": {"type": "integer", "minimum": 1}}, required=("days", "start", "beyond_days"))
 def one_year(ctx: CheckContext) -> None:
     """The accepted period ends ``days - 1`` days after its start with '...': 364 days if the end
     is exclusive, 365 if inclusive, within a year either way (gap analytics-range-dots)."""
@@ -73,10 +70,9 @@ def one_year(ctx: CheckContext) -> None:
                    partial(period, days + ctx.rule.params["beyond_days"]), control=partial(period, days - 1))
 
 
-@for_rule("social.profiles.result-cap", "social.posts.result-cap", params={"cap": {"type": "integer", "minimum": 1},
+@named("social/result-cap", params={"cap": {"type": "integer", "minimum": 1},
                                                "profiles": {"type": "integer", "minimum": 1},
-                                               "other_filters": _FILTERS},
-          required=("cap", "profiles", "other_filters"))
+                                               "other_filters": _FILTERS}, required=("cap", "profiles", "other_filters"))
 def result_cap(ctx: CheckContext) -> None:
     """Any analytics response (profiles or posts: the rule's operation) is cut at the cap: no
     result past the cap-th comes back. The stated page count is only where the walk looks: the
@@ -109,7 +105,7 @@ def result_cap(ctx: CheckContext) -> None:
         ctx.skip(f"the query has {seen} results, fewer than the cap of {cap}: the cut was not exercised")
 
 
-@for_rule("social.posts.guid-only-default", "social.messages.guid-only-default")
+@named("social/guid-only-default")
 def guid_only_default(ctx: CheckContext) -> None:
     """The rule's operation (posts or messages) without fields: rows carry only guid."""
     operation = ctx.rule.operation
@@ -124,8 +120,7 @@ def guid_only_default(ctx: CheckContext) -> None:
            f"without fields the rows carry {extra or 'no guid'}", expected="only guid (and the metrics object)")
 
 
-@for_rule("social.posts.fields-returned", "social.listening.fields-returned",
-          params={"fields": {"type": "array", "items": {"type": "string"}}}, required=("fields",))
+@named("social/fields-returned", params={"fields": {"type": "array", "items": {"type": "string"}}}, required=("fields",))
 def fields_returned(ctx: CheckContext) -> None:
     """The rule's operation (posts, topic messages) with ``fields``: each comes back as a key
     (internal.* under an object), and the metrics object beside them."""
@@ -150,7 +145,7 @@ def fields_returned(ctx: CheckContext) -> None:
         f"{nested} do not come back under an object", expected="internal.* nested under internal")
 
 
-@for_rule("social.posts.sort", params={"field": {"type": "string"}}, required=("field",))
+@named("social/sort-order", params={"field": {"type": "string"}}, required=("field",))
 def sort_order(ctx: CheckContext) -> None:
     name = ctx.rule.params["field"]
     for direction in ("asc", "desc"):
@@ -163,8 +158,7 @@ def sort_order(ctx: CheckContext) -> None:
                expected=f"{name} {'ascending' if direction == 'asc' else 'descending'}")
 
 
-@for_rule("social.posts.timezone-filters", params={"timezone": {"type": "string"}, "day": {"type": "string"}},
-          required=("timezone", "day"))
+@named("social/timezone-filters", params={"timezone": {"type": "string"}, "day": {"type": "string"}}, required=("timezone", "day"))
 def timezone_filters(ctx: CheckContext) -> None:
     """The day in the zone against an independent selection from a wider UTC read."""
     zone, day = ZoneInfo(ctx.rule.params["timezone"]), date.fromisoformat(ctx.rule.params["day"])
@@ -185,7 +179,7 @@ def timezone_filters(ctx: CheckContext) -> None:
            f"{len(want)} expected from the UTC read", expected=f"the posts created on {day} in {zone}")
 
 
-@for_rule("social.posts.output-utc", params={"timezone": {"type": "string"}}, required=("timezone",))
+@named("social/output-utc", params={"timezone": {"type": "string"}}, required=("timezone",))
 def output_utc(ctx: CheckContext) -> None:
     plain, _ = rows_of(ctx, POSTS, body(ctx, POSTS), "without timezone")
     zoned, _ = rows_of(ctx, POSTS, body(ctx, POSTS, timezone=ctx.rule.params["timezone"]), "with a timezone")
@@ -200,9 +194,8 @@ def output_utc(ctx: CheckContext) -> None:
            expected="the same instant in UTC whatever the timezone")
 
 
-@for_rule("social.posts.guid-cursor", params={"cap": {"type": "integer", "minimum": 1},
-                                             "max_pages": {"type": "integer", "minimum": 1}, "other_filters": _FILTERS},
-          required=("cap", "max_pages", "other_filters"))
+@named("social/guid-cursor", params={"cap": {"type": "integer", "minimum": 1},
+                                             "max_pages": {"type": "integer", "minimum": 1}, "other_filters": _FILTERS}, required=("cap", "max_pages", "other_filters"))
 def guid_cursor(ctx: CheckContext) -> None:
     params = ctx.rule.params
     ids = customer_profiles(ctx, 100)

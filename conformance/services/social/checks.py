@@ -12,7 +12,7 @@ from conformance.auth.variants import NONE
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema, expect_status
 from conformance.checks.refusal import expect_refused
-from conformance.checks.registry import for_rule, named
+from conformance.checks.registry import named
 from conformance.services.social.support import METADATA, PROFILES, accepted, body, post, values
 from conformance.transport.model import Exchange, Request
 
@@ -54,7 +54,7 @@ def svc_header(ctx: CheckContext) -> None:
                expected=f"{name} matching {spec['schema'].get('pattern')} ({spec.get('description', '')})")
 
 
-@for_rule("social.errors.envelope")
+@named("social/error-envelope")
 def error_envelope(ctx: CheckContext) -> None:
     schema = ctx.contract.openapi["components"]["schemas"]["Envelope"]
     for what, exchange in _samples(ctx)[1:]:
@@ -63,7 +63,7 @@ def error_envelope(ctx: CheckContext) -> None:
         expect_json_schema(ctx.rule.id, ctx.contract, exchange, schema, f"{what}: the standard object")
 
 
-@for_rule("social.errors.unknown-endpoint")
+@named("social/unknown-endpoint")
 def unknown_endpoint(ctx: CheckContext) -> None:
     operation = ctx.rule.operation
     assert operation
@@ -75,7 +75,7 @@ def unknown_endpoint(ctx: CheckContext) -> None:
     expect_refused(ctx, "a path that is no endpoint", missing, control=partial(_raw, ctx, operation))
 
 
-@for_rule("social.errors.wrong-method", params={"method": {"enum": ["DELETE", "PUT", "PATCH"]}}, required=("method",))
+@named("social/wrong-method", params={"method": {"enum": ["DELETE", "PUT", "PATCH"]}}, required=("method",))
 def wrong_method(ctx: CheckContext) -> None:
     operation = ctx.rule.operation
     assert operation
@@ -84,7 +84,7 @@ def wrong_method(ctx: CheckContext) -> None:
                    control=partial(_raw, ctx, operation))
 
 
-@for_rule("social.errors.body-not-json")
+@named("social/body-not-json")
 def body_not_json(ctx: CheckContext) -> None:
     operation = ctx.rule.operation
     assert operation
@@ -94,7 +94,7 @@ def body_not_json(ctx: CheckContext) -> None:
                    partial(_raw, ctx, operation, headers={"content-type": "text/plain"}, content=text))
 
 
-@for_rule("social.errors.response-not-json")
+@named("social/response-not-json")
 def response_not_json(ctx: CheckContext) -> None:
     operation = ctx.rule.operation
     assert operation
@@ -103,7 +103,7 @@ def response_not_json(ctx: CheckContext) -> None:
     expect_refused(ctx, "Accept text/html", partial(_raw, ctx, operation, headers={"accept": "text/html"}))
 
 
-@for_rule("social.errors.malformed-body")
+@named("social/malformed-body")
 def malformed_body(ctx: CheckContext) -> None:
     operation = ctx.rule.operation
     assert operation
@@ -113,7 +113,7 @@ def malformed_body(ctx: CheckContext) -> None:
         _raw, ctx, operation, headers={"content-type": "application/json"}, content=text[: len(text) // 2]))
 
 
-@for_rule("social.metadata.archived-tags")
+@named("social/archived-tags")
 def archived_tags(ctx: CheckContext) -> None:
     wanted = ctx.credential("ARCHIVED_TAG_ID")
     exchange = ctx.call(TAGS, path_values=values(ctx, TAGS))
@@ -123,7 +123,7 @@ def archived_tags(ctx: CheckContext) -> None:
            expected="archived tags included")
 
 
-@for_rule("social.rate.per-minute", params={"per_minute": {"type": "integer", "minimum": 1}}, required=("per_minute",))
+@named("social/per-minute", params={"per_minute": {"type": "integer", "minimum": 1}}, required=("per_minute",))
 def per_minute(ctx: CheckContext) -> None:
     """Reach a 429, wait what it asks (or a minute), then the next ``per_minute`` requests are
     served and the one after them is refused. Not on a target where waiting is real: the harness

@@ -20,7 +20,7 @@ from conformance.checks.boundary import outside_values
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect
 from conformance.checks.refusal import expect_refused
-from conformance.checks.registry import for_rule
+from conformance.checks.registry import named
 from conformance.services.social.support import TOPIC_MESSAGES, TOPIC_METRICS, accepted, body, post
 
 __all__ = ["evaluate", "read_topic", "window"]
@@ -160,7 +160,7 @@ def _agrees(ctx: CheckContext, universe: list[dict[str, Any]], flt: list[str], g
            expected="the messages an evaluation of the filters over the unfiltered messages selects")
 
 
-@for_rule("social.listening.filter-language", params={"window": _WINDOW, "examples_scale": {"type": "number"},
+@named("social/filter-language", params={"window": _WINDOW, "examples_scale": {"type": "number"},
                                                       "read_pages": _INT}, required=("window", "read_pages"))
 def filter_language(ctx: CheckContext) -> None:
     params = ctx.rule.params
@@ -179,8 +179,7 @@ def filter_language(ctx: CheckContext) -> None:
     agrees()
 
 
-@for_rule("social.listening.range-ends", params={"window": _WINDOW, "read_pages": _INT},
-          required=("window", "read_pages"))
+@named("social/range-ends", params={"window": _WINDOW, "read_pages": _INT}, required=("window", "read_pages"))
 def range_ends(ctx: CheckContext) -> None:
     params = ctx.rule.params
     universe = read_topic(ctx, [window(ctx, params["window"], params["read_pages"])])
@@ -197,7 +196,7 @@ def range_ends(ctx: CheckContext) -> None:
             exchange=ctx.session.exchanges[-1])
 
 
-@for_rule("social.listening.dimensions")
+@named("social/dimensions")
 def dimensions(ctx: CheckContext) -> None:
     """Each listed dimension accepted alone; a value outside the list refused (after the controls)."""
     operation = TOPIC_METRICS

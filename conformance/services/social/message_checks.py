@@ -9,7 +9,7 @@ from typing import Any
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect
 from conformance.checks.refusal import expect_refused
-from conformance.checks.registry import for_rule
+from conformance.checks.registry import named
 from conformance.services.social.support import MESSAGES, accepted, body, post, rows_of, values
 
 __all__ = ["read_messages"]
@@ -32,8 +32,7 @@ def read_messages(ctx: CheckContext, query: dict[str, Any], max_pages: int,
     ctx.skip(f"the messages query needs more than {max_pages} pages: not read to the end")
 
 
-@for_rule("social.messages.paging-only-when-more", params={"limit": _INT, "max_pages": _INT},
-          required=("limit", "max_pages"))
+@named("social/paging-only-when-more", params={"limit": _INT, "max_pages": _INT}, required=("limit", "max_pages"))
 def paging_only_when_more(ctx: CheckContext) -> None:
     pages = read_messages(ctx, body(ctx, MESSAGES, limit=ctx.rule.params["limit"]), ctx.rule.params["max_pages"])
     if len(pages) == 1:
@@ -45,7 +44,7 @@ def paging_only_when_more(ctx: CheckContext) -> None:
            expected="no paging object once no more data exists")
 
 
-@for_rule("social.messages.message-id-max", params={"max_ids": _INT}, required=("max_ids",))
+@named("social/message-id-max", params={"max_ids": _INT}, required=("max_ids",))
 def message_id_max(ctx: CheckContext) -> None:
     most = ctx.rule.params["max_ids"]
     query = body(ctx, MESSAGES)
@@ -62,7 +61,7 @@ def message_id_max(ctx: CheckContext) -> None:
     expect_refused(ctx, f"{most + 1} message ids", partial(with_ids, most + 1), control=partial(with_ids, most))
 
 
-@for_rule("social.messages.bare-date-midnight", params={"start": {"type": "string"}, "end": {"type": "string"},
+@named("social/bare-date-midnight", params={"start": {"type": "string"}, "end": {"type": "string"},
                                                         "limit": _INT}, required=("start", "end", "limit"))
 def bare_date_midnight(ctx: CheckContext) -> None:
     """The bare-date range selects what a range from midnight to midnight selects, in some one
@@ -102,7 +101,7 @@ def _moment(text: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-@for_rule("social.messages.post-type-format", params={"limit": _INT}, required=("limit",))
+@named("social/post-type-format", params={"limit": _INT}, required=("limit",))
 def post_type_format(ctx: CheckContext) -> None:
     rows, _ = rows_of(ctx, MESSAGES, body(ctx, MESSAGES, fields=["guid", "post_type", "network"],
                                           limit=ctx.rule.params["limit"]), "messages with post_type and network")
@@ -141,11 +140,9 @@ def _filter_value(ctx: CheckContext, every: list[Any]) -> str:
     return str(seen[0])
 
 
-@for_rule("social.messages.filter-post-type", "social.messages.filter-tag-id", "social.messages.filter-language-code",
-          params={"filter": {"type": "string", "pattern": r"^[a-z_]+\.eq$"},
+@named("social/optional-filter", params={"filter": {"type": "string", "pattern": r"^[a-z_]+\.eq$"},
                   "value_from": {"enum": ["rows", "tags", "setting"]}, "member": {"type": "string"},
-                  "setting": {"type": "string"}, "exact": {"type": "boolean"}, "limit": _INT, "max_pages": _INT},
-          required=("filter", "value_from", "limit", "max_pages"))
+                  "setting": {"type": "string"}, "exact": {"type": "boolean"}, "limit": _INT, "max_pages": _INT}, required=("filter", "value_from", "limit", "max_pages"))
 def optional_filter(ctx: CheckContext) -> None:
     """The example's query with one more optional filter is accepted and narrows it ("several
     entries in filters must all hold"): every row it gives is a row of the query without it.
@@ -172,7 +169,7 @@ def optional_filter(ctx: CheckContext) -> None:
                expected=f"exactly the messages whose {member} is {value!r}")
 
 
-@for_rule("social.messages.default-order", params={"limit": _INT, "max_pages": _INT}, required=("limit", "max_pages"))
+@named("social/default-order", params={"limit": _INT, "max_pages": _INT}, required=("limit", "max_pages"))
 def default_order(ctx: CheckContext) -> None:
     """Without sort, messages come by created_time, newest first, across the cursor walk."""
     query = body(ctx, MESSAGES, limit=ctx.rule.params["limit"])

@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 from conformance.checks.context import CheckContext
-from conformance.checks.registry import for_rule
+from conformance.checks.registry import named
 from conformance.checks.routes import MISSING_PARAM, call_listed, missing, path_values, with_credential
 from conformance.transport.model import Request
 
 __all__ = ["unversioned"]
 
 
-@for_rule("tokenrisk.versioning.unversioned",
-          params={"unversioned": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+@named("tokenrisk/unversioned", params={"unversioned": {"type": "array", "items": {"type": "string"}, "minItems": 1},
                   "versioned_prefix": {"type": "string", "pattern": "^/"},
                   "missing_statuses": MISSING_PARAM,
-                  "conflict": {"type": "string"}},
-          required=("unversioned", "versioned_prefix", "missing_statuses", "conflict"))
+                  "conflict": {"type": "string"}}, required=("unversioned", "versioned_prefix", "missing_statuses", "conflict"))
 def unversioned(ctx: CheckContext) -> None:
     """The unversioned twins are served; whether the rule's own operation (ping) is also served
     under the version prefix is the documented conflict: either answer is accepted and observed."""
