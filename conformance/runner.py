@@ -85,6 +85,9 @@ def _check_of(contract: Contract, index: int, rule: Rule) -> CheckSpec | None:
     try:
         spec = spec_for(rule)
         check_params(rule, spec)
+        observes = rule.params.get("observes")
+        if observes and observes not in {g.id for g in contract.gaps} | {c.id for c in contract.conflicts}:
+            raise ContractFileError(f"params.observes {observes}, not a gap or conflict of the contract")
     except ContractFileError as exc:
         raise ContractFileError(f"{contract.rules_file or 'rules.yaml'}: rules[{index}] ({rule.id}): {exc}") from None
     return spec

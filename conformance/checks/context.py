@@ -140,6 +140,14 @@ class CheckContext:
                 texts.append(item if item in conflict.alternatives else f"neither alternative: {item}")
         self.observations[conflict_id] = " and ".join(texts)
 
+    def observed(self, *shown: int | str) -> None:
+        """``observe`` for the gap or conflict the rule declares in ``params.observes``."""
+        declared = self.rule.params.get("observes")
+        if not declared:
+            raise ContractFileError(f"{self.rule.id}: its check reports a gap or conflict; name it in the "
+                                    "rule's params.observes")
+        self.observe(str(declared), *shown)
+
     def secret(self, value: str) -> str:
         """Register a value the case obtained (token, code, verifier) for scrubbing everywhere,
         with every combined value it travels in (the session's ``learn``)."""

@@ -37,8 +37,10 @@ __all__ = ["CheckFn", "CheckSpec", "check_params", "for_kind", "named", "params_
 
 CheckFn = Callable[["CheckContext"], None]
 
-# Allowed on every rule: the name of the check itself.
-_COMMON: dict[str, Any] = {"check": {"type": "string"}}
+# Allowed on every rule: the name of the check itself, and the gap or conflict whose reading on
+# the target the check reports (``ctx.observed``): declared here, never spelled in Python.
+_COMMON: dict[str, Any] = {"check": {"type": "string"},
+                           "observes": {"type": "string", "pattern": r"^[a-z]+\.(gap|conflict)\.[a-z0-9-]+$"}}
 
 
 @dataclass(frozen=True)
@@ -163,7 +165,7 @@ def check_params(rule: Rule, spec: CheckSpec | None) -> None:
     declared = spec.params_schema()["properties"]
     unknown = sorted(set(rule.params) - set(declared))
     if unknown:
-        takes = ", ".join(sorted(set(declared) - {"check"})) or "none"
+        takes = ", ".join(sorted(set(declared) - set(_COMMON))) or "none"
         raise ContractFileError(f"unknown params {', '.join(unknown)} (check {spec.name} takes: {takes})")
     error = jsonschema.exceptions.best_match(spec.params_validator.iter_errors(rule.params))
     if error is not None:  # what jsonschema.validate would raise, without re-checking the schema

@@ -47,6 +47,9 @@ DISCOVER_SCHEMA: dict[str, Any] = {
     ],
 }
 
+_FAULT_NAMES: dict[str, Any] = {"type": "array", "minItems": 1, "uniqueItems": True,
+                                "items": {"type": "string", "pattern": r"^[a-z0-9][a-z0-9._-]*$"}}
+
 _SOURCE: dict[str, Any] = {
     "type": "object",
     "required": ["section"],
@@ -117,8 +120,19 @@ CATALOGUE_SCHEMA: dict[str, Any] = {
                     "depends_on": {"type": "array", "minItems": 1,
                                    "items": {"type": "string", "pattern": r"^[a-z]+\.gap\.[a-z0-9-]+$"}},
                     "source": _SOURCE,
+                    # Hand-written faults of the service package that break this rule (named by
+                    # the fault's name): the binding lives here, never as a rule id in Python.
+                    "faults": _FAULT_NAMES,
                 },
             },
+        },
+        # Rules derived from openapi.yaml are not written above; a hand-written fault breaking one
+        # is bound here, by the derived rule's id.
+        "derived_rules": {
+            "type": "object",
+            "propertyNames": {"pattern": r"^[a-z]+\.[a-z0-9-]+\.[a-z0-9-]+$"},
+            "additionalProperties": {"type": "object", "required": ["faults"], "additionalProperties": False,
+                                     "properties": {"faults": _FAULT_NAMES}},
         },
         "gaps": {
             "type": "array",

@@ -8,8 +8,10 @@ A contract is two files under ``schemas/<id>/``: ``openapi.yaml`` (OpenAPI 3.1, 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -203,7 +205,7 @@ def _load(service: str, root: str) -> Contract:
         gaps=[],
         conflicts=[],
         settings=dict(cat.get("settings") or {}),
-        digest=hashlib.sha256(openapi_path.read_bytes() + b"\0" + rules_path.read_bytes()).hexdigest(),
+        digest=_digest(openapi, cat),
         rules_file=str(rules_path),
     )
     contract.settings["credentials"] = cat.get("credentials", [])
@@ -229,6 +231,7 @@ def _load(service: str, root: str) -> Contract:
             requires=tuple(raw.get("requires") or ()),
             standard=raw.get("standard"),
             depends_on=tuple(raw.get("depends_on") or ()),
+            faults=tuple(raw.get("faults") or ()),
         )
         for named_op in rule.params.get("operations") or []:
             try:
@@ -250,11 +253,17 @@ def _load(service: str, root: str) -> Contract:
             raise ContractFileError(f"{where}: requires {', '.join(unknown)}, not among the credentials")
         contract.rules.append(rule)
     endpoints = _source({"section": "Endpoints"}, doc, part, f"{rules_path}: derived rules")
+    derived_faults = dict(cat.get("derived_rules") or {})
     for rule in derived_rules(contract, endpoints):
         if rule.id in ids:
             raise ContractFileError(f"{rules_path}: rule id {rule.id} is taken by a derived rule (kind {rule.kind}); "
                                     "rename the catalogue's rule")
-        contract.rules.append(rule)
+        bound = derived_faults.pop(rule.id, None)
+        contract.rules.append(replace(rule, faults=tuple(bound["faults"])) if bound else rule)
+    if derived_faults:
+        raise ContractFileError(f"{rules_path}: derived_rules names {', '.join(sorted(derived_faults))}, "
+                                "not a rule derived from openapi.yaml")
+    _check_fault_names(contract, rules_path)
     _check_security(contract, openapi_path, credential_names)
     for i, raw in enumerate(cat["gaps"]):
         about = tuple((str(a["operation"]), a.get("where")) for a in raw.get("about") or ())
@@ -408,3 +417,26 @@ def load_index(service: str) -> list[Statement]:
     if problems:
         raise ContractFileError(f"{path}: {len(problems)} problem(s):\n  " + "\n  ".join(problems))
     return out
+
+
+def _check_fault_names(contract: Contract, rules_path: Path) -> None:
+    """A hand-written fault breaks one rule: a name bound twice would make the kill matrix ask
+    one fault to prove two rules."""
+    seen: dict[str, str] = {}
+    for rule in contract.rules:
+        for name in rule.faults:
+            if name in seen:
+                raise ContractFileError(f"{rules_path}: fault '{name}' is bound to {seen[name]} and {rule.id}; "
+                                        "a fault breaks one rule")
+            seen[name] = rule.id
+
+
+def _digest(openapi: dict[str, Any], catalogue: dict[str, Any]) -> str:
+    """What a target is judged by, hashed: the parsed OpenAPI document and rule catalogue, less
+    the fault bindings (``faults``, ``derived_rules``), which prove the harness and never change
+    a verdict. Parsed, not raw bytes: a comment or a reflowed line changes no verdict either, so
+    it leaves recorded cassettes current."""
+    judged = {**catalogue, "rules": [{k: v for k, v in rule.items() if k != "faults"} for rule in catalogue["rules"]]}
+    judged.pop("derived_rules", None)
+    text = json.dumps([openapi, judged], sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()

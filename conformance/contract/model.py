@@ -47,6 +47,9 @@ class Rule:
     standard: str | None = None
     # Gaps the rule rests on: it is checked only where a target setting resolves each of them.
     depends_on: tuple[str, ...] = ()
+    # The service package's hand-written faults that break this rule, by name (rules.yaml binds
+    # them; a fault in Python never names the rule it breaks).
+    faults: tuple[str, ...] = ()
 
     @property
     def basis(self) -> str:
@@ -115,6 +118,11 @@ class Contract:
     digest: str = ""
     # The rules.yaml it was loaded from: errors found later (a rule's params) name it.
     rules_file: str = ""
+
+    def fault_bindings(self) -> dict[str, str]:
+        """Each hand-written fault's name -> the id of the rule it breaks (rules.yaml's ``faults``);
+        the loader has checked that no name is bound twice."""
+        return {name: rule.id for rule in self.rules for name in rule.faults}
 
     def rule(self, rule_id: str) -> Rule:
         for rule in self.rules:

@@ -10,16 +10,22 @@ from typing import Any
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
 
-__all__ = ["Fault", "FaultySimulator", "Variant", "fault", "json_edit", "on_request", "on_response",
+__all__ = ["Fault", "FaultySimulator", "Variant", "derived_fault", "fault", "json_edit", "on_request", "on_response",
            "request_json_edit", "variant"]
 
 
 @dataclass(frozen=True)
 class Fault:
+    """A small, named deviation applied to a simulator, meant to break one rule.
+
+    ``breaks`` is the id of that rule. A service's hand-written fault is created without it:
+    rules.yaml binds the fault's name to its rule (``faults: [...]``) and the core fills it in
+    (``conformance.services.faults_for``); only faults the core derives from a rule carry it."""
+
     name: str
-    breaks: str  # the rule id the fault is meant to break
     description: str
     apply: Callable[[Simulator], Simulator]
+    breaks: str = ""
 
 
 @dataclass(frozen=True)
@@ -89,9 +95,20 @@ def json_edit(body: bytes, edit: Callable[[Any], Any]) -> bytes:
     return json.dumps(edit(data)).encode()
 
 
-def fault(name: str, breaks: str, description: str) -> Callable[[Callable[[Simulator], Simulator]], Fault]:
+def fault(name: str, description: str) -> Callable[[Callable[[Simulator], Simulator]], Fault]:
+    """A service's hand-written fault; the rule it breaks is bound in rules.yaml by ``name``."""
+
     def make(apply: Callable[[Simulator], Simulator]) -> Fault:
-        return Fault(name, breaks, description, apply)
+        return Fault(name, description, apply)
+
+    return make
+
+
+def derived_fault(name: str, breaks: str, description: str) -> Callable[[Callable[[Simulator], Simulator]], Fault]:
+    """A fault the core derives from the rule ``breaks`` (the rule is data the core reads)."""
+
+    def make(apply: Callable[[Simulator], Simulator]) -> Fault:
+        return Fault(name, description, apply, breaks)
 
     return make
 

@@ -43,7 +43,7 @@ from urllib.parse import parse_qsl, unquote, urlencode
 from conformance.auth.variants import INVALID_CREDENTIAL, render, scheme_location
 from conformance.contract import Contract, Rule
 from conformance.contract.derive import FORMAT_MISSES, MISSING, field_probes
-from conformance.faults.base import Fault, fault, on_request, on_response
+from conformance.faults.base import Fault, derived_fault, on_request, on_response
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
 
@@ -122,7 +122,7 @@ def generic_faults(contract: Contract) -> list[Fault]:
     for rule in contract.rules:
         status = (rule.violation or {}).get("status")
         if rule.kind == "auth" and status in (401, 403):
-            faults.append(fault(
+            faults.append(derived_fault(
                 f"refusal-as-404:{rule.id.split('.', 1)[1]}", rule.id,
                 f"the documented {status} refusal of {rule.operation or 'every operation'} is answered 404",
             )(_refusal_as_404(rule, int(status))))
@@ -137,7 +137,7 @@ def generic_faults(contract: Contract) -> list[Fault]:
             continue
         if not allowed or not all(isinstance(v, str) for v in allowed):
             continue
-        faults.append(fault(
+        faults.append(derived_fault(
             f"enum-near-miss:{rule.id.split('.', 1)[1]}", rule.id,
             f"{rule.operation} takes a near miss of a listed {rule.where} (a letter short, a plural) "
             "for the listed value, while refusing a plainly foreign one",
@@ -281,11 +281,11 @@ def derived_faults(contract: Contract) -> list[Fault]:
         if rule.kind == "fields" and rule.operation:
             where = _leniency_point(contract, rule)
             if where:
-                faults.append(fault(f"lenient-field:{short}", rule.id,
+                faults.append(derived_fault(f"lenient-field:{short}", rule.id,
                                     f"{rule.operation} does not validate {where}: any value is taken")(
                     _lenient(rule, where, contract.request_example(rule.operation))))
         elif rule.kind == "body" and rule.operation:
-            faults.append(fault(f"broken-body-500:{short}", rule.id,
+            faults.append(derived_fault(f"broken-body-500:{short}", rule.id,
                                 f"{rule.operation} answers a body that is not JSON with 500")(_crash_on_unparsable(rule)))
     seen_ops: set[str] = set()
     for rule in contract.rules:
@@ -295,7 +295,7 @@ def derived_faults(contract: Contract) -> list[Fault]:
             contract, contract.response_schema(rule.operation, status) or {})]
         if members:
             seen_ops.add(rule.operation)
-            faults.append(fault(f"bad-format:{rule.id.split('.', 1)[1]}", rule.id,
+            faults.append(derived_fault(f"bad-format:{rule.id.split('.', 1)[1]}", rule.id,
                                 f"{rule.operation} answers {', '.join('.'.join(p) for p, _ in members)} "
                                 "with a value outside the documented format")(_bad_format(rule, members)))
     return faults
@@ -336,32 +336,49 @@ def credential_faults(contract: Contract) -> list[Fault]:
         if rule.kind == "auth" and (rule.params.get("as") or {}).get("invalid"):
             wrap = _any_well_formed(contract, rule)
             if wrap is not None:
-                faults.append(fault(f"any-well-formed-credential:{rule.id.split('.', 1)[1]}", rule.id,
+                faults.append(derived_fault(f"any-well-formed-credential:{rule.id.split('.', 1)[1]}", rule.id,
                                     "any credential in the documented form is taken as a valid one")(wrap))
     return faults
 
 
-def _answer(rule: Rule, status: int) -> Callable[[Simulator], Simulator]:
+def _answer(rule: Rule, status: int, headers: dict[str, str] | None = None) -> Callable[[Simulator], Simulator]:
     on_operation = _on_operation(rule)
 
     def after(request: Request, response: Response) -> Response:
-        return Response.json_response(status, {"message": "conformance fault"}) if on_operation(request) else response
+        if not on_operation(request):
+            return response
+        return Response.json_response(status, {"message": "conformance fault"}, headers)
 
     return on_response(after)
 
 
 def mistake_faults(contract: Contract) -> list[Fault]:
     """For each gap probe sending a body that is not JSON: a server crashing on it."""
-    return [fault(f"crash-on-mistake:{r.id.split('.', 1)[1]}", r.id, "a body that is not JSON is answered 500")(
+    return [derived_fault(f"crash-on-mistake:{r.id.split('.', 1)[1]}", r.id, "a body that is not JSON is answered 500")(
         _crash_on_unparsable(r)) for r in contract.rules
         if r.params.get("check") == "gap-probe" and r.params.get("body") == "malformed-json"]
 
 
 def route_faults(contract: Contract) -> list[Fault]:
+    """For every ``route-served`` rule: the route missing (404, unless the rule reads a 404 as
+    "none for this id") and the listed method missing (405 naming another method in Allow), each
+    where the rule's ``missing_statuses`` lists it; for the first, a crash (500)."""
     served = [r for r in contract.rules if r.params.get("check") == "route-served" and r.operation]
     faults: list[Fault] = []
+    for rule in served:
+        short = rule.id.split(".", 1)[1]
+        missing = set(rule.params.get("missing_statuses") or ())
+        if 404 in missing and 404 not in (rule.params.get("none_statuses") or ()):
+            faults.append(derived_fault(f"route-missing:{short}", rule.id,
+                                        f"{rule.operation} answers 404 (the listed route is missing)")(
+                _answer(rule, 404)))
+        if 405 in missing:
+            other = "GET" if rule.method != "GET" else "POST"
+            faults.append(derived_fault(f"method-missing:{short}", rule.id,
+                                        f"{rule.operation} answers 405; the route serves only {other}")(
+                _answer(rule, 405, {"allow": other})))
     if served:
         rule = served[0]
-        faults.append(fault(f"route-crash:{rule.id.split('.', 1)[1]}", rule.id,
-                            f"{rule.operation} answers 500")(_answer(rule, 500)))
+        faults.append(derived_fault(f"route-crash:{rule.id.split('.', 1)[1]}", rule.id,
+                                    f"{rule.operation} answers 500")(_answer(rule, 500)))
     return faults

@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -29,7 +30,7 @@ from conformance.settings import RunSettings
 from conformance.simulators.base import Clock, Simulator
 from conformance.targets.base import Target, make_target
 
-__all__ = ["ServicePackage", "ServicePackageError", "create_simulator", "fault_decorator", "faults_for",
+__all__ = ["ServicePackage", "ServicePackageError", "bound_faults", "create_simulator", "fault_decorator", "faults_for",
            "load_service", "service_packages", "target_for", "variants_for"]
 
 _CACHE: dict[str, ServicePackage] = {}
@@ -78,8 +79,28 @@ def create_simulator(service: str, clock: Clock | None = None, **options: str) -
 
 
 def faults_for(service: str) -> list[Fault]:
-    """The service's own faults, then the generic ones its contract implies (faults/generic.py)."""
-    return [*load_service(service).faults, *generic_faults(load_contract(service))]
+    """The service's own faults, each bound by rules.yaml to the rule it breaks, then the ones
+    the core derives from its contract (faults/generic.py)."""
+    contract = load_contract(service)
+    return [*bound_faults(service, contract), *generic_faults(contract)]
+
+
+def bound_faults(service: str, contract: Contract) -> list[Fault]:
+    """The package's hand-written faults with ``breaks`` filled from rules.yaml. A fault no rule
+    names, or a name no fault has, is a harness error naming it: a fault that proves nothing, or
+    a rule whose proof is gone, never passes quietly."""
+    bindings = contract.fault_bindings()
+    package = load_service(service).faults
+    names = {f.name for f in package}
+    unbound = sorted(names - set(bindings))
+    if unbound:
+        raise ServicePackageError(f"{service}: faults {', '.join(unbound)} are bound to no rule "
+                                  f"(add `faults: [name]` to the rule each breaks in {contract.rules_file})")
+    unknown = sorted(set(bindings) - names)
+    if unknown:
+        raise ServicePackageError(f"{service}: {contract.rules_file} binds {', '.join(unknown)}, "
+                                  f"not a fault of conformance/services/{service}/")
+    return [replace(f, breaks=bindings[f.name]) for f in package]
 
 
 def variants_for(service: str) -> list[Variant]:

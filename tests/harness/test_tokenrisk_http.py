@@ -15,7 +15,7 @@ import pytest
 from conformance.contract import load_contract
 from conformance.errors import SkipKind
 from conformance.runner import PASSED, SKIPPED, Outcome, collect_cases, run_case
-from conformance.services.tokenrisk.faults import FAULTS
+from conformance.services import faults_for
 from conformance.services.tokenrisk.simulator import TokenRiskSimulator
 from conformance.settings import RunSettings, env_name
 from conformance.simulators.base import Clock, Simulator
@@ -54,7 +54,8 @@ def test_configured_ledger_on_a_missing_route_is_never_a_pass(monkeypatch: pytes
     # A 404 with a configured value reads two ways (the value is wrong, or the route is gone):
     # the rule is skipped as a stale setting naming the variable and both readings, which makes
     # the run incomplete; the in-process kill matrix, with the default value, fails the rule.
-    missing: Callable[[Simulator], Simulator] = next(f.apply for f in FAULTS if f.breaks == LOGIN)
+    missing: Callable[[Simulator], Simulator] = next(f.apply for f in faults_for(SERVICE)
+                                                      if f.breaks == LOGIN and f.name.startswith("route-missing:"))
     outcome = _login_outcome(missing(TokenRiskSimulator(Clock())), monkeypatch, LEDGER="solana")
     assert outcome.status == SKIPPED and outcome.skip_kind == SkipKind.STALE_SETTING, outcome.message
     assert "CONFORMANCE_TOKENRISK_LEDGER='solana'" in outcome.message

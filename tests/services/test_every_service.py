@@ -29,7 +29,7 @@ from conformance.contract import load_contract
 from conformance.contract.loader import available_services, schemas_dir
 from conformance.errors import SkipKind
 from conformance.runner import collect_cases, run_case
-from conformance.services import create_simulator, faults_for, load_service, service_packages, target_for
+from conformance.services import bound_faults, create_simulator, faults_for, load_service, service_packages, target_for
 from conformance.settings import ALLOWANCES, Limits, RunSettings, env_name
 from conformance.simulators.base import Clock
 from conformance.transport.model import Request
@@ -55,7 +55,7 @@ def test_service_package_is_uniform(service: str) -> None:
     rule_ids = {r.id for r in contract.rules}
     assert package.id == service
     assert package.credentials(), "the simulator seeds no credentials"
-    for fault in package.faults:
+    for fault in bound_faults(service, contract):  # rules.yaml binds each hand-written fault
         assert fault.breaks in rule_ids, f"fault {fault.name} breaks unknown rule {fault.breaks}"
     names = [f.name for f in package.faults] + [v.name for v in package.variants]
     assert len(names) == len(set(names)), "fault and variant names must be distinct"

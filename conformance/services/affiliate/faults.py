@@ -273,7 +273,6 @@ def _refuse_relationship(request: Request) -> Request:
     return request
 
 
-_T = "affiliate.conversions"
 def _odd_id_crashes(request: Request, response: Response) -> Response:
     # Only ids holding characters no id the simulator issues has: what a fuzzer sends.
     tail = request.path.rsplit("/", 1)[-1]
@@ -305,88 +304,88 @@ def _refuse_resource_type(path: str, kind: str) -> Callable[[Simulator], Simulat
     return on_request(before)
 
 FAULTS: list[Fault] = [
-    fault("offer-group-filter-refused", "affiliate.conversions.resource-types-accepted",
+    fault("offer-group-filter-refused",
           "a conversion filter of resource type offer_group is refused")(_refuse_resource_type(_REPORT, "offer_group")),
-    fault("device-make-filter-refused", "affiliate.clicks.resource-types-accepted",
+    fault("device-make-filter-refused",
           "a click filter of resource type device_make is refused")(_refuse_resource_type(_CLICKS, "device_make")),
-    fault("ruleset-text-accepted", "affiliate.request-fields.post-v1-networks-campaigns",
+    fault("ruleset-text-accepted",
           "a redirect's ruleset sent as a string is accepted (dropped)")(
         _body("POST", _CAMPAIGNS, _drop_text_ruleset)),
-    fault("odd-conversion-id-500", "affiliate.generic.responses-documented",
+    fault("odd-conversion-id-500",
           "a conversion lookup with an id of odd characters crashes with 500")(on_response(_odd_id_crashes)),
-    fault("window-unbounded", f"{_T}.window-start", "a from before the previous 365 days is served with its old rows")(
+    fault("window-unbounded", "a from before the previous 365 days is served with its old rows")(
         _rules(window_days=100_000)),
-    fault("old-from-500", f"{_T}.window-start", "a from before the window crashes (500)")(
+    fault("old-from-500", "a from before the window crashes (500)")(
         on_response(_old_from_crashes)),
-    fault("first-page-misstated", f"{_T}.paging-walk", "the answer without a page number states page 2")(
+    fault("first-page-misstated", "the answer without a page number states page 2")(
         on_response(_first_page_misstated)),
-    fault("payout-as-text", f"{_T}.report-shape", "a row's payout is a string, not the documented number")(
+    fault("payout-as-text", "a row's payout is a string, not the documented number")(
         _answer("POST", _REPORT, _payout_text)),
-    fault("span-366-days", f"{_T}.span-limit", "a 366-day span is accepted")(_rules(span_days=366)),
-    fault("filters-one-type-anded", f"{_T}.filters-combine", "filters of one type combine with AND")(
+    fault("span-366-days", "a 366-day span is accepted")(_rules(span_days=366)),
+    fault("filters-one-type-anded", "filters of one type combine with AND")(
         _rules(same_type=all)),
-    fault("filters-two-types-ored", f"{_T}.filters-combine", "filters of different types combine with OR")(
+    fault("filters-two-types-ored", "filters of different types combine with OR")(
         _rules(across_types=any)),
-    fault("scrub-default-true", f"{_T}.show-only-defaults", "show_only_scrub defaults to true")(
+    fault("scrub-default-true", "show_only_scrub defaults to true")(
         _attr(show_only_defaults={"show_only_scrub": True})),
-    fault("total-count-of-page", f"{_T}.paging-walk", "paging.total_count is the page's row count")(
+    fault("total-count-of-page", "paging.total_count is the page's row count")(
         _answer("POST", _REPORT, _paging(_total_of_page))),
-    fault("page-repeats-row", f"{_T}.paging-walk", "each page starts with the previous page's last row")(_repeat_row),
-    fault("datetime-refused", f"{_T}.date-formats", "from/to as YYYY-mm-DD hh:mm:ss are refused")(
+    fault("page-repeats-row", "each page starts with the previous page's last row")(_repeat_row),
+    fault("datetime-refused", "from/to as YYYY-mm-DD hh:mm:ss are refused")(
         _body("POST", _REPORT, _stamp_to_date)),
-    fault("from-optional", f"{_T}.from-required", "a report without from covers the last days")(
+    fault("from-optional", "a report without from covers the last days")(
         _body("POST", _REPORT, _set_default("from", "2027-01-10"))),
-    fault("timezone-string-accepted", f"{_T}.timezone-type", "a string timezone_id is read as 90")(
+    fault("timezone-string-accepted", "a string timezone_id is read as 90")(
         _body("POST", _REPORT, _map_member("timezone_id", {"ninety": 90}))),
-    fault("status-outside-enum", f"{_T}.report-shape", "a row has status void")(_answer("POST", _REPORT, _status_void)),
-    fault("export-format-optional", "affiliate.export.format-required", "an export without format is json")(
+    fault("status-outside-enum", "a row has status void")(_answer("POST", _REPORT, _status_void)),
+    fault("export-format-optional", "an export without format is json")(
         _body("POST", _REPORT + "/export", _set_default("format", "json"))),
-    fault("export-format-xml", "affiliate.export.format-enum", "format xml is accepted (as json)")(
+    fault("export-format-xml", "format xml is accepted (as json)")(
         _body("POST", _REPORT + "/export", _map_member("format", {"zz-not-listed": "json"}))),
-    fault("export-drops-row", "affiliate.export.rows-match", "the export loses its last row")(
+    fault("export-drops-row", "the export loses its last row")(
         on_response(_drop_export_row)),
-    fault("conversion-id-31-chars", "affiliate.conversion.id-length", "a 31-character id finds the conversion")(
+    fault("conversion-id-31-chars", "a 31-character id finds the conversion")(
         _prefix_id),
-    fault("conversion-other-row", "affiliate.conversion.get-by-id", "an id fetches the next conversion")(
+    fault("conversion-other-row", "an id fetches the next conversion")(
         _other_conversion),
-    fault("email-oldest-100", "affiliate.email.latest-100", "the email endpoint gives the oldest 100 of the year")(
+    fault("email-oldest-100", "the email endpoint gives the oldest 100 of the year")(
         _oldest_email),
-    fault("click-span-15-days", "affiliate.clicks.span-limit", "a 15-day click span is accepted")(
+    fault("click-span-15-days", "a 15-day click span is accepted")(
         _rules(click_span_days=15)),
-    fault("clicks-5001", "affiliate.clicks.cap", "5001 clicks are returned")(_rules(click_cap=5001)),
-    fault("converted-clicks-purged", "affiliate.clicks.retention", "clicks with conversions go after 3 months")(
+    fault("clicks-5001", "5001 clicks are returned")(_rules(click_cap=5001)),
+    fault("converted-clicks-purged", "clicks with conversions go after 3 months")(
         lambda sim: _purge_converted(sim)),
-    fault("click-from-optional", "affiliate.clicks.from-required", "a click stream without from covers a day")(
+    fault("click-from-optional", "a click stream without from covers a day")(
         _body("POST", _CLICKS, _set_default("from", "2027-01-14 00:00:00"))),
-    fault("trending-on-cvr", "affiliate.dashboard.cards-shape", "cvr carries trending_percentage")(
+    fault("trending-on-cvr", "cvr carries trending_percentage")(
         _answer("POST", "/v1/affiliates/dashboard/summary", _trending_on_cvr)),
-    fault("zip-compressed-refused", "affiliate.upload.unzip-mime",
+    fault("zip-compressed-refused",
           "unzip refuses application/x-zip-compressed")(on_request(_zip_compressed_refused)),
-    fault("upload-urls-bare", "affiliate.upload.shape", "urls are bare strings")(
+    fault("upload-urls-bare", "urls are bare strings")(
         _answer("POST", "/v1/networks/uploads/temp", _bare_urls)),
-    fault("put-keeps-omitted", "affiliate.campaigns.put-replaces", "a PUT keeps an optional field it omits")(
+    fault("put-keeps-omitted", "a PUT keeps an optional field it omits")(
         _attr(put_merges=True)),
-    fault("kpi-without-metric", "affiliate.campaigns.kpi-metric", "kpi routing without metric is accepted")(
+    fault("kpi-without-metric", "kpi routing without metric is accepted")(
         _body("POST", _CAMPAIGNS, _kpi_metric)),
-    fault("priority-without-routing-value", "affiliate.campaigns.routing-value-required",
+    fault("priority-without-routing-value",
           "priority routing without routing_value is accepted")(_body("POST", _CAMPAIGNS, _routing_value)),
-    fault("status-any", "affiliate.campaigns.status-enum", "any campaign_status is accepted (as paused)")(
+    fault("status-any", "any campaign_status is accepted (as paused)")(
         _body("POST", _CAMPAIGNS, _map_member("campaign_status", {"zz-not-listed": "paused"}))),
-    fault("created-name-lost", "affiliate.campaigns.create-roundtrip", "the create answer renames the smart link")(
+    fault("created-name-lost", "the create answer renames the smart link")(
         _answer("POST", _CAMPAIGNS, _lose_name)),
-    fault("list-labels-as-text", "affiliate.campaigns.list-shape", "the list gives labels as one string")(
+    fault("list-labels-as-text", "the list gives labels as one string")(
         _answer("GET", _CAMPAIGNS, _labels_text)),
-    fault("goal-as-text", "affiliate.campaigns.get-shape", "a smart link's optimization_goal is a string, not an int")(
+    fault("goal-as-text", "a smart link's optimization_goal is a string, not an int")(
         _answer("GET", _CAMPAIGNS + "/1", _goal_text)),
-    fault("empty-upload-answer-ill-formed", "affiliate.observe.bodies-without-members",
+    fault("empty-upload-answer-ill-formed",
           "the answer to an upload without members is truncated JSON")(on_response(_empty_upload_ill_formed)),
-    fault("put-refused", "affiliate.campaigns.put-replaces", "every PUT, even one with all fields, is refused")(
+    fault("put-refused", "every PUT, even one with all fields, is refused")(
         on_response(_put_refused)),
-    fault("relationship-redirects-refused", "affiliate.campaigns.relationship-values",
+    fault("relationship-redirects-refused",
           "relationship=redirects is refused")(on_request(_refuse_relationship)),
-    fault("key-optional", "affiliate.auth.key-required", "a request without a key is served")(
+    fault("key-optional", "a request without a key is served")(
         on_request(_no_key_needed)),
-    fault("any-key", "affiliate.auth.invalid-key", "any key is accepted")(on_request(_any_key)),
+    fault("any-key", "any key is accepted")(on_request(_any_key)),
 ]
 
 

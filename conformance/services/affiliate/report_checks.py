@@ -33,7 +33,6 @@ from conformance.transport.model import Exchange
 
 __all__: list[str] = []
 
-CONFLICT = "affiliate.conflict.conversion-range"
 ABSENT = "conformance-absent-value"
 
 
@@ -150,9 +149,9 @@ def _contested(ctx: CheckContext, exchange: Exchange, why: str) -> None:
     """At 366 days in a year holding 29 February: 400 is the 365-day reading, 2xx one year."""
     status = exchange.response.status
     if status == 400:
-        ctx.observe(CONFLICT, 0)
+        ctx.observed(0)
     elif status in success_statuses(ctx.contract, REPORT):
-        ctx.observe(CONFLICT, 1)
+        ctx.observed(1)
     else:
         expect_status(ctx.rule.id, exchange, {400, *success_statuses(ctx.contract, REPORT)}, why)
 
@@ -189,12 +188,12 @@ def window_start(ctx: CheckContext) -> None:
     if _year_back(end) == past:  # one year back is a day further: the readings differ there
         probe = _send(ctx, past, past + timedelta(days=span))
         if 400 <= probe.response.status < 500:
-            ctx.observe(CONFLICT, 0)
+            ctx.observed(0)
         else:  # served: whether that day's rows come too cannot be told apart from clipping
             _before_window(ctx, probe, past, f"from {days + 1} days back, exactly one year")
         edge = past
     else:
-        ctx.observe(CONFLICT, 0, 1)  # the two readings coincide at this date
+        ctx.observed(0, 1)  # the two readings coincide at this date
     start = edge - timedelta(days=ctx.rule.params["probe_days"])
     _before_window(ctx, _send(ctx, start, edge), edge,
                    f"from {ctx.rule.params['probe_days']} days before the previous {days} days")
@@ -217,4 +216,4 @@ def span_limit(ctx: CheckContext) -> None:
         expect_status(ctx.rule.id, _send(ctx, start, longer + timedelta(days=1)), 400, "a span above one year")
     else:
         expect_status(ctx.rule.id, probe, 400, f"a span of {days + 1} days")
-        ctx.observe(CONFLICT, 0, 1)
+        ctx.observed(0, 1)

@@ -164,79 +164,79 @@ def _empty_estimate_for_odd_bytecode(request: Request, response: Response) -> Re
 
 
 FAULTS: list[Fault] = [
-    fault("accepts-two-part-key", "contracts.auth.key-two-parts",
+    fault("accepts-two-part-key",
           "PREFIX:ID without the secret is completed with the secret and accepted")(
         _key_edit(lambda p: p + [SECRET] if len(p) == 2 else p)),
-    fault("accepts-empty-id", "contracts.auth.key-empty-id", "an empty ID part is filled in and accepted")(
+    fault("accepts-empty-id", "an empty ID part is filled in and accepted")(
         _key_edit(lambda p: [p[0], KEY_ID, *p[2:]] if len(p) == 3 and not p[1] else p)),
-    fault("accepts-empty-secret", "contracts.auth.key-empty-secret", "an empty SECRET part is accepted")(
+    fault("accepts-empty-secret", "an empty SECRET part is accepted")(
         _key_edit(lambda p: p[:2] + [SECRET] if len(p) == 3 and not p[2] else p)),
-    fault("accepts-extra-part", "contracts.auth.key-extra-part", "parts after the third are ignored")(
+    fault("accepts-extra-part", "parts after the third are ignored")(
         _key_edit(lambda p: p[:3])),
-    fault("secret-not-checked", "contracts.auth.key-wrong-secret", "the SECRET part is not checked")(
+    fault("secret-not-checked", "the SECRET part is not checked")(
         _key_edit(lambda p: p[:2] + [SECRET] if len(p) == 3 and all(p) else p)),
-    fault("accepts-missing-key", "contracts.auth.key-required",
+    fault("accepts-missing-key",
           "a call without Authorization is served as the default account")(on_request(_no_key_default)),
-    fault("ping-requires-auth", "contracts.ping.no-auth", "ping without authorization answers 401")(
+    fault("ping-requires-auth", "ping without authorization answers 401")(
         on_response(_ping_needs_key)),
-    fault("accepts-1001-char-signature", "contracts.estimate-bytecode.constructor-signature-length",
+    fault("accepts-1001-char-signature",
           "a constructorSignature of 1001 characters is cut to 1000 and accepted")(
         _body_edit(BYTECODE, _clip_signature)),
-    fault("accepts-wallet-with-blockchain", "contracts.estimate.source-exclusive",
+    fault("accepts-wallet-with-blockchain",
           "walletId together with blockchain/sourceAddress is accepted (walletId ignored)")(
         _body_edit("/v1/w3s/", _one_form)),
-    fault("accepts-neither-form", "contracts.estimate.source-required",
+    fault("accepts-neither-form",
           "a body with neither walletId nor blockchain + sourceAddress gets a default wallet")(
         _body_edit("/v1/w3s/", _no_form)),
-    fault("fee-as-number", "contracts.fees.shape", "medium.gasLimit is returned as a number")(on_response(_fees_edit)),
-    fault("refuses-wallet-form", "contracts.fees.shape", "the walletId form is refused with 400")(
+    fault("fee-as-number", "medium.gasLimit is returned as a number")(on_response(_fees_edit)),
+    fault("refuses-wallet-form", "the walletId form is refused with 400")(
         on_response(_wallet_refused)),
-    fault("create-date-without-zone", "contracts.contract.timestamps-utc", "createDate carries no UTC designator")(
+    fault("create-date-without-zone", "createDate carries no UTC designator")(
         _record_edit(_set("createDate", "2027-01-15T08:00:00"))),
-    fault("blockchain-outside-enum", "contracts.contract.blockchain-enum", "the record says blockchain SOL")(
+    fault("blockchain-outside-enum", "the record says blockchain SOL")(
         _record_edit(_set("blockchain", "SOL"))),
-    fault("wallet-id-not-uuid", "contracts.contract.ids-uuid", "deployerWalletID is not a UUID")(
+    fault("wallet-id-not-uuid", "deployerWalletID is not a UUID")(
         _record_edit(_set("deployerWalletID", "wallet-1"))),
-    fault("tx-hash-not-hex", "contracts.contract.hex-strings", "txHash is 'pending'")(
+    fault("tx-hash-not-hex", "txHash is 'pending'")(
         _record_edit(_set("txHash", "pending"))),
-    fault("abi-json-not-json", "contracts.contract.abi-json", "abiJson is not JSON")(
+    fault("abi-json-not-json", "abiJson is not JSON")(
         _record_edit(_set("abiJson", "ERC20 standard ABI"))),
-    fault("event-anonymous-string", "contracts.contract.abi-entries", "event entries carry anonymous as a string")(
+    fault("event-anonymous-string", "event entries carry anonymous as a string")(
         _record_edit(_anonymous_as_string)),
-    fault("drops-implementation-contract", "contracts.contract.shape", "the record lacks implementationContract")(
+    fault("drops-implementation-contract", "the record lacks implementationContract")(
         _record_edit(lambda r: r.pop("implementationContract", None) and None)),
-    fault("serves-malformed-id", "contracts.contract.malformed-id",
+    fault("serves-malformed-id",
           "an id that is no UUID is read as the seeded contract")(
         on_request(_malformed_served)),
-    fault("accepts-empty-bytecode", "contracts.estimate-bytecode.bytecode-length", "an empty bytecode is read as 00")(
+    fault("accepts-empty-bytecode", "an empty bytecode is read as 00")(
         _body_edit(BYTECODE, lambda b: {**b, "bytecode": "00"} if b.get("bytecode") == "" else b)),
-    fault("accepts-missing-bytecode", "contracts.estimate-bytecode.bytecode-required",
+    fault("accepts-missing-bytecode",
           "a body without bytecode gets a default one")(
         _body_edit(BYTECODE, lambda b: {"bytecode": "0x00", **b})),
-    fault("other-constructor-default", "contracts.estimate-bytecode.defaults",
+    fault("other-constructor-default",
           "an omitted constructorSignature defaults to constructor(uint256 supply)")(
         _body_edit(BYTECODE, _other_default)),
-    fault("template-accepts-any-chain", "contracts.estimate-template.blockchain-enum",
+    fault("template-accepts-any-chain",
           "the template estimate reads an unlisted blockchain as ETH")(_body_edit(TEMPLATE, _any_chain)),
-    fault("bytecode-accepts-any-chain", "contracts.estimate-bytecode.blockchain-enum",
+    fault("bytecode-accepts-any-chain",
           "the bytecode estimate reads an unlisted blockchain as ETH")(_body_edit(BYTECODE, _any_chain)),
-    fault("coerces-constructor-parameters", "contracts.estimate-bytecode.invalid-rejected",
+    fault("coerces-constructor-parameters",
           "constructorParameters of another type is read as []")(
         _body_edit(BYTECODE, _coerce("constructorParameters", list, []))),
-    fault("coerces-template-parameters", "contracts.estimate-template.template-parameters-type",
+    fault("coerces-template-parameters",
           "templateParameters of another type is read as {}")(
         _body_edit(TEMPLATE, _coerce("templateParameters", dict, {}))),
-    fault("refuses-request-id", "contracts.request-id.accepted", "a call carrying X-Request-Id is refused with 400")(
+    fault("refuses-request-id", "a call carrying X-Request-Id is refused with 400")(
         on_response(_trace_refused)),
-    fault("list-not-served", "contracts.unshown.list-served", "GET list contracts answers 404")(
+    fault("list-not-served", "GET list contracts answers 404")(
         on_response(_list_missing)),
-    fault("update-without-key", "contracts.unshown.update-key", "PATCH update serves calls without the key")(
+    fault("update-without-key", "PATCH update serves calls without the key")(
         on_request(_patch_without_key)),
     # Issue 21: 422-for-non-hex-bytecode became an allowed variant (the document lists 400 for the
     # estimates, not as the only refusal; which values are refused is not shown).
-    fault("empty-estimate-for-odd-bytecode", "contracts.estimate-bytecode.valid-accepted",
+    fault("empty-estimate-for-odd-bytecode",
           "bytecode that is not hex digits is answered 200 with an empty data object, no fee estimate")(
         on_response(_empty_estimate_for_odd_bytecode)),
-    fault("crashes-on-bad-abi-json", "contracts.generic.responses-documented",
+    fault("crashes-on-bad-abi-json",
           "an abiJson that does not parse crashes the bytecode estimate with 500")(on_response(_crash_on_bad_abi)),
 ]

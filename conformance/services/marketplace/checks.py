@@ -135,7 +135,7 @@ def url_shape(ctx: CheckContext) -> None:
     served = [i for i, ex in enumerate((as_shown, by_shop)) if 200 <= ex.response.status < 300]
     expect(bool(served), ctx.rule.id, "getListingsByShop is served at neither reading of its path", exchange=as_shown,
            expected="a 2xx at /listings or at /shop/{shop_id}/listings")
-    ctx.observe("marketplace.conflict.listings-by-shop-path", *served)
+    ctx.observed(*served)
 
 
 @named("marketplace/ids-in-path", params={"headers": _STRINGS}, required=("headers",))
@@ -160,7 +160,7 @@ def delete_listing_image(ctx: CheckContext) -> None:
     again = call(ctx, DELETE, path_values=values)
     expect(again.response.status < 500, ctx.rule.id, "deleting the deleted image again crashed", exchange=again,
            expected="any answer below 500")
-    ctx.observe("marketplace.gap.delete-again", f"a second delete answered {again.response.status}")
+    ctx.observed(f"a second delete answered {again.response.status}")
 
 
 # -- bodies ----------------------------------------------------------------------------------

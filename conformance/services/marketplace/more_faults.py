@@ -72,25 +72,25 @@ def _listings_off_v3(request: Request) -> Request:
 
 
 MORE_FAULTS: list[Fault] = [
-    fault("user-prefix-refused", "marketplace.auth.bearer-format",
+    fault("user-prefix-refused",
           "Bearer <USER_ID>.<ACCESS_TOKEN> is refused on getShopReceipts")(on_response(_user_prefix_refused)),
-    fault("count-as-text", "marketplace.collections.shape",
+    fault("count-as-text",
           "a collection's count is a string")(_ok_json(lambda r: r.method == "GET", _count_as_text)),
-    fault("redirect-without-code", "marketplace.oauth.connect-redirect",
+    fault("redirect-without-code",
           "a granted authorization redirects back without the code")(
         _location_edit(lambda q: {k: v for k, v in q.items() if k != "code"})),
-    fault("form-charset-refused", "marketplace.endpoint.create-draft-listing",
+    fault("form-charset-refused",
           "createDraftListing refuses the form content type with charset=utf-8 (415)")(
         on_response(_charset_refused)),
-    fault("state-capitalised", "marketplace.listings.state-values",
+    fault("state-capitalised",
           "listings show their state capitalised (Active), outside the list")(
         _ok_json(_is_listings, _capitalised_state)),
-    fault("client-id-optional", "marketplace.oauth.token-fields-required",
+    fault("client-id-optional",
           "the token request without client_id is served as the application's")(
         _token_form_edit(client_id=SIM_CLIENT_ID)),
-    fault("redirect-uri-not-compared", "marketplace.oauth.token-redirect-uri-match",
+    fault("redirect-uri-not-compared",
           "the token request's redirect_uri is not compared with the authorization request's")(
         _token_form_edit(redirect_uri=SIM_REDIRECT_URI)),
-    fault("listings-off-v3", "marketplace.versioning.v3-paths",
+    fault("listings-off-v3",
           "getListingsByShop is served without /v3")(on_request(_listings_off_v3)),
 ]

@@ -23,7 +23,6 @@ from conformance.transport.model import Exchange
 
 __all__: list[str] = []
 
-_KEY_CONFLICT = "marketplace.conflict.connect-api-key"
 _TRIGGER = {"trigger": {"type": "object", "additionalProperties": {"type": "string"}, "minProperties": 1}}
 
 
@@ -44,7 +43,7 @@ def granted(ctx: CheckContext, client: OAuthClient | None = None) -> tuple[OAuth
     query = client.authorization_query(pkce)
     exchange, with_key = connect(client, query)
     redirect = client.expect_code(exchange, query, pkce)
-    ctx.observe(_KEY_CONFLICT, 0 if with_key else 1)
+    ctx.observed(0 if with_key else 1)
     return client, pkce, redirect
 
 

@@ -153,7 +153,7 @@ def filter_states(ctx: CheckContext) -> list[str]:
         expect(any(name in taken for name in group), ctx.rule.id, f"no name of the state {' or '.join(group)} is "
                "taken by the state filter", exchange=ctx.session.exchanges[-1], expected="at least one of them")
     if groups:
-        ctx.observe("marketplace.gap.inactive-edit", "filter takes " + ", ".join(n for g in groups for n in g
+        ctx.observed("filter takes " + ", ".join(n for g in groups for n in g
                                                                                  if n in taken))
     return taken
 

@@ -27,7 +27,6 @@ __all__: list[str] = []
 CREATE = "POST /accounts"
 GET = "GET /accounts/{email}"
 PATCH = "PATCH /accounts/{email}"
-CONFLICT_READ_ONLY = "outreach.conflict.read-only-input"
 
 
 class Fresh:
@@ -152,7 +151,7 @@ def read_only_create(ctx: CheckContext) -> None:
         if 200 <= probe.response.status < 300:
             stored = (_account(ctx, fresh.last["email"]).response.json() or {}).get(field)
         _judge(ctx, field, sent, probe, stored, shown)
-    ctx.observe(CONFLICT_READ_ONLY, *sorted(shown))
+    ctx.observed(*sorted(shown))
 
 
 @named("outreach/read-only-update", params=_PROBES, required=("probes",))
@@ -167,7 +166,7 @@ def read_only_update(ctx: CheckContext) -> None:
         probe = ctx.call(PATCH, path_values={"email": email}, json_body={field: sent})
         stored = (_account(ctx, email).response.json() or {}).get(field)
         _judge(ctx, field, sent, probe, stored, shown)
-    ctx.observe(CONFLICT_READ_ONLY, *sorted(shown))
+    ctx.observed(*sorted(shown))
 
 
 @named("outreach/update-persists", params={"body": {"type": "object", "minProperties": 1}}, required=("body",))

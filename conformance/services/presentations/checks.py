@@ -36,7 +36,7 @@ def _create(ctx: CheckContext, rule_id: str, **extra: Any) -> tuple[Exchange, st
     body = {**ctx.contract.request_example(CREATE), **extra}
     exchange = ctx.call(CREATE, json_body=body)
     expect_status(rule_id, exchange, success_statuses(ctx.contract, CREATE), "starting a generation")
-    ctx.observe("presentations.conflict.create-status", str(exchange.response.status))
+    ctx.observed(str(exchange.response.status))
     if exchange.response.status == 201 and not exchange.response.body:
         # The documented bodiless 201 (conflict create-status): a conforming answer that names
         # no generationId, so nothing downstream can be polled.
@@ -52,8 +52,9 @@ def _create(ctx: CheckContext, rule_id: str, **extra: Any) -> tuple[Exchange, st
 def _poll(ctx: CheckContext, rule_id: str, generation_id: str) -> tuple[Exchange, dict[str, Any]]:
     """Poll at the advised interval until a final state; at the advised ceiling the harness, like
     the client the document advises, stops: no deadline is documented, so that is a skip."""
-    params = ctx.contract.rule("presentations.lifecycle.reaches-final").params
-    interval, ceiling = params["poll_seconds"], params["ceiling_seconds"]
+    # The document's client advice, which the harness follows as a client; every polling rule
+    # carries it (rules.yaml writes the numbers once, under the anchor &polling).
+    interval, ceiling = ctx.rule.params["poll_seconds"], ctx.rule.params["ceiling_seconds"]
     waited = 0.0
     schema = ctx.contract.response_schema(STATUS, 200)
     assert schema is not None
@@ -84,7 +85,7 @@ def reaches_final(ctx: CheckContext) -> None:
     _poll(ctx, ctx.rule.id, generation_id)
 
 
-@named("presentations/generation-shape")
+@named("presentations/generation-shape", params=_POLLING, required=("poll_seconds", "ceiling_seconds"))
 def generation_shape(ctx: CheckContext) -> None:
     _, generation_id = _create(ctx, ctx.rule.id)
     schema = ctx.contract.response_schema(STATUS, 200)
@@ -97,7 +98,7 @@ def generation_shape(ctx: CheckContext) -> None:
     _poll(ctx, ctx.rule.id, generation_id)  # the final form is validated on the way
 
 
-@named("presentations/warnings-only-on-create")
+@named("presentations/warnings-only-on-create", params=_POLLING, required=("poll_seconds", "ceiling_seconds"))
 def warnings_only_on_create(ctx: CheckContext) -> None:
     """The Generation table says warnings is "only in the create response": every poll of the
     status endpoint, first to final, carries no warnings member."""
@@ -113,7 +114,7 @@ def warnings_only_on_create(ctx: CheckContext) -> None:
 
 
 def _stays(ctx: CheckContext, body: dict[str, Any]) -> None:
-    interval = ctx.contract.rule("presentations.lifecycle.reaches-final").params["poll_seconds"]
+    interval = ctx.rule.params["poll_seconds"]
     for _ in range(ctx.rule.params["extra_polls"]):
         ctx.sleep(interval)
         again = ctx.call(STATUS, path_values={"generationId": body["generationId"]})
@@ -127,7 +128,8 @@ def _stays(ctx: CheckContext, body: dict[str, Any]) -> None:
                expected=f"status {body['status']} again")
 
 
-@named("presentations/final-is-final", params={"extra_polls": {"type": "integer", "minimum": 1}}, required=("extra_polls",))
+@named("presentations/final-is-final", params={**_POLLING, "extra_polls": {"type": "integer", "minimum": 1}},
+       required=("poll_seconds", "ceiling_seconds", "extra_polls"))
 def final_is_final(ctx: CheckContext) -> None:
     _, completed = _completed(ctx, ctx.rule.id)
     _stays(ctx, completed)
@@ -140,7 +142,7 @@ def final_is_final(ctx: CheckContext) -> None:
     _stays(ctx, failed)
 
 
-@named("presentations/completed-fields")
+@named("presentations/completed-fields", params=_POLLING, required=("poll_seconds", "ceiling_seconds"))
 def completed_fields(ctx: CheckContext) -> None:
     exchange, body = _completed(ctx, ctx.rule.id)
     url = body.get("gammaUrl")
@@ -150,7 +152,7 @@ def completed_fields(ctx: CheckContext) -> None:
            "completed generation reports no credits", exchange=exchange, expected="credits object")
 
 
-@named("presentations/export-url")
+@named("presentations/export-url", params=_POLLING, required=("poll_seconds", "ceiling_seconds"))
 def export_url(ctx: CheckContext) -> None:
     formats = ctx.contract.where_schema(CREATE, "body.exportAs")["enum"]
     for export in formats:
@@ -161,7 +163,7 @@ def export_url(ctx: CheckContext) -> None:
                exchange=exchange, expected="exportUrl: URL")
 
 
-@named("presentations/failed-error")
+@named("presentations/failed-error", params=_POLLING, required=("poll_seconds", "ceiling_seconds"))
 def failed_error(ctx: CheckContext) -> None:
     prefix = ctx.credential("FAIL_INPUT")
     _, generation_id = _create(ctx, ctx.rule.id, inputText=prefix + " conformance failure probe")

@@ -110,9 +110,9 @@ def spent_since(ctx: CheckContext, before: dict[str, Any], drift: dict[str, Any]
     return {f: before[f] - after[f] - drift[f] for f in CREDIT_FIELDS}
 
 
-def observe_spent(ctx: CheckContext, gap: str, spent: dict[str, Any], what: str) -> None:
+def observe_spent(ctx: CheckContext, spent: dict[str, Any], what: str) -> None:
     """What ``what`` cost, reported for ``gap`` (never judged)."""
-    ctx.observe(gap, f"{what} cost " + ", ".join(f"{name} {spent[name]}" for name in CREDIT_FIELDS))
+    ctx.observed(f"{what} cost " + ", ".join(f"{name} {spent[name]}" for name in CREDIT_FIELDS))
 
 
 def sample_query(ctx: CheckContext) -> str:
@@ -169,7 +169,7 @@ def scan_needs_paid(ctx: CheckContext) -> None:
     expect_refused(ctx, f"a scan with {how.describe()}", lambda: ctx.call(operation, auth=how, json_body=body),
                    control=lambda: ctx.call(operation, json_body=body), credential_variant=True)
     # Whether a refused scan costs anything is not shown (gap refused-scan-cost): observed only.
-    observe_spent(ctx, "scanning.gap.refused-scan-cost", spent_since(ctx, before, drift, how), "the refused scan")
+    observe_spent(ctx, spent_since(ctx, before, drift, how), "the refused scan")
 
 
 @named("scanning/org-needs-enterprise", params={**OPERATIONS, "control_as": AUTH_AS_SCHEMA, "member": STRING}, required=("operations", "control_as"))

@@ -36,10 +36,6 @@ from conformance.transport.model import Exchange
 __all__: list[str] = []
 
 SCAN = "POST /scan"
-PAGE_COST_CONFLICT = "scanning.conflict.search-page-cost"
-IPS_OBJECT_CONFLICT = "scanning.conflict.ips-object"
-CREDITS_LEFT_GAP = "scanning.gap.credits-left-meaning"
-REFUSED_COST_GAP = "scanning.gap.refused-scan-cost"
 
 _AMOUNT = {"type": "number", "minimum": 0}
 _FIELD = {"balance_field": {"enum": list(CREDIT_FIELDS)}}
@@ -96,7 +92,7 @@ def search_page_cost(ctx: CheckContext) -> None:
     expect(spent[field] in readings, ctx.rule.id,
            f"page {p['page']} of the filtered {query!r} cost {spent[field]}",
            exchange=exchange, expected=f"one of the documented readings: {readings}")
-    ctx.observe(PAGE_COST_CONFLICT, readings.index(spent[field]))
+    ctx.observed(readings.index(spent[field]))
 
 
 @named("scanning/count-free", params={"query": STRING, "facets": STRING, "cost": _AMOUNT, **_FIELD}, required=("query", "facets", "cost", "balance_field"))
@@ -140,7 +136,7 @@ def scan_response(ctx: CheckContext) -> None:
     exchange = _scan(ctx, {"ips": ",".join(p["ips"])})
     body = expect_shape(ctx, exchange, SCAN, "a scan")
     left = balance(ctx)[field] + drift[field]
-    ctx.observe(CREDITS_LEFT_GAP, f"credits_left {body['credits_left']}, api-info {field} afterwards {left}")
+    ctx.observed(f"credits_left {body['credits_left']}, api-info {field} afterwards {left}")
 
 
 @named("scanning/scan-ips-forms", params=_BODIES, required=("bodies",))
@@ -154,7 +150,7 @@ def scan_ips_forms(ctx: CheckContext) -> None:
         wrapped = _scan(ctx, body)
         if wrapped.response.status == 200:
             expect_shape(ctx, wrapped, SCAN, "a scan with ips as an object")
-            ctx.observe(IPS_OBJECT_CONFLICT, 0)
+            ctx.observed(0)
             continue
         bare = _scan(ctx, ips)
         expect(bare.response.status == 200, ctx.rule.id,
@@ -162,7 +158,7 @@ def scan_ips_forms(ctx: CheckContext) -> None:
                f"and as the whole body ({bare.response.status})", exchange=bare,
                expected="one of the two documented readings accepted")
         expect_shape(ctx, bare, SCAN, "a scan with the ips object as the body")
-        ctx.observe(IPS_OBJECT_CONFLICT, 1)
+        ctx.observed(1)
 
 
 @named("scanning/scan-ips-invalid", params={**_BODIES, "valid_body": {"type": "object"}}, required=("bodies", "valid_body"))
@@ -176,4 +172,4 @@ def scan_ips_invalid(ctx: CheckContext) -> None:
     for body in p["bodies"]:
         expect_refused(ctx, f"a scan of ips {body['ips']!r}", partial(_scan, ctx, body), control=control)
     # Whether a refused scan costs anything is not shown (gap refused-scan-cost): observed only.
-    observe_spent(ctx, REFUSED_COST_GAP, spent_since(ctx, before, drift), "refused scans")
+    observe_spent(ctx, spent_since(ctx, before, drift), "refused scans")

@@ -271,138 +271,138 @@ def _default_page(path: str | re.Pattern[str], page: str) -> Callable[[Simulator
 DNS_DOMAIN = re.compile(r"^/dns/domain/[^/]+$")
 
 FAULTS: list[Fault] = [
-    fault("search-default-page-2", "scanning.search.page-default", "a search without page serves page 2")(
+    fault("search-default-page-2", "a search without page serves page 2")(
         _default_page(SEARCH, "2")),
-    fault("dns-default-page-2", "scanning.dns.page-default", "a DNS domain lookup without page serves page 2")(
+    fault("dns-default-page-2", "a DNS domain lookup without page serves page 2")(
         _default_page(DNS_DOMAIN, "2")),
-    fault("count-charges-credit", "scanning.credits.count-free",
+    fault("count-charges-credit",
           "host count takes a query credit")(_refund(_path(COUNT), "query_credits", lambda r, b: -1)),
-    fault("search-101-results", "scanning.search.page-size",
+    fault("search-101-results",
           "a full search page carries 101 results")(_edit_ok(_path(SEARCH), lambda b: {
               **b, "matches": b["matches"] + b["matches"][:1]} if len(b["matches"]) >= 100 else b)),
-    fault("invalid-ip-500", "scanning.errors.invalid-ip",
+    fault("invalid-ip-500",
           "host lookup answers 500 for an invalid IP")(on_response(_invalid_ip_500)),
-    fault("key-from-header", "scanning.auth.key-only-in-query",
+    fault("key-from-header",
           "a key sent only in a `key` header is accepted")(on_request(_header_key)),
-    fault("error-without-error", "scanning.errors.error-body",
+    fault("error-without-error",
           "non-200 bodies say {message} instead of {error}")(on_response(_no_error_member)),
-    fault("facets-ignore-count", "scanning.facets.count-suffix",
+    fault("facets-ignore-count",
           "the :count suffix of facets entries is ignored")(on_request(_strip_facet_counts)),
-    fault("scan-not-deducted", "scanning.credits.scan-cost",
+    fault("scan-not-deducted",
           "a scan leaves scan credits where they were")(
         _refund(_path(SCAN, "POST"), "scan_credits", lambda r, b: int(b["count"]))),
-    fault("dns-more-false", "scanning.dns.paging-more",
+    fault("dns-more-false",
           "DNS pages always say more: false")(_edit_ok(
               lambda r: r.path.startswith("/dns/domain/"), lambda b: {**b, "more": False})),
-    fault("reverse-disagrees", "scanning.dns.reverse-shape",
+    fault("reverse-disagrees",
           "reverse answers the neighbouring IPs instead of the ones asked")(
         _edit_ok(_path("/dns/reverse"), _shift_reverse)),
-    fault("org-removal-invisible", "scanning.org.member-add-remove",
+    fault("org-removal-invisible",
           "removing an org member answers success but the member stays")(
         _with_state(_org_removal_invisible)),
-    fault("free-key-scans", "scanning.plan.scan-needs-paid",
+    fault("free-key-scans",
           "a free account's scan is run (on the paid account)")(
         _swap_key(_path(SCAN, "POST"), FREE, PAID)),
-    fault("pages-overlap", "scanning.search.paging-walk",
+    fault("pages-overlap",
           "search page 2 starts with page 1's last banner")(lambda sim: _overlapping_pages()(sim)),
-    fault("paid-key-gets-org", "scanning.plan.org-needs-enterprise",
+    fault("paid-key-gets-org",
           "a paid, non-enterprise key is served the enterprise organization")(
         _swap_key(lambda r: r.path.startswith("/org"), PAID, ENTERPRISE)),
-    fault("free-key-refused", "scanning.auth.free-key-accepted",
+    fault("free-key-refused",
           "a free account's key is refused on the account profile")(on_response(_free_refused)),
-    fault("host-ports-strings", "scanning.host.record-shape",
+    fault("host-ports-strings",
           "the host record lists ports as strings")(
         _edit_ok(_is_host, lambda b: {**b, "ports": _strings(b.get("ports", []))})),
-    fault("minify-ignored", "scanning.host.minify",
+    fault("minify-ignored",
           "host lookup ignores minify and returns banners")(_drop_param(_is_host, "minify")),
-    fault("history-fewer", "scanning.host.history",
+    fault("history-fewer",
           "history=true returns only one banner")(_edit_ok(
               lambda r: _is_host(r) and r.params.get("history") == "true",
               lambda b: {**b, "data": b.get("data", [])[:1]})),
-    fault("banner-cpe-string", "scanning.banner.shape",  # a missing cpe is the allowed variant
+    fault("banner-cpe-string",  # a missing cpe is the allowed variant
           "host banners give cpe as a string")(_edit_ok(_is_host, _banners(lambda b: b.update(cpe="cpe:/a")))),
-    fault("metadata-key-renamed", "scanning.banner.metadata-key",
+    fault("metadata-key-renamed",
           "banner metadata sits under _meta instead of _ + the service's name")(
         _edit_ok(_is_host, _banners(lambda b: b.update({"_meta": b.pop(METADATA_KEY, {})})))),
-    fault("page-text-as-1", "scanning.search.page-type",
+    fault("page-text-as-1",
           "a non-integer search page is read as page 1")(
         _drop_param(_path(SEARCH), "page", lambda v: not v.isdigit())),
-    fault("search-without-facets", "scanning.search.shape",
+    fault("search-without-facets",
           "search answers leave out facets")(_edit_ok(_path(SEARCH), lambda b: {
               k: v for k, v in b.items() if k != "facets"})),
-    fault("count-returns-matches", "scanning.count.matches-empty",
+    fault("count-returns-matches",
           "host count fills matches")(_edit_ok(_path(COUNT), lambda b: {**b, "matches": [{"port": 80}]})),
-    fault("count-total-off-by-one", "scanning.count.total-agrees",
+    fault("count-total-off-by-one",
           "host count's total is one more than the search total")(
         _edit_ok(_path(COUNT), lambda b: {**b, "total": b["total"] + 1})),
-    fault("facet-values-numbers", "scanning.facets.result-shape",
+    fault("facet-values-numbers",
           "facet values are numbers")(_edit_ok(_path(COUNT), _facet_values_numbers)),
-    fault("ports-as-strings", "scanning.ports.shape",
+    fault("ports-as-strings",
           "the port list holds strings")(_edit_ok(_path(f"{S}/ports"), _strings)),
-    fault("later-pages-free", "scanning.credits.search-page-cost",
+    fault("later-pages-free",
           "search pages beyond the first cost nothing")(
         _refund(_path(SEARCH), "query_credits", _page_two_free)),
-    fault("filter-free", "scanning.credits.search-filter-cost",
+    fault("filter-free",
           "a filtered search's first page costs nothing")(
         _refund(_path(SEARCH), "query_credits", _filter_free)),
-    fault("dns-lookup-free", "scanning.credits.dns-domain-cost",
+    fault("dns-lookup-free",
           "a DNS domain lookup costs nothing")(
         _refund(lambda r: r.path.startswith("/dns/domain/"), "query_credits", lambda r, b: 1)),
-    fault("scan-id-number", "scanning.scan.response",
+    fault("scan-id-number",
           "a scan answers its id as a number")(
         _edit_ok(_path(SCAN, "POST"), lambda b: {**b, "id": 17})),
-    fault("cidr-refused", "scanning.scan.ips-forms",
+    fault("cidr-refused",
           "scans refuse CIDR netblocks")(on_response(_cidr_refused)),
-    fault("empty-ips-accepted", "scanning.scan.ips-invalid",
+    fault("empty-ips-accepted",
           "an empty ips string scans a default IP")(on_request(_empty_ips_filled)),
-    fault("org-logo-string", "scanning.org.shape",
+    fault("org-logo-string",
           "the organization's logo is a string")(_edit_ok(_path("/org"), lambda b: {**b, "logo": "none"})),
-    fault("dns-type-ignored", "scanning.dns.type-enum",
+    fault("dns-type-ignored",
           "an unlisted DNS type is ignored instead of refused")(
         _drop_param(lambda r: r.path.startswith("/dns/domain/"), "type",
                     lambda v: v not in DNS_TYPES)),
-    fault("search-query-defaulted", "scanning.search.query-required",
+    fault("search-query-defaulted",
           "a search without query searches everything")(on_request(_default_query)),
-    fault("myip-hostname", "scanning.tools.myip-shape",
+    fault("myip-hostname",
           "myip answers a host name")(_edit_ok(_path("/tools/myip"), lambda b: "localhost")),
-    fault("headers-not-echoed", "scanning.tools.httpheaders-echo",
+    fault("headers-not-echoed",
           "httpheaders leaves out custom headers")(_edit_ok(_path("/tools/httpheaders"), lambda b: {
               k: v for k, v in b.items() if not k.lower().startswith("x-")})),
-    fault("resolve-arrays", "scanning.dns.resolve-shape",
+    fault("resolve-arrays",
           "resolve maps each hostname to an array")(
         _edit_ok(_path("/dns/resolve"), lambda b: {k: [v] for k, v in b.items()})),
-    fault("reverse-strings", "scanning.dns.reverse-shape",
+    fault("reverse-strings",
           "reverse maps each IP to one string")(
         _edit_ok(_path("/dns/reverse"), lambda b: {k: ",".join(v) for k, v in b.items()})),
-    fault("protocols-text-plain", "scanning.generic.responses-documented",
+    fault("protocols-text-plain",
           "the protocol list is served as text/plain")(on_response(_text_plain)),
     # From review: wrong servers that weaker checks once let pass.
-    fault("keyless-lookups", "scanning.auth.key-required",
+    fault("keyless-lookups",
           "host, org member and DNS domain lookups are served without a key")(on_request(_keyless_lookups)),
-    fault("refusals-as-500", "scanning.plan.scan-needs-paid",
+    fault("refusals-as-500",
           "refusals of scans and org calls are answered 500 instead of 4xx")(on_response(_refusals_as_500)),
     # From review 2.
-    fault("dns-more-false-page2-filled", "scanning.dns.paging-more",
+    fault("dns-more-false-page2-filled",
           "DNS page 1 says more: false although page 2 holds entries")(
         on_response(_first_dns_page_ends)),
-    fault("history-ignored", "scanning.host.history",
+    fault("history-ignored",
           "host lookup ignores history=true and answers the current banners")(
         _drop_param(_is_host, "history")),
-    fault("api-info-charges-and-free-search", "scanning.credits.search-filter-cost",
+    fault("api-info-charges-and-free-search",
           "api-info costs a query credit per read and searches cost nothing")(
         _with_state(_api_info_charges_free_search)),
-    fault("search-total-is-page", "scanning.search.paging-walk",
+    fault("search-total-is-page",
           "search total counts the matches of the page answered, not of the query")(
         on_response(_total_is_page)),
-    fault("page-param-refused", "scanning.search.page-type",
+    fault("page-param-refused",
           "search and DNS domain lookups refuse the page parameter whatever its value")(
         on_response(_page_refused)),
-    fault("reverse-500-several", "scanning.dns.resolve-reverse-round-trip",
+    fault("reverse-500-several",
           "reverse answers 500 when asked about more than one IP")(on_response(_reverse_500_several)),
-    fault("resolve-strays", "scanning.dns.resolve-shape",
+    fault("resolve-strays",
           "resolve also answers a hostname it was not asked")(
         _edit_ok(_path("/dns/resolve"), lambda b: {**b, "stray.example.net": "198.51.100.251"})),
-    fault("reverse-extra-ip", "scanning.dns.reverse-shape",
+    fault("reverse-extra-ip",
           "reverse also answers an IP it was not asked")(
         _edit_ok(_path("/dns/reverse"), lambda b: {**b, "198.51.100.250": ["extra.example.com"]})),
 ]

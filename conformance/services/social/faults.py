@@ -236,142 +236,142 @@ _FILTERS = ["customer_profile_id.eq(501)", "reporting_period.in(2026-03-01...202
 _bare = re.compile(r"(created_time\.in\()(\d{4}-\d{2}-\d{2})(\.\.)(\d{4}-\d{2}-\d{2})\)")
 
 FAULTS: list[Fault] = [
-    fault("no-token-accepted", "social.auth.token-required", "a request without a token is served")(
+    fault("no-token-accepted", "a request without a token is served")(
         _request(_no_token)),
-    fault("invalid-token-403", "social.auth.invalid-token", "a bearer token no account has is answered 403 "
+    fault("invalid-token-403", "a bearer token no account has is answered 403 "
           "(as if the customer's data were not allowed), not 401")(on_response(_unknown_token_403)),
-    fault("expired-token-accepted", "social.auth.expired-token", "expired tokens never expire")(
+    fault("expired-token-accepted", "expired tokens never expire")(
         _token_alive(EXPIRED_TOKEN)),
-    fault("oauth-token-refused", "social.auth.oauth-token-accepted", "only account-scoped tokens are accepted")(
+    fault("oauth-token-refused", "only account-scoped tokens are accepted")(
         _drop_token(OIDC_TOKEN)),
-    fault("unprovisioned-served", "social.auth.provisioned-only", "accounts not provisioned for API use are served")(
+    fault("unprovisioned-served", "accounts not provisioned for API use are served")(
         _provision_all),
-    fault("other-customer-served", "social.access.other-customer", "another customer's data is served")(
+    fault("other-customer-served", "another customer's data is served")(
         _request(_any_customer)),
-    fault("foreign-profile-served", "social.access.foreign-profile", "a profile outside the customer is read as "
+    fault("foreign-profile-served", "a profile outside the customer is read as "
           "one of its own")(on_path(_PROFILES, filters(lambda fs: [f.replace("9001", "501") for f in fs]))),
-    fault("no-request-id", "social.headers.request-id", "X-Svc-Request-ID missing")(_header("x-svc-request-id", None)),
-    fault("api-version-major-2", "social.headers.api-version", "X-Svc-API-Version 2.0 on /v1")(
+    fault("no-request-id", "X-Svc-Request-ID missing")(_header("x-svc-request-id", None)),
+    fault("api-version-major-2", "X-Svc-API-Version 2.0 on /v1")(
         _header("x-svc-api-version", "2.0")),
-    fault("server-version-two-parts", "social.headers.server-version", "X-Svc-Server-Version without a build")(
+    fault("server-version-two-parts", "X-Svc-Server-Version without a build")(
         _header("x-svc-server-version", "1.4")),
-    fault("error-body-bare", "social.errors.envelope", "errors answer {message} instead of the standard object")(
+    fault("error-body-bare", "errors answer {message} instead of the standard object")(
         on_response(_bare_errors)),
-    fault("errors-as-array", "social.generic.responses-documented", "error bodies are JSON arrays")(
+    fault("errors-as-array", "error bodies are JSON arrays")(
         on_response(_errors_as_array)),
-    fault("unknown-endpoint-200", "social.errors.unknown-endpoint", "a path that is no endpoint answers 200")(
+    fault("unknown-endpoint-200", "a path that is no endpoint answers 200")(
         _status(404, 200, {"data": []})),
-    fault("wrong-method-404", "social.errors.wrong-method", "a wrong method answers 404")(_status(405, 404)),
-    fault("text-body-read", "social.errors.body-not-json", "a text/plain body is read as JSON")(
+    fault("wrong-method-404", "a wrong method answers 404")(_status(405, 404)),
+    fault("text-body-read", "a text/plain body is read as JSON")(
         _request(_text_as_json)),
-    fault("accept-ignored", "social.errors.response-not-json", "Accept text/html is ignored")(
+    fault("accept-ignored", "Accept text/html is ignored")(
         _request(_ignore_accept)),
-    fault("malformed-body-422", "social.errors.malformed-body", "broken JSON answers 422")(_status(400, 422)),
-    fault("tags-paged", "social.metadata.tags", "the tag list carries a paging object")(_paging_on(_TAGS)),
-    fault("archived-tags-hidden", "social.metadata.archived-tags", "archived tags are left out")(
+    fault("malformed-body-422", "broken JSON answers 422")(_status(400, 422)),
+    fault("tags-paged", "the tag list carries a paging object")(_paging_on(_TAGS)),
+    fault("archived-tags-hidden", "archived tags are left out")(
         rows_edit(_TAGS, _hide_archived)),
-    fault("theme-id-not-uuid", "social.metadata.topics", "theme ids are UUIDs without hyphens")(
+    fault("theme-id-not-uuid", "theme ids are UUIDs without hyphens")(
         rows_edit("/metadata/customer/topics", _theme_ids)),
-    fault("profile-groups-strings", "social.metadata.profiles", "profile groups are strings")(
+    fault("profile-groups-strings", "profile groups are strings")(
         rows_edit("/metadata/customer", _group_strings)),
-    fault("profiles-filters-defaulted", "social.profiles.filters-required", "profiles without filters get defaults")(
+    fault("profiles-filters-defaulted", "profiles without filters get defaults")(
         on_path(_PROFILES, default("filters", _FILTERS))),
-    fault("posts-metrics-defaulted", "social.posts.metrics-required", "posts without metrics get likes")(
+    fault("posts-metrics-defaulted", "posts without metrics get likes")(
         on_path(_POSTS, default("metrics", ["likes"]))),
-    fault("accepts-101-profiles", "social.profiles.max-profiles", "101 profiles are accepted")(
+    fault("accepts-101-profiles", "101 profiles are accepted")(
         attr("max_profiles", 101)),
-    fault("two-year-period", "social.profiles.one-year", "a reporting_period of two years is accepted")(
+    fault("two-year-period", "a reporting_period of two years is accepted")(
         attr("period_years", 2)),
-    fault("profiles-page-served-twice", "social.profiles.paging-walk", "page n serves page n-1 again")(
+    fault("profiles-page-served-twice", "page n serves page n-1 again")(
         on_path(_PROFILES, _page_behind)),
-    fault("profiles-page-above-total-200", "social.profiles.page-above-total", "a page above total_pages answers 200")(
+    fault("profiles-page-above-total-200", "a page above total_pages answers 200")(
         _past_end_served(_PROFILES)),
-    fault("profiles-page-1001", "social.profiles.page-size", "profile pages hold 1001 rows")(
+    fault("profiles-page-1001", "profile pages hold 1001 rows")(
         attr("profile_page", 1001)),
-    fault("no-result-cap", "social.profiles.result-cap", "analytics answers are not cut at 10000")(
+    fault("no-result-cap", "analytics answers are not cut at 10000")(
         attr("cap", 10**9)),
-    fault("posts-total-pages-plus-one", "social.posts.paging-walk", "post paging states one page too many")(
+    fault("posts-total-pages-plus-one", "post paging states one page too many")(
         rows_edit(_POSTS, _pages_plus_one)),
-    fault("posts-page-above-total-200", "social.posts.page-above-total", "a post page above total_pages answers 200")(
+    fault("posts-page-above-total-200", "a post page above total_pages answers 200")(
         _past_end_served(_POSTS)),
-    fault("posts-page-51", "social.posts.page-size", "post pages hold 51 rows")(attr("post_page", 51)),
-    fault("posts-limit-cut-short", "social.posts.limit-reading", "a limit above 50 gives 5 rows fewer than asked")(
+    fault("posts-page-51", "post pages hold 51 rows")(attr("post_page", 51)),
+    fault("posts-limit-cut-short", "a limit above 50 gives 5 rows fewer than asked")(
         lambda sim: on_path(_POSTS, _limit_short)(attr("post_limit_caps", False)(sim))),
-    fault("fields-default-all", "social.posts.guid-only-default", "without fields, posts carry created_time too")(
+    fault("fields-default-all", "without fields, posts carry created_time too")(
         on_path(_POSTS, default("fields", ["guid", "created_time"]))),
-    fault("internal-dotted", "social.posts.fields-returned", "internal.tags.id comes back as a dotted key")(
+    fault("internal-dotted", "internal.tags.id comes back as a dotted key")(
         rows_edit(_POSTS, _flatten_internal)),
-    fault("sort-ignored", "social.posts.sort", "sort is ignored")(on_path(_POSTS, drop("sort"))),
-    fault("timezone-ignored", "social.posts.timezone-filters", "timezone does not move the date filters")(
+    fault("sort-ignored", "sort is ignored")(on_path(_POSTS, drop("sort"))),
+    fault("timezone-ignored", "timezone does not move the date filters")(
         on_path(_POSTS, drop("timezone"))),
-    fault("output-in-request-timezone", "social.posts.output-utc", "created_time shifted into the request's zone")(
+    fault("output-in-request-timezone", "created_time shifted into the request's zone")(
         rows_edit(_POSTS, _shift_output)),
-    fault("guid-gt-inclusive", "social.posts.guid-cursor", "guid.gt includes the cursor's own post")(
+    fault("guid-gt-inclusive", "guid.gt includes the cursor's own post")(
         on_path(_POSTS, filters(lambda fs: [f.replace("guid.gt(", "guid.gte(") for f in fs]))),
-    fault("cursor-repeats", "social.messages.cursor-walk", "next_cursor repeats the cursor sent")(
+    fault("cursor-repeats", "next_cursor repeats the cursor sent")(
         rows_edit(_MESSAGES, _cursor_repeats)),
-    fault("next-cursor-on-last-page", "social.messages.paging-only-when-more", "the last page carries a next_cursor")(
+    fault("next-cursor-on-last-page", "the last page carries a next_cursor")(
         rows_edit(_MESSAGES, _last_page_cursor)),
-    fault("invalid-cursor-restarts", "social.messages.invalid-cursor", "an invalid page_cursor serves page 1")(
+    fault("invalid-cursor-restarts", "an invalid page_cursor serves page 1")(
         on_path(_MESSAGES, _bad_cursor_restarts)),
-    fault("messages-limit-101", "social.messages.limit-max", "limit 101 is accepted")(attr("message_max", 101)),
-    fault("messages-default-60", "social.messages.page-size", "messages pages default to 60")(attr("message_page", 60)),
-    fault("message-ids-101", "social.messages.message-id-max", "101 message ids are accepted")(
+    fault("messages-limit-101", "limit 101 is accepted")(attr("message_max", 101)),
+    fault("messages-default-60", "messages pages default to 60")(attr("message_page", 60)),
+    fault("message-ids-101", "101 message ids are accepted")(
         attr("max_message_ids", 101)),
-    fault("message-id-combined", "social.messages.message-id-alone", "message_id with another filter is accepted "
+    fault("message-id-combined", "message_id with another filter is accepted "
           "(the others dropped)")(on_path(_MESSAGES, filters(
               lambda fs: [f for f in fs if f.startswith("message_id.")] if any(
                   f.startswith("message_id.") for f in fs) else fs))),
-    fault("two-groups-accepted", "social.messages.one-group", "the first of several groups is used")(
+    fault("two-groups-accepted", "the first of several groups is used")(
         on_path(_MESSAGES, filters(lambda fs: [re.sub(r"group_id\.eq\(([^,)]+),[^)]*\)", r"group_id.eq(\1)", f)
                                                 for f in fs]))),
-    fault("profile-outside-group", "social.messages.profiles-in-group", "customer_profile_id is not held to the "
+    fault("profile-outside-group", "customer_profile_id is not held to the "
           "group")(on_path(_MESSAGES, filters(lambda fs: [f for f in fs if not f.startswith("customer_profile_id")]))),
-    fault("action-before-created", "social.messages.action-time-order", "action_last_update_time is not held to the "
+    fault("action-before-created", "action_last_update_time is not held to the "
           "created_time range")(on_path(_MESSAGES, filters(
               lambda fs: [f for f in fs if not f.startswith("action_last_update_time")]))),
-    fault("bare-end-date-whole-day", "social.messages.bare-date-midnight",
+    fault("bare-end-date-whole-day",
           "a bare end date means the end of that day, not its midnight")(
         on_path(_MESSAGES, filters(lambda fs: [_bare.sub(r"\g<1>\g<2>T00:00:00Z\g<3>\g<4>T23:59:59Z)", f)
                                                 for f in fs]))),
-    fault("post-type-lower-case", "social.messages.post-type-format", "post_type in lower case")(
+    fault("post-type-lower-case", "post_type in lower case")(
         rows_edit(_MESSAGES, _lower_post_type)),
-    fault("listening-fields-defaulted", "social.listening.fields-required", "listening messages without fields "
+    fault("listening-fields-defaulted", "listening messages without fields "
           "get guid")(on_path(_TOPIC, default("fields", ["guid"]))),
-    fault("listening-total-pages-short", "social.listening.paging-walk", "listening paging states one page too few")(
+    fault("listening-total-pages-short", "listening paging states one page too few")(
         rows_edit(_TOPIC, _pages_minus_one)),
-    fault("listening-page-above-total-200", "social.listening.page-above-total", "a topic page above total_pages "
+    fault("listening-page-above-total-200", "a topic page above total_pages "
           "answers 200")(_past_end_served(_TOPIC)),
-    fault("listening-default-60", "social.listening.page-size", "topic pages default to 60")(
+    fault("listening-default-60", "topic pages default to 60")(
         attr("listening_page", 60)),
-    fault("exclusive-as-inclusive", "social.listening.range-ends", "'...' is treated as inclusive")(
+    fault("exclusive-as-inclusive", "'...' is treated as inclusive")(
         on_path(_TOPIC, filters(lambda fs: [f.replace("...", "..") for f in fs]))),
-    fault("match-any-term", "social.listening.filter-language", "match terms are ORed, not all required")(
+    fault("match-any-term", "match terms are ORed, not all required")(
         on_path(_TOPIC, filters(lambda fs: [re.sub(r"(?<=\w) (?=\w)", " OR ", f) if ".match(" in f else f
                                              for f in fs]))),
-    fault("unlisted-dimension-ignored", "social.listening.dimensions", "an unlisted dimension is dropped, not "
+    fault("unlisted-dimension-ignored", "an unlisted dimension is dropped, not "
           "refused")(on_path(_METRICS, _listed_dimensions)),
-    fault("metrics-paging-without-total", "social.listening.metrics-shape", "metrics paging lacks total_pages")(
+    fault("metrics-paging-without-total", "metrics paging lacks total_pages")(
         rows_edit(_METRICS, _metrics_paging)),
-    fault("posts-not-cut", "social.posts.result-cap", "post analytics answers are not cut at 10000")(
+    fault("posts-not-cut", "post analytics answers are not cut at 10000")(
         attr("cap", 10**9)),
-    fault("messages-fields-default-all", "social.messages.guid-only-default", "without fields, messages carry "
+    fault("messages-fields-default-all", "without fields, messages carry "
           "created_time too")(on_path(_MESSAGES, default("fields", ["guid", "created_time"]))),
-    fault("messages-oldest-first", "social.messages.default-order", "without sort, messages come oldest first")(
+    fault("messages-oldest-first", "without sort, messages come oldest first")(
         on_path(_MESSAGES, default("sort", ["created_time:asc"]))),
-    fault("post-type-filter-ignored", "social.messages.filter-post-type", "post_type.eq is dropped")(
+    fault("post-type-filter-ignored", "post_type.eq is dropped")(
         on_path(_MESSAGES, filters(lambda fs: [f for f in fs if not f.startswith("post_type.")]))),
-    fault("tag-id-filter-refused", "social.messages.filter-tag-id", "tag_id.eq is refused as an unknown filter")(
+    fault("tag-id-filter-refused", "tag_id.eq is refused as an unknown filter")(
         on_path(_MESSAGES, filters(lambda fs: [f.replace("tag_id.eq(", "tag.eq(") for f in fs]))),
-    fault("language-code-filter-refused", "social.messages.filter-language-code", "language_code.eq is refused as "
+    fault("language-code-filter-refused", "language_code.eq is refused as "
           "an unknown filter")(on_path(_MESSAGES, filters(lambda fs: [f.replace("language_code.", "lang.")
                                                                          for f in fs]))),
-    fault("listening-fields-ignored", "social.listening.fields-returned", "topic messages carry only guid (and "
+    fault("listening-fields-ignored", "topic messages carry only guid (and "
           "metrics) whatever fields ask")(on_path(_TOPIC, lambda b: {**b, "fields": ["guid"]})),
-    fault("rate-limit-70", "social.rate.per-minute", "70 requests a minute are served")(attr("per_minute", 70)),
-    fault("publishing-route-missing", "social.publishing.create-served", "POST publishing/posts answers 404")(
+    fault("rate-limit-70", "70 requests a minute are served")(attr("per_minute", 70)),
+    fault("publishing-route-missing", "POST publishing/posts answers 404")(
         _request(lambda r: Request(r.method, r.path + "-gone", r.query, r.headers, r.body)
                  if r.method == "POST" and r.path.endswith("/publishing/posts") else r)),
-    fault("media-part-405", "social.media.part-served", "POST on a media part answers 405")(
+    fault("media-part-405", "POST on a media part answers 405")(
         _request(lambda r: Request("PUT", r.path, r.query, r.headers, r.body) if "/part/" in r.path else r)),
 ]
