@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING
 
-from conformance.cli.envfacts import ServiceFacts, facts_for
 from conformance.settings import env_name
+
+if TYPE_CHECKING:
+    from conformance.cli.envfacts import ServiceFacts
 
 __all__ = ["env", "register"]
 
@@ -21,6 +24,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def env(args: argparse.Namespace) -> int:
+    from conformance.cli.envfacts import facts_for
     from conformance.cli.ids import available_services
     from conformance.settings import run_variables
 
