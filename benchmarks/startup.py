@@ -25,6 +25,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,7 +93,7 @@ def main() -> None:
             ("conformance env", [conformance, "env"], warm_env),
             ("conformance rnu (typo)", [conformance, "rnu"], warm_env),
         ]
-        times = {name: _median(lambda c=command, e=env: _wall(c, e), args.runs) for name, command, env in commands}
+        times = {name: _median(partial(_wall, command, env), args.runs) for name, command, env in commands}
         # A fresh, empty cache directory per run: every contract is loaded, as on first use.
         times["conformance env (cold cache)"] = _median(
             lambda: _wall([conformance, "env"], {**base, "XDG_CACHE_HOME": tempfile.mkdtemp(dir=cold)}), args.runs)
