@@ -118,6 +118,11 @@ def named(name: str, *, params: Mapping[str, Any] | None = None, required: tuple
     """A parameterised check a rule chooses by name in its catalogue entry (``params.check``)."""
 
     def register(fn: CheckFn) -> CheckFn:
+        # A check in a service package is that service's behaviour, and its name says so: the
+        # catalogue then shows at a glance which rules a core check carries.
+        parts = fn.__module__.split(".")
+        if parts[:2] == ["conformance", "services"] and len(parts) > 2 and not name.startswith(f"{parts[2]}/"):
+            raise RuntimeError(f"check '{name}' of {fn.__module__} must be named '{parts[2]}/<name>'")
         if name in _BY_NAME and _BY_NAME[name].fn is not fn:
             raise RuntimeError(f"two checks registered as '{name}'")
         _BY_NAME[name] = _spec(name, fn, params, required)

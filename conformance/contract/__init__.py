@@ -1,6 +1,6 @@
 """Contracts: the OpenAPI document and rule catalogue of one service, loaded through one funnel."""
 
-from conformance.contract.loader import SERVICES, load_contract
+from conformance.contract.loader import load_contract
 from conformance.contract.model import Conflict, Contract, Gap, Rule
 
-__all__ = ["SERVICES", "Conflict", "Contract", "Gap", "Rule", "load_contract"]
+__all__ = ["Conflict", "Contract", "Gap", "Rule", "load_contract"]

@@ -24,29 +24,9 @@ from conformance.contract.derive import derived_rules
 from conformance.contract.model import Conflict, Contract, Gap, Rule, Source
 from conformance.contract.statements import STATEMENTS_SCHEMA, Accounting, Statement, units_for
 from conformance.errors import ContractFileError, UsageError, did_you_mean
+from conformance.layout import available_services, docs_dir, schemas_dir
 
-__all__ = ["SERVICES", "docs_dir", "load_contract", "load_index", "schemas_dir"]
-
-# Service ids in document order (DESIGN.md). A service is runnable once its directory exists.
-SERVICES = (
-    "tokenrisk", "presentations", "contracts", "social",
-    "scanning", "outreach", "marketplace", "affiliate",
-)
-
-_ROOT = Path(__file__).resolve().parents[2]
-
-
-def schemas_dir() -> Path:
-    return Path(os.environ.get("CONFORMANCE_SCHEMAS_DIR", _ROOT / "schemas"))
-
-
-def docs_dir() -> Path:
-    return Path(os.environ.get("CONFORMANCE_DOCS_DIR", _ROOT / "docs" / "spec"))
-
-
-def available_services() -> list[str]:
-    return [s for s in SERVICES if (schemas_dir() / s / "rules.yaml").is_file()]
-
+__all__ = ["available_services", "docs_dir", "load_contract", "load_index", "schemas_dir"]
 
 def _read_yaml(path: Path) -> Any:
     try:
@@ -175,8 +155,10 @@ def _check_openapi(doc: Any, path: Path) -> None:
 
 def load_contract(service: str) -> Contract:
     """Load and validate ``schemas/<service>/``. Cached per process: contracts are read-only."""
-    if service not in SERVICES:
-        raise UsageError(f"unknown service '{service}'{did_you_mean(service, SERVICES)}; known: {', '.join(SERVICES)}")
+    known = available_services()  # found in schemas/, never listed (conformance/layout.py)
+    if service not in known:
+        raise UsageError(f"unknown service '{service}'{did_you_mean(service, known)}: a service is a folder "
+                         f"holding rules.yaml in {schemas_dir()}; known: {', '.join(known) or 'none'}")
     return _load(service, str(schemas_dir()))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -112,7 +113,8 @@ def test_bad_params_fail_clearly_where_rules_are_bound_to_checks(contract_copy: 
 
 def test_missing_contract_dir_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CONFORMANCE_SCHEMAS_DIR", str(tmp_path))
-    with pytest.raises(UsageError, match="has no contract yet"):
+    with pytest.raises(UsageError, match=f"unknown service 'presentations': a service is a folder holding rules.yaml "
+                                         f"in {re.escape(str(tmp_path))}; known: none"):
         load_contract("presentations")
 
 

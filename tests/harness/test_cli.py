@@ -44,11 +44,17 @@ def test_rules_lists_each_rule_with_its_check() -> None:
     proc = conformance("rules", "--service", "presentations")
     assert proc.returncode == 0
     assert "presentations.generate.input-text-length" in proc.stdout
-    assert "limit_boundary" in proc.stdout and "UNCHECKED" not in proc.stdout
+    # Each rule shows the check rules.yaml names (or its kind's): a core check by name, a
+    # service's scenario check as <service>/<name>.
+    assert "kind:limit" in proc.stdout and "presentations/final-is-final" in proc.stdout
+    assert "UNCHECKED" not in proc.stdout
     # Counts change as the catalogue does; the line's shape and "every rule has a check" do not.
-    totals = re.search(r"(\d+) rules \((\d+) with a check, \d+ of them generic, \d+ resting on a standard\), "
-                       r"\d+ gaps, \d+ conflicts", proc.stdout)
+    totals = re.search(r"(\d+) rules \((\d+) with a check, (\d+) of them by a core check, \d+ resting on a "
+                       r"standard\), \d+ gaps, \d+ conflicts", proc.stdout)
     assert totals and totals.group(1) == totals.group(2), proc.stdout[-300:]
+    # Counted by where the check lives: a service's own check is never counted as core.
+    service_checks = len(re.findall(r"^  presentations\.\S+ +\S+ +presentations/", proc.stdout, re.M))
+    assert service_checks and int(totals.group(3)) == int(totals.group(1)) - service_checks
 
 
 def test_selftest_lists_faults() -> None:

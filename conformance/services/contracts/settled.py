@@ -42,7 +42,7 @@ def settled(ctx: CheckContext) -> CheckContext:
     return dataclasses.replace(ctx, contract=contract.with_examples(examples))
 
 
-@named("settled", params=_SETTLED_PARAMS, required=("generic",))
+@named("contracts/settled", params=_SETTLED_PARAMS, required=("generic",))
 def settled_generic(ctx: CheckContext) -> None:
     """The generic check ``params.generic`` names, on the settled examples."""
     _GENERIC[ctx.rule.params["generic"]](settled(ctx))
@@ -51,7 +51,7 @@ def settled_generic(ctx: CheckContext) -> None:
 _REFUSABLE = {"oneOf": [{"type": "array", "items": {"type": "integer"}, "minItems": 1}, {"const": "any-4xx"}]}
 
 
-@named("valid-bodies-refusable", params={"refusable": _REFUSABLE}, required=("refusable",))
+@named("contracts/valid-bodies-refusable", params={"refusable": _REFUSABLE}, required=("refusable",))
 def valid_bodies_refusable(ctx: CheckContext) -> None:
     rule = ctx.rule
     operation = rule.operation

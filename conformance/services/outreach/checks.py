@@ -78,7 +78,7 @@ def create_needs_scope(ctx: CheckContext) -> None:
                    partial(fresh.send, auth=how), control=fresh.send)
 
 
-@named("scope-observe", params={**_AS, "gap": {"type": "string", "pattern": r"^[a-z]+\.gap\.[a-z0-9-]+$"}},
+@named("outreach/scope-observe", params={**_AS, "gap": {"type": "string", "pattern": r"^[a-z]+\.gap\.[a-z0-9-]+$"}},
        required=("gap", "as"))
 def scope_observe(ctx: CheckContext) -> None:
     """What a key whose grant the document does not define gets: recorded, never judged (the

@@ -44,7 +44,7 @@ def _from_ids(member: dict[str, Any], ids: list[str]) -> dict[str, Any] | None:
     return {"enum": ids} if ids else None
 
 
-@named("lookup-bodies", params={"ids_from": _MAP_OF_STRINGS,
+@named("presentations/lookup-bodies", params={"ids_from": _MAP_OF_STRINGS,
                                 "narrow": {"type": "object", "additionalProperties": {"type": "object"}},
                                 "fixed": {"type": "object"}})
 def lookup_bodies(ctx: CheckContext) -> None:

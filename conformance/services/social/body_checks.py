@@ -27,7 +27,7 @@ _SET = {"set": {"type": "object"}}
 _OPS = {"operations": {"type": "array", "items": {"type": "string"}, "minItems": 1}}
 
 
-@named("refused-body", params={**_SET, "control": {"type": "object"}}, required=("set",))
+@named("social/refused-body", params={**_SET, "control": {"type": "object"}}, required=("set",))
 def refused_body(ctx: CheckContext) -> None:
     """The example with ``set`` members is refused, after the example (with ``control``) succeeded."""
     operation = ctx.rule.operation
@@ -44,7 +44,7 @@ def _send(ctx: CheckContext, operation: str, overrides: dict[str, str]) -> Excha
     return ctx.call(operation, json_body=json_body, path_values=values(ctx, operation, overrides))
 
 
-@named("refused-path", params={**_OPS, "refused": {"type": "object", "additionalProperties": {"type": "string"}}},
+@named("social/refused-path", params={**_OPS, "refused": {"type": "object", "additionalProperties": {"type": "string"}}},
        required=("refused",))
 def refused_path(ctx: CheckContext) -> None:
     """Each operation with the ``refused`` path values is refused; with the defaults it succeeded."""
@@ -110,7 +110,7 @@ def _stated_pages(ctx: CheckContext, operation: str, base: dict[str, Any]) -> in
     return max(int(stated), 1)
 
 
-@named("body-walk", params={**PAGING_PARAMS, **_SET, "cursor_filter": {"type": "string"}},
+@named("social/body-walk", params={**PAGING_PARAMS, **_SET, "cursor_filter": {"type": "string"}},
        required=("style",))
 def body_walk(ctx: CheckContext) -> None:
     """``paging-walk`` over a POST operation: the example body plus ``set``, page members in the body.
@@ -129,7 +129,7 @@ def body_walk(ctx: CheckContext) -> None:
     paging_walk(_BodyPaged(**fields, base_body=base, cursor_filter=params.get("cursor_filter", "")))
 
 
-@named("page-past-end", params=_SET, required=("set",))
+@named("social/page-past-end", params=_SET, required=("set",))
 def page_past_end(ctx: CheckContext) -> None:
     """Page 1 states total_pages; the page after it is refused (the rule's status)."""
     operation = ctx.rule.operation
@@ -151,7 +151,7 @@ def customer_profiles(ctx: CheckContext, count: int) -> list[str]:
     return [str(p["customer_profile_id"]).removesuffix(".0") for p in data][:count]
 
 
-@named("default-page-size", params={**_SET, "profiles": {"type": "integer", "minimum": 1},
+@named("social/default-page-size", params={**_SET, "profiles": {"type": "integer", "minimum": 1},
                                     "other_filters": {"type": "array", "items": {"type": "string"}}})
 def default_page_size(ctx: CheckContext) -> None:
     """Without limit a page holds at most the schema's default of ``where``, exactly that when more follow."""
@@ -175,7 +175,7 @@ def default_page_size(ctx: CheckContext) -> None:
            exchange=exchange, expected=f"{default} rows (the default) before the last page")
 
 
-@named("body-shape", params={"sets": {"type": "array", "items": {"type": "object"}, "minItems": 1}})
+@named("social/body-shape", params={"sets": {"type": "array", "items": {"type": "object"}, "minItems": 1}})
 def body_shape(ctx: CheckContext) -> None:
     """The example (with each of ``sets``) is answered 200 with a body valid under the schema."""
     operation = ctx.rule.operation
@@ -185,7 +185,7 @@ def body_shape(ctx: CheckContext) -> None:
         accepted(ctx, exchange, operation, f"{operation} with {members}")
 
 
-@named("limit-reading", params={"conflict": {"type": "string"}, "over": {"type": "integer", "minimum": 2}},
+@named("social/limit-reading", params={"conflict": {"type": "string"}, "over": {"type": "integer", "minimum": 2}},
        required=("conflict", "over"))
 def limit_reading(ctx: CheckContext) -> None:
     """A limit above the stated number: honoured (a default) or cut to it (a cap), observed which."""

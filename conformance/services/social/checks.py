@@ -40,7 +40,7 @@ def _samples(ctx: CheckContext) -> list[tuple[str, Exchange]]:
                                          content=b'{"filters": ['))]
 
 
-@named("svc-header", params={"header": {"type": "string"}}, required=("header",))
+@named("social/svc-header", params={"header": {"type": "string"}}, required=("header",))
 def svc_header(ctx: CheckContext) -> None:
     """The header is on a success and on error answers, valid under the contract's header schema."""
     name = ctx.rule.params["header"]

@@ -1,0 +1,57 @@
+"""``conformance discover`` and ``run --discover``: a live target's settings, proposed from its
+answers to documented reads."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from conformance.discovery import Proposal
+
+__all__ = ["apply_discovery", "discover", "register"]
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    disc = sub.add_parser("discover", help="propose a target's settings from its answers to documented reads "
+                                           "(prints export lines)")
+    disc.add_argument("--service", action="append", required=True, help="service id (repeatable)")
+    disc.set_defaults(func=discover)
+
+
+def discover(args: argparse.Namespace) -> int:
+    """`conformance discover --service X`: export lines for every setting it can derive."""
+    from conformance.discovery import export_lines
+    from conformance.settings import env_name
+
+    for service in args.service:
+        proposals = _proposals_for(service)
+        print("\n".join(export_lines(service, os.environ.get(env_name(service, "BASE_URL"), ""),
+                                      proposals)))
+    return 0
+
+
+def apply_discovery(services: list[str]) -> None:
+    """`run --discover`: the same proposals put into this run's environment (the user's settings
+    win); summary.json and the Allure environment name what was discovered."""
+    from conformance.discovery import apply
+
+    for service in services:
+        names = apply(service, _proposals_for(service))
+        print(f"conformance: {service}: discovered {', '.join(names) or 'nothing'} "
+              "(`conformance discover` shows where from)", file=sys.stderr)
+
+
+def _proposals_for(service: str) -> list[Proposal]:
+    """The proposals for ``service`` from its http target (base URL and credentials from the
+    environment); a target that cannot be reached is one line, exit 2."""
+    from conformance.contract import load_contract
+    from conformance.discovery import discover as propose
+    from conformance.settings import RunSettings
+    from conformance.targets import make_target
+
+    target = make_target(load_contract(service), RunSettings.from_env(target="http"))
+    target.base_url()  # a missing or malformed base URL: one line, now
+    return list(propose(target.contract, target))

@@ -1,0 +1,181 @@
+"""``conformance run``: the suite under pytest, one run directory, one exit status.
+
+What can be checked before pytest starts is checked first (``preflight``), so a typo is one line;
+the verdict is read back from the run's summary.json (``status``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from conformance.errors import HarnessError, UsageError
+from conformance.settings import RECORD_MODES
+
+if TYPE_CHECKING:
+    from conformance.settings import RunSettings
+
+__all__ = ["SUITES", "pytest_argv", "register", "run"]
+
+SUITES = Path(__file__).resolve().parent.parent / "suites"
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    run_parser = sub.add_parser("run", help="run the conformance suite against a target")
+    # Grouped as schemathesis groups its options: what to check, against what, what to keep.
+    where = run_parser.add_argument_group("target")
+    select = run_parser.add_argument_group("selection")
+    record = run_parser.add_argument_group("cassettes")
+    output = run_parser.add_argument_group("output and exit status")
+    select.add_argument("--service", action="append", help="service id (repeatable; default all)")
+    where.add_argument("--target", choices=("sim", "http", "replay"), default=None,
+                       help="sim (default), http or replay; or set CONFORMANCE_TARGET")
+    where.add_argument("--profile", choices=("gate", "nightly"), default=None,
+                       help="gate (default: derandomized, bounded) or nightly (deep, random); or CONFORMANCE_PROFILE")
+    record.add_argument("--record", action="store_true", help="record cassettes while running (--record-mode rewrite)")
+    record.add_argument("--record-mode", choices=RECORD_MODES, default=None,
+                        help="pytest-recording's modes: none (default), once (only missing cassettes), new_episodes, "
+                             "all, rewrite")
+    where.add_argument("--fault", help="inject a named fault into the simulator")
+    where.add_argument("--option", action="append", metavar="NAME=VALUE",
+                       help="a path setting the documents do not show (see `conformance env`), "
+                            "e.g. shop_resource=shops")
+    output.add_argument("--report-dir", default=None,
+                        help="where to write (default: new reports/runs/<time>-<pid>/; reports/latest points there)")
+    record.add_argument("--cassette-dir", default="cassettes", help="where cassettes are read and written")
+    output.add_argument("--no-allure", action="store_true", help="do not write allure-results")
+    select.add_argument("-k", metavar="EXPR", help="only rules whose id matches this pytest -k expression")
+    select.add_argument("-m", metavar="MARKEXPR",
+                        help="only rules whose markers match this pytest -m expression: service ids, rule "
+                             "kinds, document or standard (e.g. -m 'tokenrisk and limit')")
+    where.add_argument("-n", "--jobs", type=int, default=1, metavar="N",
+                       help="check services side by side in N worker processes (pytest-xdist); one service's rules "
+                            "run in one worker in order; one merged report (default 1)")
+    where.add_argument("--allow", action="append", choices=("spend", "write"), default=None,
+                       help="on --target http, allow rules that spend credits or write vendor data (repeatable)")
+    output.add_argument("-v", "--verbose", action="store_true",
+                        help="list every rule in the summary (default: only what did not pass, and the totals)")
+    output.add_argument("--min-checked", default=None, metavar="SHARE",
+                        help="the least share of selected rules that must be checked (passed or failed), e.g. 80%% "
+                             "or a count such as 30; below it the run is incomplete (exit 3). Default: by profile "
+                             "(CONFORMANCE_MIN_CHECKED)")
+    output.add_argument("--allow-skips", action="store_true",
+                        help="exit 0 even when rules were not checked (missing cassettes, credentials, rate limits)")
+    where.add_argument("--discover", action="store_true",
+                       help="with --target http: fill unset target settings from the target's answers to documented "
+                            "reads first (`conformance discover`); settings you give win")
+    run_parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from conformance import interrupts
+
+    interrupts.checkpoint("imports")
+    import pytest  # noqa: F401  (the heavy import, after the checkpoint a test pauses at)
+
+    from conformance.cli.preflight import preflight
+    from conformance.cli.rundirs import new_run_dir
+
+    settings = preflight(args)
+    report_dir = Path(args.report_dir) if args.report_dir else new_run_dir(Path("reports"))
+    argv = pytest_argv(args, settings, report_dir)
+    if report_dir.exists() and not report_dir.is_dir():
+        raise HarnessError(f"--report-dir {report_dir} is not a directory")
+    return _execute(args, argv, report_dir)
+
+
+def pytest_argv(args: argparse.Namespace, settings: RunSettings, report_dir: Path) -> list[str]:
+    """The pytest command line of a run: the suites, this run's files and the selection."""
+    argv = [str(SUITES), "-p", "no:cacheprovider", "-q", "-o", "console_output_style=classic",
+            "--rootdir", str(SUITES), "-c", str(SUITES / "pytest.ini"),
+            "--report-dir", str(report_dir), "--cassette-dir", args.cassette_dir,
+            # JUnit XML for CI systems that read it (one testcase per rule, named by rule id).
+            "--junitxml", str(report_dir / "junit.xml"), "-o", "junit_suite_name=conformance",
+            "--target", settings.target, "--profile", settings.profile]
+    if not args.no_allure:
+        argv += ["--alluredir", str(report_dir / "allure-results"), "--clean-alluredir"]
+    for service in args.service or []:
+        argv += ["--service", service]
+    if settings.record:
+        argv += ["--record-mode", settings.record_mode]
+    argv += _valued(("--fault", args.fault), ("-k", args.k), ("-m", args.m))
+    if args.verbose:
+        argv += ["--conformance-every-rule"]
+    for allowance in sorted(settings.allow):
+        argv += ["--allow", allowance]
+    argv += _jobs_argv(args.jobs)
+    if args.min_checked is not None:
+        argv += ["--min-checked", args.min_checked]
+    return argv
+
+
+def _valued(*options: tuple[str, str | None]) -> list[str]:
+    """Each option that was given a value, with it."""
+    return [part for name, value in options if value for part in (name, value)]
+
+
+def _jobs_argv(jobs: int) -> list[str]:
+    """--jobs N: N pytest-xdist workers, one service's rules in one worker (conformance/parallel.py)."""
+    if jobs < 1:
+        raise UsageError(f"--jobs must be 1 or more, got {jobs}")
+    return ["-n", str(jobs)] if jobs > 1 else []
+
+
+def _execute(args: argparse.Namespace, argv: list[str], report_dir: Path) -> int:
+    """pytest over the suites, under the report directory's lock; the exit status of the run."""
+    from conformance import interrupts
+    from conformance.reporting.lock import report_dir_lock
+
+    with report_dir_lock(report_dir):
+        _clear_stale(report_dir)
+        code = _pytest_main(argv)
+        interrupts.stop_raising()
+        interrupts.checkpoint("verdict")
+        signal_name = interrupts.received()
+        if signal_name:
+            return _interrupted(report_dir, signal_name)
+        return _verdict(args, report_dir, code)
+
+
+def _clear_stale(report_dir: Path) -> None:
+    """The exit status and the reader read this run's files only: none of the last run's may stay."""
+    for stale in ("summary.json", "triage.md"):
+        try:
+            (report_dir / stale).unlink(missing_ok=True)
+        except OSError as exc:
+            raise HarnessError(f"cannot clear {report_dir / stale}: {exc.strerror}") from None
+
+
+def _pytest_main(argv: list[str]) -> int:
+    import pytest
+
+    try:
+        return int(pytest.main(argv))
+    except KeyboardInterrupt:  # landed where pytest does not catch it (its session's end)
+        return 2
+
+
+def _interrupted(report_dir: Path, signal_name: str) -> int:
+    """Decided by the signal, not by what pytest made of it: never 0, never "failed"."""
+    from conformance import interrupts
+    from conformance.cli.status import mark_interrupted
+
+    mark_interrupted(report_dir, signal_name)
+    print(f"conformance: interrupted by {signal_name}; {report_dir / 'summary.json'} holds what finished",
+          file=sys.stderr)
+    return interrupts.exit_status() or 130
+
+
+def _verdict(args: argparse.Namespace, report_dir: Path, code: int) -> int:
+    """The run's exit status; a finished run gets its history line and, in reports/runs, reports/latest."""
+    from conformance.cli.rundirs import keep_history, point_latest
+    from conformance.cli.status import exit_status
+
+    status = exit_status(report_dir, code, allow_skips=args.allow_skips)
+    if status != 130:
+        keep_history(report_dir)
+    if not args.report_dir and status != 130 and (report_dir / "summary.json").is_file():
+        point_latest(report_dir)
+    return status
