@@ -123,6 +123,12 @@ CATALOGUE_SCHEMA: dict[str, Any] = {
                     # Hand-written faults of the service package that break this rule (named by
                     # the fault's name): the binding lives here, never as a rule id in Python.
                     "faults": _FAULT_NAMES,
+                    # Families of faults the core derives that do not fit the rule's check, and why.
+                    "derived_faults": {"type": "object", "required": ["except", "why"], "additionalProperties": False,
+                                       "properties": {"except": {"type": "array", "minItems": 1, "uniqueItems": True,
+                                                                 "items": {"type": "string",
+                                                                           "pattern": "^[a-z0-9-]+$"}},
+                                                      "why": {"type": "string", "minLength": 10}}},
                 },
             },
         },

@@ -214,6 +214,7 @@ def _load(service: str, root: str) -> Contract:
             standard=raw.get("standard"),
             depends_on=tuple(raw.get("depends_on") or ()),
             faults=tuple(raw.get("faults") or ()),
+            no_derived_faults=tuple((raw.get("derived_faults") or {}).get("except") or ()),
         )
         for named_op in rule.params.get("operations") or []:
             try:

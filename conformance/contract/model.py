@@ -50,6 +50,9 @@ class Rule:
     # The service package's hand-written faults that break this rule, by name (rules.yaml binds
     # them; a fault in Python never names the rule it breaks).
     faults: tuple[str, ...] = ()
+    # Families of derived faults (``bound-accepted`` ...) that do not fit this rule's check; the
+    # catalogue says why next to them.
+    no_derived_faults: tuple[str, ...] = ()
 
     @property
     def basis(self) -> str:

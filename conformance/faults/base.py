@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
 
-__all__ = ["Fault", "FaultySimulator", "Variant", "derived_fault", "fault", "json_edit", "on_request", "on_response",
+__all__ = ["Fault", "FaultySimulator", "Variant", "derived_fault", "fault", "json_edit", "on_request", "on_response", "path_pattern",
            "request_json_edit", "variant"]
 
 
@@ -118,3 +119,9 @@ def variant(name: str, description: str) -> Callable[[Callable[[Simulator], Simu
         return Variant(name, description, apply)
 
     return make
+
+
+def path_pattern(path: str) -> re.Pattern[str]:
+    """The operation's path template, matched at the end of the request path (server prefixes vary)."""
+    parts = re.split(r"(\{[^}]+\})", path)
+    return re.compile("".join("[^/]+" if p.startswith("{") else re.escape(p) for p in parts) + "$")

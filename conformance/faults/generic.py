@@ -43,7 +43,9 @@ from urllib.parse import parse_qsl, unquote, urlencode
 from conformance.auth.variants import INVALID_CREDENTIAL, render, scheme_location
 from conformance.contract import Contract, Rule
 from conformance.contract.derive import FORMAT_MISSES, MISSING, field_probes
-from conformance.faults.base import Fault, derived_fault, on_request, on_response
+from conformance.faults.base import Fault, derived_fault, on_request, on_response, path_pattern
+from conformance.faults.answers import answer_faults
+from conformance.faults.members import member_faults
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
 
@@ -59,12 +61,6 @@ def _listed_for(value: Any, allowed: list[str]) -> str | None:
         if value == listed[:-1] or value == listed + "s":
             return listed
     return None
-
-
-def path_pattern(path: str) -> re.Pattern[str]:
-    # The operation's path template, matched at the end of the request path (server prefixes vary).
-    parts = re.split(r"(\{[^}]+\})", path)
-    return re.compile("".join("[^/]+" if p.startswith("{") else re.escape(p) for p in parts) + "$")
 
 
 def _on_operation(rule: Rule) -> Callable[[Request], bool]:
@@ -142,7 +138,8 @@ def generic_faults(contract: Contract) -> list[Fault]:
             f"{rule.operation} takes a near miss of a listed {rule.where} (a letter short, a plural) "
             "for the listed value, while refusing a plainly foreign one",
         )(_near_miss(rule, list(allowed))))
-    return faults + derived_faults(contract) + credential_faults(contract) + route_faults(contract) + mistake_faults(contract)
+    return (faults + derived_faults(contract) + credential_faults(contract) + route_faults(contract)
+            + mistake_faults(contract) + member_faults(contract) + answer_faults(contract))
 
 
 def _rendered(node: Any, seeded: dict[str, str]) -> Any:

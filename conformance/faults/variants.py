@@ -13,7 +13,7 @@ from urllib.parse import parse_qsl, unquote, urlencode
 
 from conformance.contract import Contract
 from conformance.faults.base import Variant, on_request, on_response, variant
-from conformance.faults.generic import path_pattern
+from conformance.faults.base import path_pattern
 from conformance.transport.model import Request, Response
 
 __all__ = ["GENERIC_VARIANTS", "derived_variants"]

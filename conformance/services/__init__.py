@@ -82,7 +82,13 @@ def faults_for(service: str) -> list[Fault]:
     """The service's own faults, each bound by rules.yaml to the rule it breaks, then the ones
     the core derives from its contract (faults/generic.py)."""
     contract = load_contract(service)
-    return [*bound_faults(service, contract), *generic_faults(contract)]
+    opted_out = {(rule.id, family) for rule in contract.rules for family in rule.no_derived_faults}
+    derived = generic_faults(contract)
+    unknown = {pair for pair in opted_out if not any((f.breaks, f.name.split(":")[0]) == pair for f in derived)}
+    if unknown:
+        raise ServicePackageError(f"{contract.rules_file}: derived_faults excepts {sorted(unknown)}, "
+                                  "families the core derives nothing of for those rules")
+    return [*bound_faults(service, contract), *(f for f in derived if (f.breaks, f.name.split(":")[0]) not in opted_out)]
 
 
 def bound_faults(service: str, contract: Contract) -> list[Fault]:

@@ -1,0 +1,113 @@
+"""Faults derived from what a rule says an answer is: its documented status, its documented shape.
+
+``status-remapped`` for every rule with a documented refusal status (``violation.status``) that a
+core check carries: the refusal answered with another status (400 with 422, 401 with 403, ...).
+A check that took any 4xx would pass it; the document names one.
+
+``member-dropped`` and ``member-retyped`` for every ``response-shape`` rule: the documented
+answer without its first required member, or with its first typed member of another JSON type.
+
+Faults for service checks stay with their service: what a scenario holds is its own.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import unquote
+
+from conformance.contract import Contract, Rule
+from conformance.faults.base import Fault, derived_fault, on_response, path_pattern
+from conformance.simulators.base import Simulator
+from conformance.transport.model import Request, Response
+
+__all__ = ["answer_faults"]
+
+# The status a careless server answers instead of the documented one: a neighbour of its family.
+_INSTEAD = {400: 422, 422: 400, 401: 403, 403: 401, 404: 410, 409: 400, 413: 400, 402: 403, 429: 503}
+# A value of another JSON type than the documented one.
+_RETYPED: dict[str, Any] = {"string": 12345, "integer": "12345", "number": "1.5", "boolean": "yes",
+                            "array": {"not": "an array"}, "object": ["not", "an", "object"]}
+
+
+def _operations(rule: Rule) -> Callable[[Request], bool]:
+    operations = [str(op) for op in rule.params.get("operations") or [rule.operation]]
+    routes = [(op.split(" ", 1)[0], path_pattern(op.split(" ", 1)[1])) for op in operations]
+    return lambda request: any(request.method == m and p.search(unquote(request.path)) for m, p in routes)
+
+
+def _remapped(rule: Rule, status: int) -> Callable[[Simulator], Simulator]:
+    on_operation = _operations(rule)
+    instead = _INSTEAD.get(status, 400)
+
+    def after(request: Request, response: Response) -> Response:
+        if response.status == status and on_operation(request):
+            response.status = instead
+        return response
+
+    return on_response(after)
+
+
+def _core(rule: Rule) -> bool:
+    """Carried by a core check: a service's own check is named ``<service>/<name>`` (the registry
+    holds every service check to that), a core one is not."""
+    return "/" not in str(rule.params.get("check", ""))
+
+
+def _first_member(contract: Contract, schema: Any) -> tuple[bool, str, str] | None:
+    """(in array items?, member, its type) of the first required, typed member of an answer."""
+    schema = contract.deref(schema) if isinstance(schema, dict) else {}
+    items = schema.get("type") == "array"
+    if items:
+        schema = contract.deref(schema.get("items") or {})
+    props = schema.get("properties") or {}
+    for name in schema.get("required") or []:
+        kind = contract.deref(props.get(name) or {}).get("type")
+        if isinstance(kind, str) and kind in _RETYPED and kind != "null":
+            return items, name, kind
+    return None
+
+
+def _edit_answer(rule: Rule, status: int, items: bool, edit: Callable[[dict[str, Any]], None]) -> Callable[[Simulator], Simulator]:
+    on_operation = _operations(rule)
+
+    def after(request: Request, response: Response) -> Response:
+        if response.status != status or not on_operation(request):
+            return response
+        try:
+            body = json.loads(response.body)
+        except ValueError:
+            return response
+        for node in (body if items and isinstance(body, list) else [body]):
+            if isinstance(node, dict):
+                edit(node)
+        response.body = json.dumps(body).encode()
+        return response
+
+    return on_response(after)
+
+
+def answer_faults(contract: Contract) -> list[Fault]:
+    faults: list[Fault] = []
+    for rule in contract.rules:
+        short = rule.id.split(".", 1)[1]
+        status = (rule.violation or {}).get("status")
+        if isinstance(status, int) and 400 <= status < 500 and rule.operation and _core(rule):
+            faults.append(derived_fault(f"status-remapped:{short}", rule.id,
+                                        f"{rule.operation} answers {_INSTEAD.get(status, 400)} where the document "
+                                        f"says {status}")(_remapped(rule, status)))
+        if rule.params.get("check") == "response-shape" and rule.operation:
+            answered = int(rule.params.get("status", 200))
+            member = _first_member(contract, contract.response_schema(rule.operation, answered) or {})
+            if member is None:
+                continue
+            items, name, kind = member
+            faults.append(derived_fault(f"member-dropped:{short}", rule.id,
+                                        f"{rule.operation} answers without its required member {name}")(
+                _edit_answer(rule, answered, items, lambda node, n=name: node.pop(n, None))))
+            faults.append(derived_fault(f"member-retyped:{short}", rule.id,
+                                        f"{rule.operation} answers {name} as another type than {kind}")(
+                _edit_answer(rule, answered, items, lambda node, n=name, k=kind: node.__setitem__(n, _RETYPED[k])
+                             if n in node else None)))
+    return faults
