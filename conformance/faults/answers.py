@@ -69,7 +69,8 @@ def _first_member(contract: Contract, schema: Any) -> tuple[bool, str, str] | No
     return None
 
 
-def _edit_answer(rule: Rule, status: int, items: bool, edit: Callable[[dict[str, Any]], None]) -> Callable[[Simulator], Simulator]:
+def _edit_answer(rule: Rule, status: int, items: bool,
+                 edit: Callable[[dict[str, Any]], None]) -> Callable[[Simulator], Simulator]:
     on_operation = _operations(rule)
 
     def after(request: Request, response: Response) -> Response:
@@ -86,6 +87,21 @@ def _edit_answer(rule: Rule, status: int, items: bool, edit: Callable[[dict[str,
         return response
 
     return on_response(after)
+
+
+def _dropping(name: str) -> Callable[[dict[str, Any]], None]:
+    def edit(node: dict[str, Any]) -> None:
+        node.pop(name, None)
+
+    return edit
+
+
+def _retyping(name: str, kind: str) -> Callable[[dict[str, Any]], None]:
+    def edit(node: dict[str, Any]) -> None:
+        if name in node:
+            node[name] = _RETYPED[kind]
+
+    return edit
 
 
 def answer_faults(contract: Contract) -> list[Fault]:
@@ -105,9 +121,8 @@ def answer_faults(contract: Contract) -> list[Fault]:
             items, name, kind = member
             faults.append(derived_fault(f"member-dropped:{short}", rule.id,
                                         f"{rule.operation} answers without its required member {name}")(
-                _edit_answer(rule, answered, items, lambda node, n=name: node.pop(n, None))))
+                _edit_answer(rule, answered, items, _dropping(name))))
             faults.append(derived_fault(f"member-retyped:{short}", rule.id,
                                         f"{rule.operation} answers {name} as another type than {kind}")(
-                _edit_answer(rule, answered, items, lambda node, n=name, k=kind: node.__setitem__(n, _RETYPED[k])
-                             if n in node else None)))
+                _edit_answer(rule, answered, items, _retyping(name, kind))))
     return faults

@@ -11,8 +11,8 @@ from typing import Any
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
 
-__all__ = ["Fault", "FaultySimulator", "Variant", "derived_fault", "fault", "json_edit", "on_request", "on_response", "path_pattern",
-           "request_json_edit", "variant"]
+__all__ = ["Fault", "FaultySimulator", "Variant", "derived_fault", "fault", "json_edit", "on_request", "on_response",
+           "path_pattern", "request_json_edit", "variant"]
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,6 @@ catch it.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode
@@ -43,8 +42,8 @@ from urllib.parse import parse_qsl, unquote, urlencode
 from conformance.auth.variants import INVALID_CREDENTIAL, render, scheme_location
 from conformance.contract import Contract, Rule
 from conformance.contract.derive import FORMAT_MISSES, MISSING, field_probes
-from conformance.faults.base import Fault, derived_fault, on_request, on_response, path_pattern
 from conformance.faults.answers import answer_faults
+from conformance.faults.base import Fault, derived_fault, on_request, on_response, path_pattern
 from conformance.faults.members import member_faults
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
@@ -233,7 +232,8 @@ def _leniency_point(contract: Contract, rule: Rule) -> str | None:
     return None
 
 
-def _formatted_members(contract: Contract, schema: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], str]]:
+def _formatted_members(contract: Contract, schema: Any,
+                       path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], str]]:
     """(member path, format) of each formatted member of a response schema (objects only)."""
     schema = contract.deref(schema) if isinstance(schema, dict) else {}
     out: list[tuple[tuple[str, ...], str]] = []
@@ -283,7 +283,8 @@ def derived_faults(contract: Contract) -> list[Fault]:
                     _lenient(rule, where, contract.request_example(rule.operation))))
         elif rule.kind == "body" and rule.operation:
             faults.append(derived_fault(f"broken-body-500:{short}", rule.id,
-                                f"{rule.operation} answers a body that is not JSON with 500")(_crash_on_unparsable(rule)))
+                                        f"{rule.operation} answers a body that is not JSON with 500")(
+                _crash_on_unparsable(rule)))
     seen_ops: set[str] = set()
     for rule in contract.rules:
         if rule.kind != "schema" or not rule.operation or rule.operation in seen_ops:

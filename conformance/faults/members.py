@@ -120,7 +120,9 @@ def _past_bound(schema: dict[str, Any]) -> Wrong:
             return False
         if kind in ("integer", "number"):
             number = _number(value)
-            return number is not None and (number > schema.get("maximum", number) or number < schema.get("minimum", number))
+            if number is None:
+                return False
+            return number > schema.get("maximum", number) or number < schema.get("minimum", number)
         if isinstance(value, (str, list)):
             return len(value) > schema.get(high, len(value)) or len(value) < schema.get(low, 0)
         return False

@@ -12,8 +12,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode
 
 from conformance.contract import Contract
-from conformance.faults.base import Variant, on_request, on_response, variant
-from conformance.faults.base import path_pattern
+from conformance.faults.base import Variant, on_request, on_response, path_pattern, variant
 from conformance.transport.model import Request, Response
 
 __all__ = ["GENERIC_VARIANTS", "derived_variants"]

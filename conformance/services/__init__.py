@@ -88,7 +88,8 @@ def faults_for(service: str) -> list[Fault]:
     if unknown:
         raise ServicePackageError(f"{contract.rules_file}: derived_faults excepts {sorted(unknown)}, "
                                   "families the core derives nothing of for those rules")
-    return [*bound_faults(service, contract), *(f for f in derived if (f.breaks, f.name.split(":")[0]) not in opted_out)]
+    kept = [f for f in derived if (f.breaks, f.name.split(":")[0]) not in opted_out]
+    return [*bound_faults(service, contract), *kept]
 
 
 def bound_faults(service: str, contract: Contract) -> list[Fault]:

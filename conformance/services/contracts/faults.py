@@ -94,18 +94,6 @@ def _no_form(body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def _any_chain(body: dict[str, Any]) -> dict[str, Any]:
-    if isinstance(body.get("blockchain"), str) and body["blockchain"].startswith("zz"):
-        body["blockchain"] = "ETH"
-    return body
-
-
-def _clip_signature(body: dict[str, Any]) -> dict[str, Any]:
-    if isinstance(body.get("constructorSignature"), str):
-        body["constructorSignature"] = body["constructorSignature"][:1000]
-    return body
-
-
 def _other_default(body: dict[str, Any]) -> dict[str, Any]:
     body.setdefault("constructorSignature", "constructor(uint256 supply)")
     return body
@@ -179,9 +167,6 @@ FAULTS: list[Fault] = [
           "a call without Authorization is served as the default account")(on_request(_no_key_default)),
     fault("ping-requires-auth", "ping without authorization answers 401")(
         on_response(_ping_needs_key)),
-    fault("accepts-1001-char-signature",
-          "a constructorSignature of 1001 characters is cut to 1000 and accepted")(
-        _body_edit(BYTECODE, _clip_signature)),
     fault("accepts-wallet-with-blockchain",
           "walletId together with blockchain/sourceAddress is accepted (walletId ignored)")(
         _body_edit("/v1/w3s/", _one_form)),
@@ -208,18 +193,9 @@ FAULTS: list[Fault] = [
     fault("serves-malformed-id",
           "an id that is no UUID is read as the seeded contract")(
         on_request(_malformed_served)),
-    fault("accepts-empty-bytecode", "an empty bytecode is read as 00")(
-        _body_edit(BYTECODE, lambda b: {**b, "bytecode": "00"} if b.get("bytecode") == "" else b)),
-    fault("accepts-missing-bytecode",
-          "a body without bytecode gets a default one")(
-        _body_edit(BYTECODE, lambda b: {"bytecode": "0x00", **b})),
     fault("other-constructor-default",
           "an omitted constructorSignature defaults to constructor(uint256 supply)")(
         _body_edit(BYTECODE, _other_default)),
-    fault("template-accepts-any-chain",
-          "the template estimate reads an unlisted blockchain as ETH")(_body_edit(TEMPLATE, _any_chain)),
-    fault("bytecode-accepts-any-chain",
-          "the bytecode estimate reads an unlisted blockchain as ETH")(_body_edit(BYTECODE, _any_chain)),
     fault("coerces-constructor-parameters",
           "constructorParameters of another type is read as []")(
         _body_edit(BYTECODE, _coerce("constructorParameters", list, []))),

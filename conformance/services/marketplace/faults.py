@@ -126,23 +126,6 @@ def _truncate_fractions(request: Request) -> Request:
                                            else v) for k, v in q.items()})
 
 
-def _clamp(name: str, low: int | None = None, high: int | None = None) -> Callable[[Request], Request]:
-    def fix(q: dict[str, str]) -> dict[str, str]:
-        if q.get(name, "").isdigit():
-            value = int(q[name])
-            value = max(value, low) if low is not None else value
-            value = min(value, high) if high is not None else value
-            q[name] = str(value)
-        return q
-    return lambda request: _query(request, fix)
-
-
-def _unlisted_state(request: Request) -> Request:
-    if _is_listings(request) and request.params.get("state") == "zz-not-listed":
-        request = _query(request, lambda q: {k: v for k, v in q.items() if k != "state"})
-    return request
-
-
 def _shift_offset(request: Request) -> Request:
     return _query(request, lambda q: {**q, "offset": str(int(q["offset"]) - 1)}
                   if _is_listings(request) and q.get("offset", "0").isdigit() and int(q.get("offset", "0")) > 0 else q)
@@ -218,17 +201,11 @@ FAULTS: list[Fault] = [
           "a UTF-8 form with non-ASCII text is refused")(on_response(_non_ascii_refused)),
     fault("latin1-charset",
           "JSON bodies declare charset=iso-8859-1")(on_response(_latin1)),
-    fault("unlisted-state-accepted",
-          "a state outside the list is ignored instead of refused")(on_request(_unlisted_state)),
     fault("fractional-limit-truncated",
           "limit=25.5 is read as 25")(on_request(_truncate_fractions)),
     fault("numbers-as-json-numbers",
           "item_weight is returned as a JSON number")(
         _ok_json(_is_listings, _results(lambda i: i.update(item_weight=float(i["item_weight"]))))),
-    fault("limit-24-accepted",
-          "limit below 25 is raised to 25 instead of refused")(on_request(_clamp("limit", low=25))),
-    fault("offset-12001-accepted",
-          "offset above 12000 is lowered to 12000 instead of refused")(on_request(_clamp("offset", high=12_000))),
     fault("default-limit-20",
           "without limit a page holds 20 records")(on_response(_page_cut(20, True))),
     fault("offset-default-one",

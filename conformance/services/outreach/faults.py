@@ -30,36 +30,10 @@ def _rewrite_body(method: str, path: str, edit: Callable[[dict[str, Any]], dict[
     return request_json_edit(matches, edit, empty=b"{}")
 
 
-def _clamp_gap(body: dict[str, Any]) -> dict[str, Any]:
-    if body.get("sending_gap") == 1441:
-        body["sending_gap"] = 1440
-    return body
-
-
-def _provider_5(body: dict[str, Any]) -> dict[str, Any]:
-    if body.get("provider_code") == 5:
-        body["provider_code"] = 1
-    return body
-
-
 def _provider_8_refused(body: dict[str, Any]) -> dict[str, Any]:
     if body.get("provider_code") == 8:
         body["provider_code"] = "eight"
     return body
-
-
-def _default(name: str, value: Any) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    def edit(body: dict[str, Any]) -> dict[str, Any]:
-        body.setdefault(name, value)
-        return body
-    return edit
-
-
-def _drop(name: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    def edit(body: dict[str, Any]) -> dict[str, Any]:
-        body.pop(name, None)
-        return body
-    return edit
 
 
 def _reroute(sim: Simulator, method: str, path: str, handler: Callable[..., Response],
@@ -243,12 +217,6 @@ def _neither_mark_read(request: Request) -> Request:
 
 
 FAULTS: list[Fault] = [
-    fault("sending-gap-1441-accepted",
-          "a create with sending_gap 1441 is accepted (clamped)")(_rewrite_body("POST", _ACCOUNTS, _clamp_gap)),
-    fault("update-sending-gap-1441-accepted",
-          "an update with sending_gap 1441 is accepted")(_rewrite_body("PATCH", _ACCOUNTS + "/*", _clamp_gap)),
-    fault("provider-code-5-accepted",
-          "provider_code 5 is accepted as 1")(_rewrite_body("POST", _ACCOUNTS, _provider_5)),
     fault("provider-code-8-refused",
           "provider_code 8 (AirMail) is refused")(_rewrite_body("POST", _ACCOUNTS, _provider_8_refused)),
     fault("warmup-status-written-on-create",
@@ -259,12 +227,6 @@ FAULTS: list[Fault] = [
           "GET /campaigns/analytics refuses the documented query parameter id")(on_response(_analytics_id_refused)),
     fault("read-only-written-on-update",
           "read-only is_managed_account sent on update is stored")(_update_writes_read_only),
-    fault("smtp-port-optional",
-          "a create without smtp_port is accepted")(_rewrite_body("POST", _ACCOUNTS, _default("smtp_port", 25))),
-    fault("imap-host-optional",
-          "a create without imap_host is accepted")(_rewrite_body("POST", _ACCOUNTS, _default("imap_host", "imap"))),
-    fault("first-name-optional",
-          "a create without first_name is accepted")(_rewrite_body("POST", _ACCOUNTS, _default("first_name", "X"))),
     fault("reply-to-refused",
           "a create with reply_to is refused")(_rewrite_body("POST", _ACCOUNTS, lambda b: {**b, "reply_to": 1}
                                                                 if "reply_to" in b else b)),
@@ -324,7 +286,4 @@ FAULTS: list[Fault] = [
           "GET /accounts/ctd-status is not served")(_unserved("GET", _ACCOUNTS + "/ctd-status")),
     fault("microsoft-init-unrouted",
           "POST /oauth/microsoft/init is not served")(_unserved("POST", "/api/v2/oauth/microsoft/init")),
-    fault("email-optional",
-          "a create without email gets a generated one")(
-        _rewrite_body("POST", _ACCOUNTS, _default("email", "generated@outreach.example"))),
 ]

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from conformance.faults.base import Fault, FaultySimulator, fault, json_edit, on_request, on_response
-from conformance.services.scanning.data import DNS_TYPES, METADATA_KEY, SEGMENT
+from conformance.services.scanning.data import METADATA_KEY, SEGMENT
 from conformance.services.scanning.simulator import ScanningSimulator
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
@@ -193,12 +193,6 @@ def _strip_facet_counts(request: Request) -> Request:
     return request
 
 
-def _default_query(request: Request) -> Request:
-    if request.path == SEARCH and "query" not in request.params:
-        request.query.append(("query", "nginx"))
-    return request
-
-
 def _keyless_lookups(request: Request) -> Request:
     lookups = ("/host/", "/org/member/", "/dns/domain/")
     if not any(k == "key" for k, _ in request.query) and any(p in request.path for p in lookups):
@@ -357,12 +351,6 @@ FAULTS: list[Fault] = [
           "an empty ips string scans a default IP")(on_request(_empty_ips_filled)),
     fault("org-logo-string",
           "the organization's logo is a string")(_edit_ok(_path("/org"), lambda b: {**b, "logo": "none"})),
-    fault("dns-type-ignored",
-          "an unlisted DNS type is ignored instead of refused")(
-        _drop_param(lambda r: r.path.startswith("/dns/domain/"), "type",
-                    lambda v: v not in DNS_TYPES)),
-    fault("search-query-defaulted",
-          "a search without query searches everything")(on_request(_default_query)),
     fault("myip-hostname",
           "myip answers a host name")(_edit_ok(_path("/tools/myip"), lambda b: "localhost")),
     fault("headers-not-echoed",

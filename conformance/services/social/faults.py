@@ -274,10 +274,6 @@ FAULTS: list[Fault] = [
         rows_edit("/metadata/customer/topics", _theme_ids)),
     fault("profile-groups-strings", "profile groups are strings")(
         rows_edit("/metadata/customer", _group_strings)),
-    fault("profiles-filters-defaulted", "profiles without filters get defaults")(
-        on_path(_PROFILES, default("filters", _FILTERS))),
-    fault("posts-metrics-defaulted", "posts without metrics get likes")(
-        on_path(_POSTS, default("metrics", ["likes"]))),
     fault("accepts-101-profiles", "101 profiles are accepted")(
         attr("max_profiles", 101)),
     fault("two-year-period", "a reporting_period of two years is accepted")(
@@ -314,7 +310,6 @@ FAULTS: list[Fault] = [
         rows_edit(_MESSAGES, _last_page_cursor)),
     fault("invalid-cursor-restarts", "an invalid page_cursor serves page 1")(
         on_path(_MESSAGES, _bad_cursor_restarts)),
-    fault("messages-limit-101", "limit 101 is accepted")(attr("message_max", 101)),
     fault("messages-default-60", "messages pages default to 60")(attr("message_page", 60)),
     fault("message-ids-101", "101 message ids are accepted")(
         attr("max_message_ids", 101)),
@@ -336,8 +331,6 @@ FAULTS: list[Fault] = [
                                                 for f in fs]))),
     fault("post-type-lower-case", "post_type in lower case")(
         rows_edit(_MESSAGES, _lower_post_type)),
-    fault("listening-fields-defaulted", "listening messages without fields "
-          "get guid")(on_path(_TOPIC, default("fields", ["guid"]))),
     fault("listening-total-pages-short", "listening paging states one page too few")(
         rows_edit(_TOPIC, _pages_minus_one)),
     fault("listening-page-above-total-200", "a topic page above total_pages "
@@ -369,9 +362,4 @@ FAULTS: list[Fault] = [
     fault("listening-fields-ignored", "topic messages carry only guid (and "
           "metrics) whatever fields ask")(on_path(_TOPIC, lambda b: {**b, "fields": ["guid"]})),
     fault("rate-limit-70", "70 requests a minute are served")(attr("per_minute", 70)),
-    fault("publishing-route-missing", "POST publishing/posts answers 404")(
-        _request(lambda r: Request(r.method, r.path + "-gone", r.query, r.headers, r.body)
-                 if r.method == "POST" and r.path.endswith("/publishing/posts") else r)),
-    fault("media-part-405", "POST on a media part answers 405")(
-        _request(lambda r: Request("PUT", r.path, r.query, r.headers, r.body) if "/part/" in r.path else r)),
 ]
