@@ -6,10 +6,11 @@ and its variants): ``expect_json_schema`` took about a quarter of all time, json
 Two savings, neither of which can change a verdict or its message:
 
 - A body's verdict is a function of the schema and the body's bytes alone (the format checker is
-  fixed for the process), so it is remembered per (schema, SHA-256 of the bytes). The same bodies
-  come back often: one affiliate suite validated 109 bodies of which 54 were distinct, and the
-  clean suite plus five variants 654 of which 108 were (the matrix runs each suite ~25 times per
-  service, and a variant or fault that changes a body changes its bytes, so it is validated anew).
+  fixed for the process), so a valid body is remembered per (schema, SHA-256 of the bytes). The
+  same bodies come back often: one affiliate suite validated 109 bodies of which 54 were distinct,
+  and the clean suite plus five variants 654 of which 108 were (the matrix runs each suite ~25
+  times per service; a variant or fault that changes a body changes its bytes, so it is validated
+  anew).
 - ``$ref``s to ``$defs`` are inlined once per schema, so a validation does not look every one up
   through ``referencing`` (about 10% of a validation on our contracts). Only where no message can
   tell the difference: jsonschema never adds ``$ref`` to an error's paths, and the only messages
@@ -48,8 +49,9 @@ _SCOPED = frozenset({"$id", "$anchor", "$dynamicRef", "$dynamicAnchor", "$recurs
 _ONE = frozenset({"additionalProperties", "items", "contains", "propertyNames", "if", "then", "else"})
 _MANY = frozenset({"allOf", "anyOf", "prefixItems"})
 _NAMED = frozenset({"properties", "patternProperties", "dependentSchemas"})
-# Remembered verdicts: a verdict is a few hundred bytes, so this bounds memory, not hits.
-_KEEP_VERDICTS = 4096
+# Bodies remembered as valid (keys of ~100 bytes). Invalid ones are not remembered: their message
+# may quote a whole body, and a body that breaks a rule comes from a fault run that sends it once.
+_KEEP_VALID = 4096
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ class _Compiled:
 
 
 _COMPILED: dict[tuple[int, int], _Compiled] = {}
-_VERDICTS: OrderedDict[tuple[int, int, bytes], tuple[str, str] | None] = OrderedDict()
+_VALID: OrderedDict[tuple[int, int, bytes], None] = OrderedDict()
 
 
 def _scoped(node: Any) -> bool:
@@ -137,12 +139,13 @@ def body_error(contract: Contract, schema: dict[str, Any], body: bytes, instance
     jsonschema's best match: ('/'-joined path or '(body)', message)."""
     entry = _compiled(contract, schema)
     key = (id(contract), id(schema), hashlib.sha256(body).digest())
-    if key in _VERDICTS:
-        _VERDICTS.move_to_end(key)
-        return _VERDICTS[key]
+    if key in _VALID:
+        _VALID.move_to_end(key)
+        return None
     error = jsonschema.exceptions.best_match(entry.inlined.iter_errors(instance))
-    verdict = None if error is None else ("/".join(str(p) for p in error.absolute_path) or "(body)", error.message)
-    _VERDICTS[key] = verdict
-    if len(_VERDICTS) > _KEEP_VERDICTS:
-        _VERDICTS.popitem(last=False)
-    return verdict
+    if error is not None:
+        return "/".join(str(p) for p in error.absolute_path) or "(body)", error.message
+    _VALID[key] = None
+    if len(_VALID) > _KEEP_VALID:
+        _VALID.popitem(last=False)
+    return None
