@@ -43,7 +43,11 @@ def credential_name(name: str) -> bool:
 
 def looks_issued(body: bytes) -> bool:
     """Whether a body names a token member (an OAuth 2.0 token answer from any path)."""
-    return bool(_ISSUED_HINT.search(body[:_MAX_TEXT]))
+    head = body[:_MAX_TEXT]
+    # Every match holds "token" in some case (an ASCII pattern; bytes.lower() folds ASCII as
+    # IGNORECASE does): the regex alone tried every offset, 16 ms for a 1.5 MB affiliate click
+    # list sent on every answer; the substring test first takes 1.5 ms.
+    return b"token" in head.lower() and bool(_ISSUED_HINT.search(head))
 
 
 def _members(node: Any, depth: int = 0) -> Iterator[tuple[str, Any]]:

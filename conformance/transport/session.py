@@ -231,6 +231,16 @@ class Session:
         else exponentially from 1 s; at most 8 retries and ``limits.retry_after_ceiling`` seconds of
         waiting in all, after which the rule is reported rate-limited (not failed)."""
         ceiling = self.limits.retry_after_ceiling
+        # Nearly every answer is not a 429: send once, and build tenacity's machinery only when one
+        # is (it cost ~0.15 ms a request, 2% of a suite, on the in-process simulators). The first
+        # attempt is then handed to tenacity as its own, so attempts and waits count as before.
+        first = self.send(request)
+        if first.response.status != 429:
+            return first
+        pending = [first]
+
+        def attempt(request: Request) -> Exchange:
+            return pending.pop() if pending else self.send(request)
 
         def wait(state: RetryCallState) -> float:
             assert state.outcome is not None
@@ -252,7 +262,7 @@ class Session:
             retry_error_callback=give_up,
             reraise=True,
         )
-        result: Exchange = retrying(self.send, request)
+        result: Exchange = retrying(attempt, request)
         return result
 
     def close(self) -> None:
