@@ -11,7 +11,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from conformance.faults.base import Fault, fault, json_edit, on_request, on_response, request_json_edit
+from conformance.faults.base import Fault, fault, on_request, on_response
+from conformance.faults.toolkit import operation, request_body, response_body, status
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
@@ -37,20 +38,6 @@ def _attr(**values: Any) -> Callable[[Simulator], Simulator]:
             setattr(sim, name, value)
         return sim
     return apply
-
-
-def _body(method: str, path: str, edit: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[Simulator], Simulator]:
-    """Rewrite the JSON body of matching requests before the simulator sees them."""
-    return request_json_edit(lambda r: r.method == method and r.path == path, edit)
-
-
-def _answer(method: str, path: str, edit: Callable[[Any], Any]) -> Callable[[Simulator], Simulator]:
-    """Rewrite the JSON body of successful answers to matching requests."""
-    def after(request: Request, response: Response) -> Response:
-        if request.method == method and request.path == path and response.status == 200:
-            response.body = json_edit(response.body, edit)
-        return response
-    return on_response(after)
 
 
 def _map_member(name: str, mapping: dict[Any, Any]) -> Callable[[dict[str, Any]], dict[str, Any]]:
@@ -82,18 +69,6 @@ def _routing_value(body: dict[str, Any]) -> dict[str, Any]:
 def _zip_compressed_refused(request: Request) -> Request:
     if request.path == "/v1/networks/uploads/temp" and b"x-zip-compressed" in request.body:
         request.body = request.body.replace(b"application/x-zip-compressed", b"text/plain")
-    return request
-
-
-def _unzip_any(request: Request) -> Request:
-    if request.path == "/v1/networks/uploads/temp" and ("unzip", "true") in request.query:
-        try:
-            body = json.loads(request.body)
-            if isinstance(body, dict):
-                body["mime_type"] = "application/zip"
-                request.body = json.dumps(body).encode()
-        except ValueError:
-            pass
     return request
 
 
@@ -146,17 +121,14 @@ def _total_of_page(body: dict[str, Any]) -> None:
 def _repeat_row(sim: Simulator) -> Simulator:
     last: list[Any] = []
 
-    def after(request: Request, response: Response) -> Response:
-        if request.method == "POST" and request.path == _REPORT and response.status == 200:
-            body = json.loads(response.body)
-            rows = body["conversions"]
-            if last and rows and body["paging"]["page"] > 1:
-                rows[0] = last[-1]
-            if rows:
-                last[:] = [rows[-1]]
-            response.body = json.dumps(body).encode()
-        return response
-    return on_response(after)(sim)
+    def edit(body: Any) -> Any:
+        rows = body["conversions"]
+        if last and rows and body["paging"]["page"] > 1:
+            rows[0] = last[-1]
+        if rows:
+            last[:] = [rows[-1]]
+        return body
+    return response_body(operation("POST", _REPORT), edit)(sim)
 
 
 def _reverse(key: str) -> Callable[[Any], Any]:
@@ -169,14 +141,12 @@ def _reverse(key: str) -> Callable[[Any], Any]:
 def _oldest_email(sim: Simulator) -> Simulator:
     original = sim.data.conversions  # type: ignore[attr-defined]
 
-    def after(request: Request, response: Response) -> Response:
-        if request.path == _REPORT + "/email" and response.status == 200:
-            email = json.loads(request.body).get("email")
-            rows = sorted((r for r in original if r["email"] == email), key=lambda r: r["conversion_unix_timestamp"])
-            recent = [r for r in rows if r["conversion_unix_timestamp"] >= sim.clock.now() - 365 * 86_400][:100]
-            response.body = json.dumps({"conversions": recent[::-1]}).encode()
-        return response
-    return on_response(after)(sim)
+    def edit(request: Request, body: Any) -> Any:
+        email = json.loads(request.body).get("email")
+        rows = sorted((r for r in original if r["email"] == email), key=lambda r: r["conversion_unix_timestamp"])
+        recent = [r for r in rows if r["conversion_unix_timestamp"] >= sim.clock.now() - 365 * 86_400][:100]
+        return {"conversions": recent[::-1]}
+    return response_body(operation("POST", _REPORT + "/email"), edit, with_request=True)(sim)
 
 
 def _drop_export_row(request: Request, response: Response) -> Response:
@@ -232,13 +202,12 @@ def _old_from_crashes(request: Request, response: Response) -> Response:
     return response
 
 
-def _first_page_misstated(request: Request, response: Response) -> Response:
+def _first_page_misstated(request: Request, body: Any) -> Any:
     # An answer to a request naming no page states page 2 while serving the first.
-    if request.method == "POST" and request.path == _REPORT and response.status == 200:
-        paging = (json.loads(request.body or b"{}") or {}).get("paging") or {}
-        if isinstance(paging, dict) and "page" not in paging:
-            response.body = json_edit(response.body, lambda b: {**b, "paging": {**b["paging"], "page": 2}})
-    return response
+    paging = (json.loads(request.body or b"{}") or {}).get("paging") or {}
+    if isinstance(paging, dict) and "page" not in paging:
+        return {**body, "paging": {**body["paging"], "page": 2}}
+    return body
 
 
 def _empty_upload_ill_formed(request: Request, response: Response) -> Response:
@@ -248,26 +217,16 @@ def _empty_upload_ill_formed(request: Request, response: Response) -> Response:
     return response
 
 
-def _put_refused(request: Request, response: Response) -> Response:
-    if request.method == "PUT" and request.path.startswith(_CAMPAIGNS + "/") and response.status == 200:
-        return Response.json_response(400, {"message": "smart links cannot be replaced"})
-    return response
-
-
 def _refuse_relationship(request: Request) -> Request:
     if request.path.startswith(_CAMPAIGNS) and ("relationship", "redirects") in request.query:
         request.query = [(k, "zz-refused" if v == "redirects" else v) for k, v in request.query]
     return request
 
 
-def _odd_id_crashes(request: Request, response: Response) -> Response:
+def _odd_conversion_id(request: Request) -> bool:
     # Only ids holding characters no id the simulator issues has: what a fuzzer sends.
     tail = request.path.rsplit("/", 1)[-1]
-    if request.path.startswith("/v1/networks/reporting/conversions/") and tail and re.search(r"[^A-Za-z0-9_-]", tail):
-        return Response.json_response(500, {"message": "internal error"})
-    return response
-
-
+    return request.path.startswith(_REPORT + "/") and bool(tail) and bool(re.search(r"[^A-Za-z0-9_-]", tail))
 
 
 def _drop_text_ruleset(body: dict[str, Any]) -> dict[str, Any]:
@@ -280,15 +239,14 @@ def _drop_text_ruleset(body: dict[str, Any]) -> dict[str, Any]:
 
 def _refuse_resource_type(path: str, kind: str) -> Callable[[Simulator], Simulator]:
     """A filter of the listed resource type ``kind`` is refused (400)."""
-    def before(request: Request) -> Request:
-        if request.method == "POST" and request.path == path and kind.encode() in (request.body or b""):
-            body = json.loads(request.body)
-            filters = ((body.get("query") or {}).get("filters") or []) if isinstance(body, dict) else []
-            if any(isinstance(f, dict) and f.get("resource_type") == kind for f in filters):
-                body["query"] = "refused"  # the simulator refuses a query that is not an object
-                request.body = json.dumps(body).encode()
-        return request
-    return on_request(before)
+    def edit(body: dict[str, Any]) -> dict[str, Any]:
+        query = body.get("query")
+        filters = query.get("filters") if isinstance(query, dict) else None
+        if isinstance(filters, list) and any(isinstance(f, dict) and f.get("resource_type") == kind for f in filters):
+            body["query"] = "refused"  # the simulator refuses a query that is not an object
+        return body
+    return request_body(operation("POST", path), edit)
+
 
 FAULTS: list[Fault] = [
     fault("offer-group-filter-refused",
@@ -297,17 +255,18 @@ FAULTS: list[Fault] = [
           "a click filter of resource type device_make is refused")(_refuse_resource_type(_CLICKS, "device_make")),
     fault("ruleset-text-accepted",
           "a redirect's ruleset sent as a string is accepted (dropped)")(
-        _body("POST", _CAMPAIGNS, _drop_text_ruleset)),
+        request_body(operation("POST", _CAMPAIGNS), _drop_text_ruleset)),
     fault("odd-conversion-id-500",
-          "a conversion lookup with an id of odd characters crashes with 500")(on_response(_odd_id_crashes)),
+          "a conversion lookup with an id of odd characters crashes with 500")(
+        status(_odd_conversion_id, 500, body={"message": "internal error"})),
     fault("window-unbounded", "a from before the previous 365 days is served with its old rows")(
         _rules(window_days=100_000)),
     fault("old-from-500", "a from before the window crashes (500)")(
         on_response(_old_from_crashes)),
     fault("first-page-misstated", "the answer without a page number states page 2")(
-        on_response(_first_page_misstated)),
+        response_body(operation("POST", _REPORT), _first_page_misstated, with_request=True)),
     fault("payout-as-text", "a row's payout is a string, not the documented number")(
-        _answer("POST", _REPORT, _payout_text)),
+        response_body(operation("POST", _REPORT), _payout_text)),
     fault("span-366-days", "a 366-day span is accepted")(_rules(span_days=366)),
     fault("filters-one-type-anded", "filters of one type combine with AND")(
         _rules(same_type=all)),
@@ -316,15 +275,15 @@ FAULTS: list[Fault] = [
     fault("scrub-default-true", "show_only_scrub defaults to true")(
         _attr(show_only_defaults={"show_only_scrub": True})),
     fault("total-count-of-page", "paging.total_count is the page's row count")(
-        _answer("POST", _REPORT, _paging(_total_of_page))),
+        response_body(operation("POST", _REPORT), _paging(_total_of_page))),
     fault("page-repeats-row", "each page starts with the previous page's last row")(_repeat_row),
     fault("datetime-refused", "from/to as YYYY-mm-DD hh:mm:ss are refused")(
-        _body("POST", _REPORT, _stamp_to_date)),
+        request_body(operation("POST", _REPORT), _stamp_to_date)),
     fault("timezone-string-accepted", "a string timezone_id is read as 90")(
-        _body("POST", _REPORT, _map_member("timezone_id", {"ninety": 90}))),
-    fault("status-outside-enum", "a row has status void")(_answer("POST", _REPORT, _status_void)),
+        request_body(operation("POST", _REPORT), _map_member("timezone_id", {"ninety": 90}))),
+    fault("status-outside-enum", "a row has status void")(response_body(operation("POST", _REPORT), _status_void)),
     fault("export-format-xml", "format xml is accepted (as json)")(
-        _body("POST", _REPORT + "/export", _map_member("format", {"zz-not-listed": "json"}))),
+        request_body(operation("POST", _REPORT + "/export"), _map_member("format", {"zz-not-listed": "json"}))),
     fault("export-drops-row", "the export loses its last row")(
         on_response(_drop_export_row)),
     fault("conversion-id-31-chars", "a 31-character id finds the conversion")(
@@ -339,25 +298,27 @@ FAULTS: list[Fault] = [
     fault("converted-clicks-purged", "clicks with conversions go after 3 months")(
         lambda sim: _purge_converted(sim)),
     fault("trending-on-cvr", "cvr carries trending_percentage")(
-        _answer("POST", "/v1/affiliates/dashboard/summary", _trending_on_cvr)),
+        response_body(operation("POST", "/v1/affiliates/dashboard/summary"), _trending_on_cvr)),
     fault("zip-compressed-refused",
           "unzip refuses application/x-zip-compressed")(on_request(_zip_compressed_refused)),
     fault("upload-urls-bare", "urls are bare strings")(
-        _answer("POST", "/v1/networks/uploads/temp", _bare_urls)),
+        response_body(operation("POST", "/v1/networks/uploads/temp"), _bare_urls)),
     fault("put-keeps-omitted", "a PUT keeps an optional field it omits")(
         _attr(put_merges=True)),
     fault("priority-without-routing-value",
-          "priority routing without routing_value is accepted")(_body("POST", _CAMPAIGNS, _routing_value)),
+          "priority routing without routing_value is accepted")(
+        request_body(operation("POST", _CAMPAIGNS), _routing_value)),
     fault("created-name-lost", "the create answer renames the smart link")(
-        _answer("POST", _CAMPAIGNS, _lose_name)),
+        response_body(operation("POST", _CAMPAIGNS), _lose_name)),
     fault("list-labels-as-text", "the list gives labels as one string")(
-        _answer("GET", _CAMPAIGNS, _labels_text)),
+        response_body(operation("GET", _CAMPAIGNS), _labels_text)),
     fault("goal-as-text", "a smart link's optimization_goal is a string, not an int")(
-        _answer("GET", _CAMPAIGNS + "/1", _goal_text)),
+        response_body(operation("GET", _CAMPAIGNS + "/1"), _goal_text)),
     fault("empty-upload-answer-ill-formed",
           "the answer to an upload without members is truncated JSON")(on_response(_empty_upload_ill_formed)),
     fault("put-refused", "every PUT, even one with all fields, is refused")(
-        on_response(_put_refused)),
+        status(operation("PUT", _CAMPAIGNS + "/{campaign_id}"), 400, when=200,
+               body={"message": "smart links cannot be replaced"})),
     fault("relationship-redirects-refused",
           "relationship=redirects is refused")(on_request(_refuse_relationship)),
     fault("key-optional", "a request without a key is served")(

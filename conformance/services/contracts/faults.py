@@ -6,10 +6,11 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from conformance.faults.base import Fault, fault, json_edit, on_request, on_response, request_json_edit
+from conformance.faults.base import Fault, fault, on_request
+from conformance.faults.toolkit import Edit, operation, path, request_body, response_body, status
 from conformance.services.contracts.simulator import CONTRACT_ID, KEY
 from conformance.simulators import Simulator
-from conformance.transport.model import Request, Response
+from conformance.transport.model import Request
 
 __all__ = ["FAULTS"]
 
@@ -18,6 +19,10 @@ PREFIX, KEY_ID, SECRET = KEY
 BYTECODE = "/v1/w3s/contracts/deploy/estimateFee"
 TEMPLATE = "/v1/w3s/templates/"
 CONTRACTS = "/v1/w3s/contracts/"
+# A contract record read (GET /v1/w3s/contracts/{id}, and anything under it).
+RECORD = path("^/v1/w3s/contracts/", "GET")
+_ESTIMATE = path("estimateFee$")
+_CRASH = {"message": "internal error"}
 
 
 def _key_edit(edit: Callable[[list[str]], list[str]]) -> Callable[[Simulator], Simulator]:
@@ -30,21 +35,17 @@ def _key_edit(edit: Callable[[list[str]], list[str]]) -> Callable[[Simulator], S
     return on_request(before)
 
 
-def _body_edit(prefix: str, edit: Callable[[dict[str, Any]], dict[str, Any]],
-               method: str = "POST") -> Callable[[Simulator], Simulator]:
-    return request_json_edit(lambda r: r.method == method and r.path.startswith(prefix)
-                             and r.path.endswith("estimateFee"), edit)
+def _estimate_under(prefix: str) -> Callable[[Request], bool]:
+    """POSTs to a fee estimate whose path starts with ``prefix``."""
+    return lambda r: r.method == "POST" and r.path.startswith(prefix) and _ESTIMATE(r)
 
 
-def _record_edit(edit: Callable[[dict[str, Any]], None]) -> Callable[[Simulator], Simulator]:
-    def after(request: Request, response: Response) -> Response:
-        if request.method == "GET" and request.path.startswith(CONTRACTS) and response.status == 200:
-            def change(body: Any) -> Any:
-                edit(body["data"]["contract"])
-                return body
-            response.body = json_edit(response.body, change)
-        return response
-    return on_response(after)
+def in_record(edit: Callable[[dict[str, Any]], None]) -> Edit:
+    """An answer edit that changes the contract record it carries (``data.contract``) in place."""
+    def change(body: Any) -> Any:
+        edit(body["data"]["contract"])
+        return body
+    return change
 
 
 def _set(name: str, value: Any) -> Callable[[dict[str, Any]], None]:
@@ -56,19 +57,13 @@ def _anonymous_as_string(record: dict[str, Any]) -> None:
         entry["anonymous"] = "false"
 
 
-def _fees_edit(request: Request, response: Response) -> Response:
-    if request.path.endswith("estimateFee") and response.status == 200:
-        def numeric(body: Any) -> Any:
-            body["data"]["medium"]["gasLimit"] = int(body["data"]["medium"]["gasLimit"])
-            return body
-        response.body = json_edit(response.body, numeric)
-    return response
+def _numeric_gas_limit(body: Any) -> Any:
+    body["data"]["medium"]["gasLimit"] = int(body["data"]["medium"]["gasLimit"])
+    return body
 
 
-def _ping_needs_key(request: Request, response: Response) -> Response:
-    if request.path == "/ping" and not request.header("authorization"):
-        return Response.json_response(401, {"message": "missing API key"})
-    return response
+def _keyless_ping(request: Request) -> bool:
+    return request.path == "/ping" and not request.header("authorization")
 
 
 def _no_key_default(request: Request) -> Request:
@@ -115,40 +110,31 @@ def _malformed_served(request: Request) -> Request:
     return request
 
 
-def _trace_refused(request: Request, response: Response) -> Response:
-    if request.header("x-request-id") is not None:
-        return Response.json_response(400, {"message": "unexpected header X-Request-Id"})
-    return response
+def _traced(request: Request) -> bool:
+    return request.header("x-request-id") is not None
 
 
-def _list_missing(request: Request, response: Response) -> Response:
-    if request.method == "GET" and request.path == "/v1/w3s/contracts":
-        return Response.json_response(404, {"message": "not found"})
-    return response
+def _abi_unparsable(request: Request) -> bool:
+    if request.path != BYTECODE:
+        return False
+    try:
+        json.loads(json.loads(request.body).get("abiJson", "[]"))
+    except (ValueError, TypeError, AttributeError):
+        return True
+    return False
 
 
-def _crash_on_bad_abi(request: Request, response: Response) -> Response:
-    if request.path == BYTECODE and response.status == 200:
-        try:
-            json.loads(json.loads(request.body).get("abiJson", "[]"))
-        except (ValueError, TypeError, AttributeError):
-            return Response.json_response(500, {"message": "internal error"})
-    return response
+def _wallet_form(request: Request) -> bool:
+    return _ESTIMATE(request) and b"walletId" in request.body
 
 
-def _wallet_refused(request: Request, response: Response) -> Response:
-    if request.path.endswith("estimateFee") and b"walletId" in request.body and response.status == 200:
-        return Response.json_response(400, {"message": "walletId is not supported"})
-    return response
-
-
-def _empty_estimate_for_odd_bytecode(request: Request, response: Response) -> Response:
-    # A success that is no fee estimate, for bytecode that is not hex digits.
-    if request.path == BYTECODE and response.status == 200:
-        digits = str((json.loads(request.body or b"{}") or {}).get("bytecode", "")).removeprefix("0x")
-        if not digits or any(c not in "0123456789abcdefABCDEF" for c in digits):
-            return Response.json_response(200, {"data": {}})
-    return response
+def _odd_bytecode(request: Request) -> bool:
+    # A success that is no fee estimate, for bytecode that is not hex digits (asked of answers 200
+    # only, so of bodies the simulator read as JSON).
+    if request.path != BYTECODE:
+        return False
+    digits = str((json.loads(request.body or b"{}") or {}).get("bytecode", "")).removeprefix("0x")
+    return not digits or any(c not in "0123456789abcdefABCDEF" for c in digits)
 
 
 FAULTS: list[Fault] = [
@@ -166,53 +152,55 @@ FAULTS: list[Fault] = [
     fault("accepts-missing-key",
           "a call without Authorization is served as the default account")(on_request(_no_key_default)),
     fault("ping-requires-auth", "ping without authorization answers 401")(
-        on_response(_ping_needs_key)),
+        status(_keyless_ping, 401, body={"message": "missing API key"})),
     fault("accepts-wallet-with-blockchain",
           "walletId together with blockchain/sourceAddress is accepted (walletId ignored)")(
-        _body_edit("/v1/w3s/", _one_form)),
+        request_body(_estimate_under("/v1/w3s/"), _one_form)),
     fault("accepts-neither-form",
           "a body with neither walletId nor blockchain + sourceAddress gets a default wallet")(
-        _body_edit("/v1/w3s/", _no_form)),
-    fault("fee-as-number", "medium.gasLimit is returned as a number")(on_response(_fees_edit)),
+        request_body(_estimate_under("/v1/w3s/"), _no_form)),
+    fault("fee-as-number", "medium.gasLimit is returned as a number")(
+        response_body(_ESTIMATE, _numeric_gas_limit)),
     fault("refuses-wallet-form", "the walletId form is refused with 400")(
-        on_response(_wallet_refused)),
+        status(_wallet_form, 400, when=200, body={"message": "walletId is not supported"})),
     fault("create-date-without-zone", "createDate carries no UTC designator")(
-        _record_edit(_set("createDate", "2027-01-15T08:00:00"))),
+        response_body(RECORD, in_record(_set("createDate", "2027-01-15T08:00:00")))),
     fault("blockchain-outside-enum", "the record says blockchain SOL")(
-        _record_edit(_set("blockchain", "SOL"))),
+        response_body(RECORD, in_record(_set("blockchain", "SOL")))),
     fault("wallet-id-not-uuid", "deployerWalletID is not a UUID")(
-        _record_edit(_set("deployerWalletID", "wallet-1"))),
+        response_body(RECORD, in_record(_set("deployerWalletID", "wallet-1")))),
     fault("tx-hash-not-hex", "txHash is 'pending'")(
-        _record_edit(_set("txHash", "pending"))),
+        response_body(RECORD, in_record(_set("txHash", "pending")))),
     fault("abi-json-not-json", "abiJson is not JSON")(
-        _record_edit(_set("abiJson", "ERC20 standard ABI"))),
+        response_body(RECORD, in_record(_set("abiJson", "ERC20 standard ABI")))),
     fault("event-anonymous-string", "event entries carry anonymous as a string")(
-        _record_edit(_anonymous_as_string)),
+        response_body(RECORD, in_record(_anonymous_as_string))),
     fault("drops-implementation-contract", "the record lacks implementationContract")(
-        _record_edit(lambda r: r.pop("implementationContract", None) and None)),
+        response_body(RECORD, in_record(lambda r: r.pop("implementationContract", None) and None))),
     fault("serves-malformed-id",
           "an id that is no UUID is read as the seeded contract")(
         on_request(_malformed_served)),
     fault("other-constructor-default",
           "an omitted constructorSignature defaults to constructor(uint256 supply)")(
-        _body_edit(BYTECODE, _other_default)),
+        request_body(_estimate_under(BYTECODE), _other_default)),
     fault("coerces-constructor-parameters",
           "constructorParameters of another type is read as []")(
-        _body_edit(BYTECODE, _coerce("constructorParameters", list, []))),
+        request_body(_estimate_under(BYTECODE), _coerce("constructorParameters", list, []))),
     fault("coerces-template-parameters",
           "templateParameters of another type is read as {}")(
-        _body_edit(TEMPLATE, _coerce("templateParameters", dict, {}))),
+        request_body(_estimate_under(TEMPLATE), _coerce("templateParameters", dict, {}))),
     fault("refuses-request-id", "a call carrying X-Request-Id is refused with 400")(
-        on_response(_trace_refused)),
+        status(_traced, 400, body={"message": "unexpected header X-Request-Id"})),
     fault("list-not-served", "GET list contracts answers 404")(
-        on_response(_list_missing)),
+        status(operation("GET", "/v1/w3s/contracts"), 404, body={"message": "not found"})),
     fault("update-without-key", "PATCH update serves calls without the key")(
         on_request(_patch_without_key)),
     # Issue 21: 422-for-non-hex-bytecode became an allowed variant (the document lists 400 for the
     # estimates, not as the only refusal; which values are refused is not shown).
     fault("empty-estimate-for-odd-bytecode",
           "bytecode that is not hex digits is answered 200 with an empty data object, no fee estimate")(
-        on_response(_empty_estimate_for_odd_bytecode)),
+        response_body(_odd_bytecode, lambda _body: {"data": {}})),
     fault("crashes-on-bad-abi-json",
-          "an abiJson that does not parse crashes the bytecode estimate with 500")(on_response(_crash_on_bad_abi)),
+          "an abiJson that does not parse crashes the bytecode estimate with 500")(
+        status(_abi_unparsable, 500, when=200, body=_CRASH)),
 ]

@@ -10,8 +10,9 @@ import json
 import re
 from typing import Any
 
-from conformance.faults.base import Variant, json_edit, on_response, variant
-from conformance.services.contracts.faults import PREFIX, _key_edit
+from conformance.faults.base import Variant, on_response, variant
+from conformance.faults.toolkit import path, response_body, status
+from conformance.services.contracts.faults import PREFIX, RECORD, _key_edit, in_record
 from conformance.services.contracts.simulator import SOURCE_ADDRESS, TEMPLATE_PARAMETERS, WALLET_ID
 from conformance.transport.model import Request, Response
 
@@ -19,6 +20,7 @@ __all__ = ["VARIANTS"]
 
 _HEX = re.compile(r"^0x[0-9a-f]+$")
 _HEX_BYTES = re.compile(r"^(0x)?[0-9a-fA-F]+$")
+_BYTECODE = "/v1/w3s/contracts/deploy/estimateFee"
 
 
 def _echo_request_id(request: Request, response: Response) -> Response:
@@ -34,38 +36,18 @@ def _mixed_case(text: str) -> str:
     return text[:2] + "".join(c.upper() if i % 2 else c for i, c in enumerate(text[2:]))
 
 
-def _record_edit(request: Request, response: Response, edit: Any) -> Response:
-    if request.method == "GET" and request.path.startswith("/v1/w3s/contracts/") and response.status == 200:
-        def change(body: Any) -> Any:
-            edit(body["data"]["contract"])
-            return body
-        response.body = json_edit(response.body, change)
-    return response
-
-
-def _checksum_hex(request: Request, response: Response) -> Response:
+def _checksum_hex(record: dict[str, Any]) -> None:
     # Letter case of hex strings is not shown (gap hex-prefix).
-    def edit(record: dict[str, Any]) -> None:
-        for name in ("contractAddress", "deployerAddress", "txHash"):
-            if isinstance(record.get(name), str) and _HEX.match(record[name]):
-                record[name] = _mixed_case(record[name])
-    return _record_edit(request, response, edit)
+    for name in ("contractAddress", "deployerAddress", "txHash"):
+        if isinstance(record.get(name), str) and _HEX.match(record[name]):
+            record[name] = _mixed_case(record[name])
 
 
-def _offset_fractions(request: Request, response: Response) -> Response:
+def _offset_fractions(record: dict[str, Any]) -> None:
     # ISO 8601 UTC may be written with fractions of a second and a +00:00 offset.
-    def edit(record: dict[str, Any]) -> None:
-        for name in ("createDate", "updateDate"):
-            if isinstance(record.get(name), str) and record[name].endswith("Z"):
-                record[name] = record[name][:-1] + ".250+00:00"
-    return _record_edit(request, response, edit)
-
-
-def _forbidden_for_bad_keys(request: Request, response: Response) -> Response:
-    # The status of a refused key is not shown (gap refusal-status): 403 instead of 401.
-    if response.status == 401:
-        response.status = 403
-    return response
+    for name in ("createDate", "updateDate"):
+        if isinstance(record.get(name), str) and record[name].endswith("Z"):
+            record[name] = record[name][:-1] + ".250+00:00"
 
 
 def _other_error_body(request: Request, response: Response) -> Response:
@@ -76,59 +58,53 @@ def _other_error_body(request: Request, response: Response) -> Response:
     return response
 
 
-def _extra_record_members(request: Request, response: Response) -> Response:
+def _extra_record_members(record: dict[str, Any]) -> None:
     # Members beyond the listed ones are not excluded; a newer record may carry more.
-    def edit(record: dict[str, Any]) -> None:
-        record["tags"] = ["conformance"]
-        record["implementationContract"] = {"address": record.get("contractAddress", "")}
-    return _record_edit(request, response, edit)
+    record["tags"] = ["conformance"]
+    record["implementationContract"] = {"address": record.get("contractAddress", "")}
 
 
-def _known_values_only(request: Request, response: Response) -> Response:
+def _unknown_values(request: Request) -> bool:
     # Estimates only from the account's own address, and only with the template's own
     # parameters (gap example-values); checked after the key, as a server authenticates first.
-    if request.path.endswith("estimateFee") and response.status == 200:
-        body = _json(request)
-        known = body.get("sourceAddress", SOURCE_ADDRESS) == SOURCE_ADDRESS
-        if request.path.startswith("/v1/w3s/templates/"):
-            known = known and body.get("templateParameters", TEMPLATE_PARAMETERS) == TEMPLATE_PARAMETERS
-        if not known:
-            return Response.json_response(400, {"message": "unknown source address or template parameters"})
-    return response
+    if not request.path.endswith("estimateFee"):
+        return False
+    body = _json(request)
+    known = body.get("sourceAddress", SOURCE_ADDRESS) == SOURCE_ADDRESS
+    if request.path.startswith("/v1/w3s/templates/"):
+        known = known and body.get("templateParameters", TEMPLATE_PARAMETERS) == TEMPLATE_PARAMETERS
+    return not known
 
 
-def _unknown_wallet_404(request: Request, response: Response) -> Response:
+def _unknown_wallet(request: Request) -> bool:
     # The status for a wallet or address the account does not hold is not shown (gap
     # wallet-and-address): this server answers 404, as for a resource it cannot find.
-    if request.path.endswith("estimateFee") and response.status == 200:
-        body = _json(request)
-        if body.get("walletId", WALLET_ID) != WALLET_ID or body.get("sourceAddress", SOURCE_ADDRESS) != SOURCE_ADDRESS:
-            return Response.json_response(404, {"message": "wallet or address not found"})
-    return response
+    if not request.path.endswith("estimateFee"):
+        return False
+    body = _json(request)
+    return body.get("walletId", WALLET_ID) != WALLET_ID or body.get("sourceAddress", SOURCE_ADDRESS) != SOURCE_ADDRESS
 
 
-def _unprocessable_bytecode(request: Request, response: Response) -> Response:
+def _non_hex_bytecode(request: Request) -> bool:
     # Which bytecode is refused, and with which status beside the listed 400, is not shown (gap
     # bytecode-abi-format): bytecode that is not hex digits is answered 422.
-    if request.path == "/v1/w3s/contracts/deploy/estimateFee" and response.status == 200:
-        digits = str(_json(request).get("bytecode", "")).removeprefix("0x")
-        if not digits or any(c not in "0123456789abcdefABCDEF" for c in digits):
-            return Response.json_response(422, {"message": "bytecode is not hex"})
-    return response
+    if request.path != _BYTECODE:
+        return False
+    digits = str(_json(request).get("bytecode", "")).removeprefix("0x")
+    return not digits or any(c not in "0123456789abcdefABCDEF" for c in digits)
 
 
-def _validates_bytecode(request: Request, response: Response) -> Response:
+def _invalid_bytecode(request: Request) -> bool:
     # bytecode must be hex digits and abiJson must parse (gap bytecode-abi-format).
-    if request.path == "/v1/w3s/contracts/deploy/estimateFee" and response.status == 200:
-        body = _json(request)
-        try:
-            json.loads(str(body.get("abiJson", "[]")))
-            parses = True
-        except ValueError:
-            parses = False
-        if not (_HEX_BYTES.match(str(body.get("bytecode", ""))) and parses):
-            return Response.json_response(400, {"message": "bytecode must be hex and abiJson must be JSON"})
-    return response
+    if request.path != _BYTECODE:
+        return False
+    body = _json(request)
+    try:
+        json.loads(str(body.get("abiJson", "[]")))
+        parses = True
+    except ValueError:
+        parses = False
+    return not (_HEX_BYTES.match(str(body.get("bytecode", ""))) and parses)
 
 
 def _testnets_only(request: Request, response: Response) -> Response:
@@ -140,22 +116,17 @@ def _testnets_only(request: Request, response: Response) -> Response:
     return response
 
 
-def _constructor_parameters_required(request: Request, response: Response) -> Response:
+def _without_constructor_parameters(request: Request) -> bool:
     # "empty array when none" read as what a client must send (gap constructor-parameters-omitted).
-    if request.path == "/v1/w3s/contracts/deploy/estimateFee" and response.status == 200 \
-            and "constructorParameters" not in _json(request):
-        return Response.json_response(400, {"message": "constructorParameters is required ([] when none)"})
-    return response
+    return request.path == _BYTECODE and "constructorParameters" not in _json(request)
 
 
-def _basic_format_times(request: Request, response: Response) -> Response:
+def _basic_format_times(record: dict[str, Any]) -> None:
     # ISO 8601 basic format, and a comma fraction with a +0000 offset.
-    def edit(record: dict[str, Any]) -> None:
-        stamp = str(record.get("createDate", ""))
-        if stamp.endswith("Z") and len(stamp) == 20:
-            record["createDate"] = stamp[:19].replace("-", "").replace(":", "") + "Z"
-            record["updateDate"] = stamp[:19] + ",5+0000"
-    return _record_edit(request, response, edit)
+    stamp = str(record.get("createDate", ""))
+    if stamp.endswith("Z") and len(stamp) == 20:
+        record["createDate"] = stamp[:19].replace("-", "").replace(":", "") + "Z"
+        record["updateDate"] = stamp[:19] + ",5+0000"
 
 
 def _json(request: Request) -> dict[str, Any]:
@@ -171,24 +142,31 @@ VARIANTS: list[Variant] = [
     variant("prefix-not-checked", "any PREFIX is accepted with the right ID and SECRET")(
         _key_edit(lambda p: [PREFIX, *p[1:]] if len(p) == 3 else p)),
     variant("echoes-request-id", "responses echo X-Request-Id")(on_response(_echo_request_id)),
-    variant("checksum-case-hex", "addresses and hashes in mixed (checksum) letter case")(on_response(_checksum_hex)),
-    variant("utc-offset-fractions", "timestamps as 2027-01-15T08:00:00.250+00:00")(on_response(_offset_fractions)),
-    variant("403-for-refused-keys", "a refused key is answered 403, not 401")(on_response(_forbidden_for_bad_keys)),
+    variant("checksum-case-hex", "addresses and hashes in mixed (checksum) letter case")(
+        response_body(RECORD, in_record(_checksum_hex))),
+    variant("utc-offset-fractions", "timestamps as 2027-01-15T08:00:00.250+00:00")(
+        response_body(RECORD, in_record(_offset_fractions))),
+    # The status of a refused key is not shown (gap refusal-status): 403 instead of 401.
+    variant("403-for-refused-keys", "a refused key is answered 403, not 401")(status(path(""), 403, when=401)),
     variant("plain-text-errors", "error bodies are plain text")(on_response(_other_error_body)),
     variant("known-values-only", "estimates refuse (400) an address or template parameters the account does not "
-            "hold")(on_response(_known_values_only)),
+            "hold")(
+        status(_unknown_values, 400, when=200, body={"message": "unknown source address or template parameters"})),
     variant("unknown-wallet-404", "estimates answer 404 for a walletId or sourceAddress the account does not hold")(
-        on_response(_unknown_wallet_404)),
+        status(_unknown_wallet, 404, when=200, body={"message": "wallet or address not found"})),
     variant("422-for-non-hex-bytecode", "bytecode that is not hex digits is answered 422")(
-        on_response(_unprocessable_bytecode)),
+        status(_non_hex_bytecode, 422, when=200, body={"message": "bytecode is not hex"})),
     variant("validates-bytecode", "the bytecode estimate refuses (400) bytecode that is not hex and abiJson that "
-            "does not parse")(on_response(_validates_bytecode)),
+            "does not parse")(
+        status(_invalid_bytecode, 400, when=200, body={"message": "bytecode must be hex and abiJson must be JSON"})),
     variant("testnets-only", "estimates on a mainnet blockchain are refused (400): a test key")(
         on_response(_testnets_only)),
     variant("constructor-parameters-required", "the bytecode estimate refuses (400) a body without "
-            "constructorParameters")(on_response(_constructor_parameters_required)),
+            "constructorParameters")(
+        status(_without_constructor_parameters, 400, when=200,
+               body={"message": "constructorParameters is required ([] when none)"})),
     variant("utc-basic-format", "timestamps as 20270115T080000Z and 2027-01-15T08:00:00,5+0000")(
-        on_response(_basic_format_times)),
+        response_body(RECORD, in_record(_basic_format_times))),
     variant("extra-record-members", "the contract record carries members beyond the listed ones")(
-        on_response(_extra_record_members)),
+        response_body(RECORD, in_record(_extra_record_members))),
 ]

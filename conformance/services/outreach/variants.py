@@ -7,7 +7,8 @@ import base64
 import json
 from typing import Any
 
-from conformance.faults.base import FaultySimulator, Variant, on_request, on_response, variant
+from conformance.faults.base import Variant, on_request, on_response, variant
+from conformance.faults.toolkit import operation, path, request_body, response_body, status
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
@@ -45,14 +46,11 @@ def _other_error_body(request: Request, response: Response) -> Response:
     return response
 
 
-def _string_states(request: Request, response: Response) -> Response:
+def _string_states(body: Any) -> Any:
     # Campaign state values are not shown: names instead of numbers.
-    if request.path.startswith("/api/v2/campaigns/") and response.status == 200 and response.body:
-        body = response.json()
-        if isinstance(body, dict) and isinstance(body.get("status"), int):
-            body["status"] = {0: "draft", 1: "running", 2: "paused"}.get(body["status"], "other")
-            response.body = json.dumps(body).encode()
-    return response
+    if isinstance(body, dict) and isinstance(body.get("status"), int):
+        body["status"] = {0: "draft", 1: "running", 2: "paused"}.get(body["status"], "other")
+    return body
 
 
 def _all_not_wildcard(sim: Simulator) -> Simulator:
@@ -64,7 +62,7 @@ def _all_not_wildcard(sim: Simulator) -> Simulator:
     return sim
 
 
-_LIST = "/api/v2/campaigns"
+_LIST = operation(None, "/api/v2/campaigns")
 
 
 def _opaque(cid: str) -> str:
@@ -75,7 +73,7 @@ def _opaque_cursor(sim: Simulator) -> Simulator:
     # What starting_after takes is not shown (gap list-shapes): an opaque token the page names
     # in next_starting_after; a bare id is refused.
     def before(request: Request) -> Request:
-        if request.method == "GET" and request.path == _LIST:
+        if request.method == "GET" and _LIST(request):
             query = []
             for name, value in request.query:
                 if name == "starting_after":
@@ -87,55 +85,43 @@ def _opaque_cursor(sim: Simulator) -> Simulator:
             request.query = query
         return request
 
-    def after(request: Request, response: Response) -> Response:
-        body = response.json() if response.status == 200 and request.path == _LIST else None
+    def after(body: Any) -> Any:
         if isinstance(body, dict) and body.get("next_starting_after"):
             body["next_starting_after"] = _opaque(body["next_starting_after"])
-            response.body = json.dumps(body).encode()
-        return response
+        return body
 
-    return FaultySimulator(sim, before=before, after=after)  # type: ignore[return-value]
+    return on_request(before)(response_body(_LIST, after)(sim))
 
 
-def _cursor_absent(request: Request, response: Response) -> Response:
+def _cursor_absent(body: Any) -> Any:
     # The page names no next cursor: clients pass the last item's id.
-    body = response.json() if response.status == 200 and request.path == _LIST else None
     if isinstance(body, dict) and "next_starting_after" in body:
         del body["next_starting_after"]
-        response.body = json.dumps(body).encode()
-    return response
+    return body
+
+
+def _ids_named_campaign_id(body: Any) -> Any:
+    body = _cursor_absent(body)
+    if isinstance(body, dict) and isinstance(body.get("items"), list):
+        body["items"] = [{("campaign_id" if k == "id" else k): v for k, v in item.items()}
+                         for item in body["items"]]
+    return body
 
 
 def _campaign_id_member(sim: Simulator) -> Simulator:
     # The member naming a campaign in a page is not shown (gap list-shapes): campaign_id here,
     # and no next cursor, so the walk passes the last item's campaign_id as starting_after.
-    def after(request: Request, response: Response) -> Response:
-        response = _cursor_absent(request, response)
-        body = response.json() if response.status == 200 and request.path == _LIST else None
-        if isinstance(body, dict) and isinstance(body.get("items"), list):
-            body["items"] = [{("campaign_id" if k == "id" else k): v for k, v in item.items()}
-                             for item in body["items"]]
-            response.body = json.dumps(body).encode()
-        return response
-
-    wrapped = on_response(after)(sim)
+    wrapped = response_body(_LIST, _ids_named_campaign_id)(sim)
     # The target's settings say so, as a user would set CONFORMANCE_OUTREACH_CAMPAIGN_ID_FIELD.
     wrapped.credentials = {**sim.credentials, "CAMPAIGN_ID_FIELD": "campaign_id"}  # type: ignore[misc]
     return wrapped
 
 
-def _null_refused(request: Request) -> Request:
+def _null_refused(body: dict[str, Any]) -> dict[str, Any]:
     # Gap null-on-update: the six "or null" fields are only ever null when the server sets them;
     # an update sending null is refused (400) and nothing is stored. Done by handing the
     # simulator an update it refuses for its own reason (a sending_gap out of range).
-    if request.method == "PATCH" and request.path.startswith("/api/v2/accounts/") and request.body:
-        try:
-            body = json.loads(request.body)
-        except ValueError:
-            return request
-        if isinstance(body, dict) and any(v is None for v in body.values()):
-            request.body = b'{"sending_gap": -1}'
-    return request
+    return {"sending_gap": -1} if any(v is None for v in body.values()) else body
 
 
 def _no_reactivation(sim: Simulator) -> Simulator:
@@ -148,22 +134,14 @@ def _no_reactivation(sim: Simulator) -> Simulator:
                 request.path = request.path[: -len("activate")] + "not-from-paused"
         return request
 
-    def after(request: Request, response: Response) -> Response:
-        if request.path.endswith("/not-from-paused") and response.status in (404, 405):
-            return Response(409, {"content-type": "application/json"},
-                            json.dumps({"message": "a paused campaign cannot be activated"}).encode())
-        return response
-
-    return FaultySimulator(sim, before=before, after=after)  # type: ignore[return-value]
+    refused = status(path("/not-from-paused$"), 409, when=(404, 405),
+                     body={"message": "a paused campaign cannot be activated"})
+    return on_request(before)(refused(sim))
 
 
-def _job_as_id(request: Request, response: Response) -> Response:
+def _job_as_id(job: Any) -> Any:
     # The job's representation is not shown (gap warmup-job): its id as a JSON string.
-    if request.path.endswith("/warmup/enable") and response.status == 200:
-        job = response.json()
-        if isinstance(job, dict) and job.get("id"):
-            response.body = json.dumps(job["id"]).encode()
-    return response
+    return job["id"] if isinstance(job, dict) and job.get("id") else job
 
 
 VARIANTS: tuple[Variant, ...] = (
@@ -179,17 +157,18 @@ VARIANTS: tuple[Variant, ...] = (
         on_response(_bodiless_actions)),
     variant("other-error-body", "errors carry {error: {code, detail}}")(on_response(_other_error_body)),
     variant("named-campaign-states", "campaign states are names (draft, running, paused)")(
-        on_response(_string_states)),
+        response_body(path("^/api/v2/campaigns/"), _string_states)),
     variant("all-not-wildcard", "only all:all is a wildcard: accounts:all and all:create keys cannot create accounts")(
         _all_not_wildcard),
     variant("opaque-campaign-cursor", "GET /campaigns names the next starting_after as an opaque token")(
         _opaque_cursor),
     variant("campaign-cursor-absent", "GET /campaigns pages carry no next cursor; the last item's id is passed")(
-        on_response(_cursor_absent)),
-    variant("warmup-job-as-id", "warm-up enable answers the job's id as a JSON string")(on_response(_job_as_id)),
+        response_body(_LIST, _cursor_absent)),
+    variant("warmup-job-as-id", "warm-up enable answers the job's id as a JSON string")(
+        response_body(path("/warmup/enable$"), _job_as_id)),
     variant("no-reactivation", "a paused campaign cannot be activated again (409)")(_no_reactivation),
     variant("campaign-id-member", "GET /campaigns items name their id campaign_id and pages carry no next cursor "
             "(CAMPAIGN_ID_FIELD=campaign_id)")(_campaign_id_member),
     variant("null-refused-on-update", "an account update sending null for a field is refused (400)")(
-        on_request(_null_refused)),
+        request_body(path("^/api/v2/accounts/", "PATCH"), _null_refused)),
 )

@@ -6,7 +6,8 @@ import json
 import re
 from typing import Any
 
-from conformance.faults.base import Fault, FaultySimulator, fault, json_edit, on_request, on_response, request_json_edit
+from conformance.faults.base import Fault, fault, on_request, on_response
+from conformance.faults.toolkit import drop_header, operation, path, request_body, response_body, status
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
@@ -15,19 +16,11 @@ __all__ = ["FAULTS"]
 # The fault module may know the simulator's seeded key: it is part of the simulator's surface.
 _KEY = "sim-ultra-key"
 
-
-def _body_edit(path: str, edit: Any) -> Any:
-    """Rewrite the JSON body of POSTs to ``path`` before the simulator sees them."""
-    return request_json_edit(lambda r: r.method == "POST" and r.path == path, edit)
-
-
-def _gen_response(edit: Any) -> Any:
-    def after(request: Request, response: Response) -> Response:
-        if request.method == "GET" and request.path.startswith("/v1.0/generations/") and response.status == 200:
-            response.body = json_edit(response.body, edit)
-        return response
-
-    return on_response(after)
+_CREATE = operation("POST", "/v1.0/generations")
+_GENERATION = path(r"^/v1\.0/generations/")  # the status endpoint, by any method
+_STATUS_READ = path(r"^/v1\.0/generations/", "GET")
+_ANY_POST = path("", "POST")
+_CRASH = {"message": "internal error"}
 
 
 def _status_warnings(body: Any) -> Any:
@@ -38,7 +31,8 @@ def _status_warnings(body: Any) -> Any:
 
 def _any_recipient(body: dict[str, Any]) -> dict[str, Any]:
     # A server that takes any string as a recipient: what is no address becomes one.
-    email = (body.get("sharingOptions") or {}).get("emailOptions") if isinstance(body.get("sharingOptions"), dict) else None
+    sharing = body.get("sharingOptions")
+    email = sharing.get("emailOptions") if isinstance(sharing, dict) else None
     if isinstance(email, dict) and isinstance(email.get("recipients"), list):
         email["recipients"] = [r if not isinstance(r, str) or "@" in r else f"{r}@example.com"
                                for r in email["recipients"]]
@@ -68,18 +62,13 @@ def _default_key(request: Request) -> Request:
     return request
 
 
-def _drop_header(request: Request, response: Response) -> Response:
-    response.headers.pop("x-ratelimit-remaining-burst", None)
-    return response
+def _later_theme_page(request: Request) -> bool:
+    return request.path == "/v1.0/themes" and "after" in request.params
 
 
-def _repeat_across_pages(request: Request, response: Response) -> Response:
-    if request.path == "/v1.0/themes" and "after" in request.params and response.status == 200:
-        def edit(body: Any) -> Any:
-            body["data"].insert(0, {"id": "theme-01", "name": "Theme 01"})
-            return body
-        response.body = json_edit(response.body, edit)
-    return response
+def _repeat_first_theme(body: Any) -> Any:
+    body["data"].insert(0, {"id": "theme-01", "name": "Theme 01"})
+    return body
 
 
 def _drop(key: str, when_status: str | None = None) -> Any:
@@ -93,15 +82,14 @@ def _drop(key: str, when_status: str | None = None) -> Any:
 def _reverts(sim: Simulator) -> Simulator:
     seen: set[str] = set()
 
-    def after(request: Request, response: Response) -> Response:
-        if request.path.startswith("/v1.0/generations/") and response.status == 200:
-            body = json.loads(response.body)
-            if body.get("status") == "completed":
-                if body["generationId"] in seen:
-                    response.body = json.dumps({"generationId": body["generationId"], "status": "pending"}).encode()
-                seen.add(body["generationId"])
-        return response
-    return FaultySimulator(sim, after=after)  # type: ignore[return-value]
+    def edit(body: Any) -> Any:
+        if body.get("status") == "completed":
+            was_seen = body["generationId"] in seen
+            seen.add(body["generationId"])
+            if was_seen:
+                return {"generationId": body["generationId"], "status": "pending"}
+        return body
+    return response_body(_GENERATION, edit)(sim)
 
 
 def _text_plain_as_json(request: Request) -> Request:
@@ -110,46 +98,18 @@ def _text_plain_as_json(request: Request) -> Request:
     return request
 
 
-def _status_remap(path_prefix: str, old: int, new: int) -> Any:
-    def after(request: Request, response: Response) -> Response:
-        if request.path.startswith(path_prefix) and response.status == old:
-            response.status = new
-        return response
-    return on_response(after)
-
-
-def _wrong_type_500(request: Request, response: Response) -> Response:
+def _text_mode_not_text(request: Request) -> bool:
     try:
         body = json.loads(request.body) if request.body else None
     except ValueError:
-        return response
-    if isinstance(body, dict) and "textMode" in body and not isinstance(body["textMode"], str):
-        return Response.json_response(500, {"message": "internal error"})
-    return response
-
-
-def _number_id(request: Request, response: Response) -> Response:
-    if request.method == "POST" and response.status == 200:
-        response.body = json_edit(response.body, lambda b: {**b, "generationId": 12345})
-    return response
+        return False
+    return isinstance(body, dict) and "textMode" in body and not isinstance(body["textMode"], str)
 
 
 def _unknown_status(body: Any) -> Any:
     if isinstance(body, dict) and body.get("status") == "pending":
         body["status"] = "running"
     return body
-
-
-def _drop_next_cursor(request: Request, response: Response) -> Response:
-    if request.path == "/v1.0/folders" and response.status == 200:
-        response.body = json_edit(response.body, _drop("nextCursor"))
-    return response
-
-
-def _drop_warnings(request: Request, response: Response) -> Response:
-    if request.method == "POST" and response.status == 200:
-        response.body = json_edit(response.body, _drop("warnings"))
-    return response
 
 
 def _coerce_num_cards(body: dict[str, Any]) -> dict[str, Any]:
@@ -162,21 +122,13 @@ def _coerce_num_cards(body: dict[str, Any]) -> dict[str, Any]:
 def _failed_becomes_pending(sim: Simulator) -> Simulator:
     failed: set[str] = set()
 
-    def after(request: Request, response: Response) -> Response:
-        if request.path.startswith("/v1.0/generations/") and response.status == 200:
-            body = json.loads(response.body)
-            if body.get("generationId") in failed:
-                response.body = json.dumps({"generationId": body["generationId"], "status": "pending"}).encode()
-            elif body.get("status") == "failed":
-                failed.add(body["generationId"])
-        return response
-    return FaultySimulator(sim, after=after)  # type: ignore[return-value]
-
-
-def _created_garbage(request: Request, response: Response) -> Response:
-    if request.method == "POST" and request.path == "/v1.0/generations" and response.status == 200:
-        response.status, response.body = 201, b'{"id": 42}'
-    return response
+    def edit(body: Any) -> Any:
+        if body.get("generationId") in failed:
+            return {"generationId": body["generationId"], "status": "pending"}
+        if body.get("status") == "failed":
+            failed.add(body["generationId"])
+        return body
+    return response_body(_GENERATION, edit)(sim)
 
 
 def _forgets_finished(request: Request, response: Response) -> Response:
@@ -186,13 +138,14 @@ def _forgets_finished(request: Request, response: Response) -> Response:
     return response
 
 
-def _malformed_json_500(request: Request, response: Response) -> Response:
-    if request.method == "POST" and response.status == 400:
-        try:
-            json.loads(request.body)
-        except ValueError:
-            return Response.json_response(500, {"message": "internal error"})
-    return response
+def _post_not_json(request: Request) -> bool:
+    if request.method != "POST":
+        return False
+    try:
+        json.loads(request.body)
+    except ValueError:
+        return True
+    return False
 
 
 def _web_source_refused(body: dict[str, Any]) -> dict[str, Any]:
@@ -202,88 +155,99 @@ def _web_source_refused(body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def _theme_id_renamed(request: Request, response: Response) -> Response:
-    if request.path == "/v1.0/themes" and response.status == 200:
-        def edit(body: Any) -> Any:
-            body["data"] = [{"themeId": i["id"], "name": i["name"]} for i in body["data"]]
-            return body
-        response.body = json_edit(response.body, edit)
-    return response
+def _theme_id_renamed(body: Any) -> Any:
+    body["data"] = [{"themeId": i["id"], "name": i["name"]} for i in body["data"]]
+    return body
 
 
-def _odd_id_crashes(request: Request, response: Response) -> Response:
+def _odd_generation_id(request: Request) -> bool:
     # Only ids holding characters no id the simulator issues has: what a fuzzer sends.
     tail = request.path.rsplit("/", 1)[-1]
-    if request.path.startswith("/v1.0/generations/") and tail and re.search(r"[^A-Za-z0-9_-]", tail):
-        return Response.json_response(500, {"message": "internal error"})
-    return response
+    return _GENERATION(request) and bool(tail) and bool(re.search(r"[^A-Za-z0-9_-]", tail))
 
 
 FAULTS: list[Fault] = [
     fault("odd-generation-id-500",
-          "a status lookup with an id of odd characters crashes with 500")(on_response(_odd_id_crashes)),
+          "a status lookup with an id of odd characters crashes with 500")(
+        status(_odd_generation_id, 500, body=_CRASH)),
     fault("accepts-bearer",
           "a key sent as Authorization: Bearer is accepted")(on_request(_bearer_as_key)),
     fault("accepts-missing-key",
           "a request without X-API-KEY is served as the default account")(on_request(_default_key)),
     fault("drops-burst-header",
-          "x-ratelimit-remaining-burst is missing from every response")(on_response(_drop_header)),
+          "x-ratelimit-remaining-burst is missing from every response")(
+        drop_header(path(""), "x-ratelimit-remaining-burst")),
     fault("forgets-finished",
           "a generation that ended is answered 404 on the status endpoint")(on_response(_forgets_finished)),
     fault("repeats-theme-across-pages",
-          "every themes page after the first repeats the first theme")(on_response(_repeat_across_pages)),
+          "every themes page after the first repeats the first theme")(
+        response_body(_later_theme_page, _repeat_first_theme)),
     fault("omits-credits",
-          "a completed generation has no credits object")(_gen_response(_drop("credits", "completed"))),
+          "a completed generation has no credits object")(
+        response_body(_STATUS_READ, _drop("credits", "completed"))),
     fault("rate-limit-as-503",
-          "a client over the rate limit is answered 503 instead of 429")(_status_remap("/v1.0/themes", 429, 503)),
+          "a client over the rate limit is answered 503 instead of 429")(
+        status(path(r"^/v1\.0/themes"), 503, when=429)),
     fault("drops-export-url",
-          "exportUrl is missing although exportAs was given")(_gen_response(_drop("exportUrl"))),
+          "exportUrl is missing although exportAs was given")(
+        response_body(_STATUS_READ, _drop("exportUrl"))),
     fault("completed-reverts",
           "a completed generation reads as pending on the next poll")(_reverts),
     fault("no-web-source-warning",
-          "the create response never carries warnings")(on_response(_drop_warnings)),
+          "the create response never carries warnings")(
+        response_body(_ANY_POST, _drop("warnings"))),
     fault("wrong-type-500",
-          "a non-string textMode crashes the service with 500")(on_response(_wrong_type_500)),
+          "a non-string textMode crashes the service with 500")(
+        status(_text_mode_not_text, 500, body=_CRASH)),
     fault("402-as-400",
-          "insufficient credits answered 400 instead of 402")(_status_remap("/v1.0/generations", 402, 400)),
+          "insufficient credits answered 400 instead of 402")(
+        status(path(r"^/v1\.0/generations"), 400, when=402)),
     fault("403-as-401",
-          "a plan without API access answered 401 instead of 403")(_status_remap("/v1.0/generations", 403, 401)),
+          "a plan without API access answered 401 instead of 403")(
+        status(path(r"^/v1\.0/generations"), 401, when=403)),
     fault("text-plain-accepted",
           "a JSON body sent as text/plain is accepted")(on_request(_text_plain_as_json)),
     fault("unknown-status-value",
-          "a running generation reports status 'running', outside the enum")(_gen_response(_unknown_status)),
+          "a running generation reports status 'running', outside the enum")(
+        response_body(_STATUS_READ, _unknown_status)),
     fault("failed-without-error",
-          "a failed generation has no error object")(_gen_response(_drop("error", "failed"))),
+          "a failed generation has no error object")(
+        response_body(_STATUS_READ, _drop("error", "failed"))),
     fault("drops-next-cursor",
-          "folders pages say hasMore but carry no nextCursor")(on_response(_drop_next_cursor)),
+          "folders pages say hasMore but carry no nextCursor")(
+        response_body(operation(None, "/v1.0/folders"), _drop("nextCursor"))),
     fault("numeric-generation-id",
-          "the create response gives generationId as a number")(on_response(_number_id)),
+          "the create response gives generationId as a number")(
+        response_body(_ANY_POST, lambda body: {**body, "generationId": 12345})),
     # From the second review: wrong servers that weaker checks once let pass.
     fault("coerces-num-cards-string",
-          'numCards "7" (a string) is quietly read as 7')(_body_edit("/v1.0/generations", _coerce_num_cards)),
+          'numCards "7" (a string) is quietly read as 7')(request_body(_CREATE, _coerce_num_cards)),
     fault("failed-becomes-pending",
           "a failed generation reads as pending on the next poll")(_failed_becomes_pending),
     # From the fidelity review (issue 15): deviations the stronger checks see.
     fault("malformed-json-500",
-          "a body that is not JSON crashes the service with 500")(on_response(_malformed_json_500)),
+          "a body that is not JSON crashes the service with 500")(
+        status(_post_not_json, 500, when=400, body=_CRASH)),
     fault("web-source-refused",
           "the web image source is refused with 400 instead of ignoring the model with a warning")(
-        _body_edit("/v1.0/generations", _web_source_refused)),
+        request_body(_CREATE, _web_source_refused)),
     fault("theme-items-without-id",
-          "theme items carry their id as 'themeId', not 'id'")(on_response(_theme_id_renamed)),
+          "theme items carry their id as 'themeId', not 'id'")(
+        response_body(operation(None, "/v1.0/themes"), _theme_id_renamed)),
     fault("created-201-garbage",
-          "generations are created with 201 and a body that is not {generationId}")(on_response(_created_garbage)),
+          "generations are created with 201 and a body that is not {generationId}")(
+        status(_CREATE, 201, when=200, body={"id": 42})),
     # Issue 20 (statement index): the Generation table's warnings row.
     fault("status-carries-warnings",
           "the status endpoint repeats the create response's warnings in the Generation")(
-        _gen_response(_status_warnings)),
+        response_body(_STATUS_READ, _status_warnings)),
     fault("accepts-any-recipient",
           "a recipient that is no e-mail address is accepted")(
-        request_json_edit(lambda r: r.method == "POST" and r.path.startswith("/v1.0/generations"), _any_recipient)),
+        request_body(path(r"^/v1\.0/generations", "POST"), _any_recipient)),
     fault("coerces-hide-from-first-card",
           'hideFromFirstCard "true" (text) or 1 is read as true')(
-        _body_edit("/v1.0/generations", _coerce_flag("hideFromFirstCard"))),
+        request_body(_CREATE, _coerce_flag("hideFromFirstCard"))),
     fault("coerces-hide-from-last-card",
           'hideFromLastCard "true" (text) or 1 is read as true')(
-        _body_edit("/v1.0/generations", _coerce_flag("hideFromLastCard"))),
+        request_body(_CREATE, _coerce_flag("hideFromLastCard"))),
 ]

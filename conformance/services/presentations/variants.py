@@ -6,11 +6,11 @@ conforming server that chose differently where volume 1, part B is silent or all
 
 from __future__ import annotations
 
-import json
 import uuid
 from typing import Any
 
-from conformance.faults.base import Variant, json_edit, on_response, request_json_edit, variant
+from conformance.faults.base import Variant, on_response, variant
+from conformance.faults.toolkit import operation, path, request_body, response_body, status
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
@@ -18,6 +18,15 @@ __all__ = ["VARIANTS"]
 
 _CREATES = ("/v1.0/generations", "/v1.0/generations/from-template")
 _LISTS = ("/v1.0/themes", "/v1.0/folders")
+_ANY_POST = path("", "POST")
+
+
+def _create(request: Request) -> bool:
+    return request.method == "POST" and request.path in _CREATES
+
+
+def _list(request: Request) -> bool:
+    return request.path in _LISTS
 
 
 def _attribute(name: str, value: Any) -> Any:
@@ -39,18 +48,14 @@ def _uuid_id(n: int) -> str:
     return str(uuid.uuid5(uuid.NAMESPACE_URL, f"generation/{n}"))
 
 
-def _items_renamed(request: Request, response: Response) -> Response:
+def _items_renamed(body: Any) -> Any:
     # Gap page-items-property: the array is called "items", not "data".
-    if request.path in _LISTS and response.status == 200:
-        response.body = json_edit(response.body, lambda b: {("items" if k == "data" else k): v for k, v in b.items()})
-    return response
+    return {("items" if k == "data" else k): v for k, v in body.items()}
 
 
-def _null_cursor_at_end(request: Request, response: Response) -> Response:
+def _null_cursor_at_end(body: Any) -> Any:
     # Gap next-cursor-on-last-page: the last page says nextCursor: null.
-    if request.path in _LISTS and response.status == 200:
-        response.body = json_edit(response.body, lambda b: b if b.get("hasMore") else {**b, "nextCursor": None})
-    return response
+    return body if body.get("hasMore") else {**body, "nextCursor": None}
 
 
 def _plain_text_errors(request: Request, response: Response) -> Response:
@@ -61,19 +66,11 @@ def _plain_text_errors(request: Request, response: Response) -> Response:
     return response
 
 
-def _other_warning_text(request: Request, response: Response) -> Response:
+def _other_warning_text(body: Any) -> Any:
     # The wording of warnings is not shown: one sentence naming the parameter another way.
-    if request.method == "POST" and response.status == 200 and b"warnings" in response.body:
-        response.body = json_edit(response.body, lambda b: {
-            **b, "warnings": "Parameter 'imageOptions.model' was ignored because of the web image source."})
-    return response
-
-
-def _unknown_generation_400(request: Request, response: Response) -> Response:
-    # Gap unknown-generation-status: an unknown id answered 400 instead of 404.
-    if request.path.startswith("/v1.0/generations/") and response.status == 404:
-        response.status = 400
-    return response
+    if isinstance(body, dict) and "warnings" in body:
+        return {**body, "warnings": "Parameter 'imageOptions.model' was ignored because of the web image source."}
+    return body
 
 
 def _refuse_unlisted_themes(sim: Simulator) -> Simulator:
@@ -84,7 +81,7 @@ def _refuse_unlisted_themes(sim: Simulator) -> Simulator:
         if isinstance(body.get("themeId"), str) and body["themeId"] not in themes:
             body["textMode"] = {"unlisted themeId": body["themeId"]}  # the simulator refuses this with 400
         return body
-    return request_json_edit(lambda r: r.method == "POST" and r.path in _CREATES, refuse)(sim)
+    return request_body(_create, refuse)(sim)
 
 
 def _refuse_unlisted_folders(sim: Simulator) -> Simulator:
@@ -96,27 +93,22 @@ def _refuse_unlisted_folders(sim: Simulator) -> Simulator:
         if isinstance(ids, list) and any(isinstance(i, str) and i not in folders for i in ids):
             body["textMode"] = {"unlisted folderIds": ids}  # the simulator refuses this with 400
         return body
-    return request_json_edit(lambda r: r.method == "POST" and r.path in _CREATES, refuse)(sim)
+    return request_body(_create, refuse)(sim)
 
 
 _POLLS = [0]
 
 
-def _re_signed_export_url(request: Request, response: Response) -> Response:
+def _re_signed_export_url(body: dict[str, Any]) -> dict[str, Any]:
     # Only "completed and failed are final" is said: a final Generation may carry a freshly signed
     # exportUrl (and the account's current remaining credits) on every poll.
-    if request.method == "GET" and request.path.startswith("/v1.0/generations/") and response.status == 200:
-        _POLLS[0] += 1
-        n = _POLLS[0]
-
-        def resign(body: dict[str, Any]) -> dict[str, Any]:
-            if isinstance(body.get("exportUrl"), str):
-                body["exportUrl"] = body["exportUrl"].split("?", 1)[0] + f"?signature=s{n}"
-            if isinstance(body.get("credits"), dict) and isinstance(body["credits"].get("remaining"), (int, float)):
-                body["credits"] = {**body["credits"], "remaining": body["credits"]["remaining"] - n % 2}
-            return body
-        response.body = json_edit(response.body, resign)
-    return response
+    _POLLS[0] += 1
+    n = _POLLS[0]
+    if isinstance(body.get("exportUrl"), str):
+        body["exportUrl"] = body["exportUrl"].split("?", 1)[0] + f"?signature=s{n}"
+    if isinstance(body.get("credits"), dict) and isinstance(body["credits"].get("remaining"), (int, float)):
+        body["credits"] = {**body["credits"], "remaining": body["credits"]["remaining"] - n % 2}
+    return body
 
 
 def _whole_cards_only(sim: Simulator) -> Simulator:
@@ -126,7 +118,7 @@ def _whole_cards_only(sim: Simulator) -> Simulator:
         if isinstance(cards, float) and not cards.is_integer():
             body["numCards"] = "fractional"  # the simulator refuses a non-number with 400
         return body
-    return request_json_edit(lambda r: r.method == "POST" and r.path == _CREATES[0], refuse)(sim)
+    return request_body(operation("POST", _CREATES[0]), refuse)(sim)
 
 
 def _few_folders(sim: Simulator) -> Simulator:
@@ -141,33 +133,36 @@ def _slow(sim: Simulator) -> Simulator:
     return sim
 
 
-def _json_text(request: Request, response: Response) -> Response:
+def _queued_at(body: Any) -> Any:
     # Unused members of a JSON answer are not excluded: a create also says when it was queued.
-    if request.method == "POST" and response.status == 200 and response.body:
-        response.body = json.dumps({**json.loads(response.body), "queuedAt": "2026-01-01T00:00:00Z"}).encode()
-    return response
+    return {**body, "queuedAt": "2026-01-01T00:00:00Z"}
 
 
 VARIANTS: list[Variant] = [
     variant("bodiless-201", "creates answer the documented 201 without a body")(on_response(_bodiless_201)),
     variant("uuid-generation-ids", "generationIds are UUIDs")(_attribute("new_id", _uuid_id)),
     variant("slow-generations", "generations take four minutes (inside the suggested ceiling)")(_slow),
-    variant("items-named-items", "theme and folder pages hold their items in 'items'")(on_response(_items_renamed)),
-    variant("null-cursor-at-end", "the last page carries nextCursor: null")(on_response(_null_cursor_at_end)),
+    variant("items-named-items", "theme and folder pages hold their items in 'items'")(
+        response_body(_list, _items_renamed)),
+    variant("null-cursor-at-end", "the last page carries nextCursor: null")(
+        response_body(_list, _null_cursor_at_end)),
     variant("plain-text-errors", "error bodies are plain text")(on_response(_plain_text_errors)),
-    variant("other-warning-text", "warnings word the ignored model differently")(on_response(_other_warning_text)),
+    variant("other-warning-text", "warnings word the ignored model differently")(
+        response_body(_ANY_POST, _other_warning_text)),
     variant("unknown-generation-400", "an unknown generationId is answered 400, not 404")(
-        on_response(_unknown_generation_400)),
+        # Gap unknown-generation-status: an unknown id answered 400 instead of 404.
+        status(path(r"^/v1\.0/generations/"), 400, when=404)),
     variant("refuses-unlisted-theme", "a themeId GET /themes did not list is refused with 400")(
         _refuse_unlisted_themes),
     variant("refuses-unlisted-folders", "a folderIds entry GET /folders did not list is refused with 400")(
         _refuse_unlisted_folders),
     variant("re-signed-export-url", "every poll of a final generation signs its exportUrl afresh and reports "
-            "the current remaining credits")(on_response(_re_signed_export_url)),
+            "the current remaining credits")(
+        response_body(path(r"^/v1\.0/generations/", "GET"), _re_signed_export_url)),
     variant("whole-cards-only", "a fractional numCards is refused with 400")(_whole_cards_only),
     variant("unknown-members-ignored", "unknown body members are ignored, not refused")(
         _attribute("refuse_unknown_members", False)),
     variant("three-folders", "the workspace has three folders (one page)")(_few_folders),
     variant("extra-create-member", "the create answer carries a member beyond generationId")(
-        on_response(_json_text)),
+        response_body(_ANY_POST, _queued_at)),
 ]
