@@ -21,11 +21,17 @@ from conformance.faults.base import on_request, on_response, path_pattern
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
 
-__all__ = ["Edit", "Match", "Wrap", "drop_header", "operation", "path", "request_body", "response_body", "status"]
+__all__ = ["Edit", "Match", "Wrap", "any_request", "drop_header", "operation", "path", "request_body", "response_body",
+           "status"]
 
 Match = Callable[[Request], bool]
 Edit = Callable[[Any], Any]
 Wrap = Callable[[Simulator], Simulator]
+
+
+def any_request(request: Request) -> bool:
+    """Every request: for a change to all answers of some status, whatever was asked."""
+    return True
 
 
 def operation(method: str | None, template: str) -> Match:

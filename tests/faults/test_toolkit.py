@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from conformance.faults.toolkit import drop_header, operation, path, request_body, response_body, status
+from conformance.faults.toolkit import any_request, drop_header, operation, path, request_body, response_body, status
 from conformance.transport.model import Request, Response
 
 
@@ -36,6 +36,13 @@ def test_operation_matches_the_template_at_the_end_of_the_path() -> None:
 def test_path_is_a_regular_expression_with_an_optional_method() -> None:
     assert path(r"^/v1/.+/messages$")(Request.build("GET", "/v1/42/messages"))
     assert not path(r"^/v1/.+/messages$", "POST")(Request.build("GET", "/v1/42/messages"))
+
+
+def test_any_request_picks_every_request() -> None:
+    assert any_request(Request.build("GET", "/"))
+    assert any_request(Request.build("DELETE", "/v1/things/7", json_body={"x": 1}))
+    sim = status(any_request, 418, when=400)(Echo())  # type: ignore[arg-type]
+    assert _send(sim, "PUT", "/anywhere", {"bad": 1}).status == 418
 
 
 def test_request_body_edits_only_the_picked_requests() -> None:

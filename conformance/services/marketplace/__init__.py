@@ -4,8 +4,9 @@ from conformance.services.base import ServicePackage
 from conformance.services.marketplace import checks, oauth_checks, paging_checks  # noqa: F401
 from conformance.services.marketplace.client import token_source
 from conformance.services.marketplace.faults import FAULTS
+from conformance.services.marketplace.oauth_faults import OAUTH_FAULTS
 from conformance.services.marketplace.simulator import MarketplaceSimulator
 from conformance.services.marketplace.variants import VARIANTS
 
-SERVICE = ServicePackage("marketplace", simulator=MarketplaceSimulator, faults=tuple(FAULTS),
+SERVICE = ServicePackage("marketplace", simulator=MarketplaceSimulator, faults=(*FAULTS, *OAUTH_FAULTS),
                          variants=tuple(VARIANTS), token_source=token_source)

@@ -1,8 +1,9 @@
 """Faults of the marketplace simulator: each makes it break one documented rule.
 
 Most are wrappers that rewrite a request before the simulator sees it or a response after it;
-the OAuth ones (``marketplace_oauth``) patch the simulator's OAuth server (its codes, grants or
-``authenticate``), the smallest change that makes the server wrong in exactly one way.
+the ones of the bearer check patch the simulator's OAuth server (``authenticate``), the smallest
+change that makes the server wrong in exactly one way. The OAuth flow's faults are in
+oauth_faults.py; the paths and the query rewrite here are shared with it and the variants.
 """
 
 from __future__ import annotations
@@ -13,26 +14,38 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, unquote_to_bytes, urlencode
 
-from conformance.faults.base import Fault, fault, json_edit, on_request, on_response
-from conformance.services.marketplace.fault_support import (
-    _CREATE,
-    _FOREVER,
-    _IMAGE,
-    _RECEIPTS,
-    APP,
-    _is_listings,
-    _ok_json,
-    _query,
-    _results,
-)
-from conformance.services.marketplace.more_faults import MORE_FAULTS
-from conformance.services.marketplace.oauth_faults import OAUTH_FAULTS
+from conformance.faults.base import Fault, fault, on_request, on_response
+from conformance.faults.toolkit import path, response_body, status
 from conformance.services.marketplace.oauth_server import SCOPES, Grant
-from conformance.services.marketplace.simulator import SIM_CLIENT_ID, SIM_SHARED_SECRET, SIM_USER_ID
+from conformance.services.marketplace.simulator import APP, SIM_CLIENT_ID, SIM_SHARED_SECRET, SIM_USER_ID
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
-__all__ = ["FAULTS"]
+__all__ = ["CREATE_LISTING", "DELETE_IMAGE", "FAULTS", "FOREVER", "GET_LISTINGS", "OK", "with_query"]
+
+LISTINGS = APP + "/listings"
+_RECEIPTS_RE = r"^/v3/application/shop/[^/]+/receipts$"
+_RECEIPTS, _GET_RECEIPTS = path(_RECEIPTS_RE), path(_RECEIPTS_RE, "GET")  # (getShopReceipts is the GET)
+GET_LISTINGS = path(f"^{LISTINGS}$", "GET")  # getListingsByShop
+CREATE_LISTING = path(r"^/v3/application/shop/[^/]+/listings$", "POST")  # createDraftListing
+DELETE_IMAGE = path(r"^/v3/application/shop/[^/]+/listings/[^/]+/images/[^/]+$", "DELETE")  # deleteListingImage
+_ANY_GET = path("", "GET")
+OK = range(200, 300)
+FOREVER = 10.0 ** 12
+
+
+def with_query(request: Request, edit: Callable[[dict[str, str]], dict[str, str]]) -> Request:
+    """The request with its query string rewritten by ``edit`` (one value a name)."""
+    request.query = list(edit(dict(request.query)).items())
+    return request
+
+
+def _results(edit: Callable[[dict[str, Any]], None]) -> Callable[[Any], Any]:
+    def run(body: Any) -> Any:
+        for item in body.get("results", []) if isinstance(body, dict) else []:
+            edit(item)
+        return body
+    return run
 
 
 # -- keys and bearer tokens -------------------------------------------------------------------
@@ -53,7 +66,7 @@ def _bearer_optional(sim: Simulator) -> Simulator:
     def wrap(real: Callable[[str | None, str], Grant]) -> Callable[[str | None, str], Grant]:
         def authenticate(authorization: str | None, app_key: str) -> Grant:
             if not authorization:  # no token: served as the seeded user
-                return Grant(SIM_USER_ID, SIM_CLIENT_ID, SCOPES, _FOREVER)
+                return Grant(SIM_USER_ID, SIM_CLIENT_ID, SCOPES, FOREVER)
             return real(authorization, app_key)
         return authenticate
     return _patch_authenticate(sim, wrap)
@@ -72,14 +85,14 @@ def _trust_user_prefix(sim: Simulator) -> Simulator:
             match = re.fullmatch(r"Bearer ([0-9]+)\..+", authorization or "")
             if match is None:
                 return real(authorization, app_key)
-            return Grant(int(match.group(1)), SIM_CLIENT_ID, SCOPES, _FOREVER)
+            return Grant(int(match.group(1)), SIM_CLIENT_ID, SCOPES, FOREVER)
         return authenticate
     return _patch_authenticate(sim, wrap)
 
 
 # -- paths, bodies, types -------------------------------------------------------------------
 def _move_receipts(request: Request) -> Request:
-    if _RECEIPTS.match(request.path):
+    if _RECEIPTS(request):
         request.path = request.path.replace("/shop/", "/shops/", 1)
     return request
 
@@ -92,27 +105,16 @@ def _ids_from_headers(request: Request) -> Request:
     return request
 
 
-def _delete_again(status: int) -> Callable[[Request, Response], Response]:
-    """Deleting an image that is gone answers ``status`` (a success, or a crash) instead of a 4xx."""
-    def after(request: Request, response: Response) -> Response:
-        if request.method == "DELETE" and _IMAGE.match(request.path) and response.status == 404:
-            return Response(204) if status == 204 else Response.json_response(status, {"error": "internal error"})
-        return response
-    return after
-
-
 def _form_latin1(request: Request) -> Request:
     """createDraftListing decodes its UTF-8 form as latin-1: the mojibake is stored, 201 answered."""
-    if request.method == "POST" and _CREATE.match(request.path):
+    if CREATE_LISTING(request):
         pairs = parse_qsl(request.body.decode("ascii", "replace"), keep_blank_values=True, encoding="latin-1")
         request.body = urlencode(pairs).encode("utf-8")
     return request
 
 
-def _non_ascii_refused(request: Request, response: Response) -> Response:
-    if request.method == "POST" and any(b >= 0x80 for b in unquote_to_bytes(request.body)):
-        return Response.json_response(400, {"error": "invalid_request", "error_description": "ASCII only"})
-    return response
+def _non_ascii_post(request: Request) -> bool:
+    return request.method == "POST" and any(b >= 0x80 for b in unquote_to_bytes(request.body))
 
 
 def _latin1(request: Request, response: Response) -> Response:
@@ -122,58 +124,86 @@ def _latin1(request: Request, response: Response) -> Response:
 
 
 def _truncate_fractions(request: Request) -> Request:
-    return _query(request, lambda q: {k: (v.split(".")[0] if k in ("limit", "offset") and re.fullmatch(r"\d+\.\d+", v)
-                                           else v) for k, v in q.items()})
+    return with_query(request, lambda q: {k: (v.split(".")[0] if k in ("limit", "offset")
+                                              and re.fullmatch(r"\d+\.\d+", v) else v) for k, v in q.items()})
 
 
 def _shift_offset(request: Request) -> Request:
-    return _query(request, lambda q: {**q, "offset": str(int(q["offset"]) - 1)}
-                  if _is_listings(request) and q.get("offset", "0").isdigit() and int(q.get("offset", "0")) > 0 else q)
+    return with_query(request, lambda q: {**q, "offset": str(int(q["offset"]) - 1)} if GET_LISTINGS(request)
+                      and q.get("offset", "0").isdigit() and int(q.get("offset", "0")) > 0 else q)
 
 
 def _offset_default_one(request: Request) -> Request:
     """Without offset, getListingsByShop starts at the second record."""
-    return _query(request, lambda q: {**q, "offset": "1"} if _is_listings(request) and "offset" not in q else q)
+    return with_query(request, lambda q: {**q, "offset": "1"} if GET_LISTINGS(request) and "offset" not in q else q)
 
 
-def _page_cut(size: int, only_without_limit: bool) -> Callable[[Request, Response], Response]:
-    def after(request: Request, response: Response) -> Response:
-        if _is_listings(request) and response.status == 200 and not (only_without_limit and "limit" in request.params):
-            response.body = json_edit(response.body, lambda b: {**b, "results": b["results"][:size]})
-        return response
-    return after
+def _first(size: int) -> Callable[[Any], Any]:
+    return lambda body: {**body, "results": body["results"][:size]}
 
 
-def _limit_refused(request: Request, response: Response) -> Response:
-    """The limit parameter is refused whatever its value."""
-    if any(name == "limit" for name, _ in request.query):
-        return Response.json_response(400, {"error": "limit is not supported"})
-    return response
+def _listings_without_limit(request: Request) -> bool:
+    return GET_LISTINGS(request) and "limit" not in request.params
+
+
+def _with_limit(request: Request) -> bool:
+    return any(name == "limit" for name, _ in request.query)
 
 
 def _count_is_page_size(body: Any) -> Any:
     return {**body, "count": len(body["results"])} if isinstance(body, dict) and "results" in body else body
 
 
-def _negative_offset_500(request: Request, response: Response) -> Response:
-    if request.params.get("offset", "").startswith("-"):
-        return Response.json_response(500, {"message": "internal error"})
-    return response
+def _negative_offset(request: Request) -> bool:
+    return request.params.get("offset", "").startswith("-")
 
 
 def _state_accepted(*taken: str) -> Callable[[Request], Request]:
     """getListingsByShop takes ``taken`` (values off the list) as if the state were active."""
     def before(request: Request) -> Request:
-        if _is_listings(request) and request.params.get("state") in taken:
-            request = _query(request, lambda q: {**q, "state": "active"})
+        if GET_LISTINGS(request) and request.params.get("state") in taken:
+            request = with_query(request, lambda q: {**q, "state": "active"})
         return request
     return before
 
 
 def _alias_refused(request: Request) -> Request:
     """Neither name of "inactive or edit" is taken by the state filter."""
-    if _is_listings(request) and request.params.get("state") in ("inactive", "edit"):
-        request = _query(request, lambda q: {**q, "state": "zz-not-listed"})
+    if GET_LISTINGS(request) and request.params.get("state") in ("inactive", "edit"):
+        request = with_query(request, lambda q: {**q, "state": "zz-not-listed"})
+    return request
+
+
+_USER_PREFIXED = re.compile(r"^Bearer [0-9]+\.")
+
+
+def _user_prefixed(request: Request) -> bool:
+    # The documented Bearer <USER_ID>.<ACCESS_TOKEN> form is refused on getShopReceipts.
+    return _GET_RECEIPTS(request) and bool(_USER_PREFIXED.match(request.header("authorization") or ""))
+
+
+def _count_as_text(body: Any) -> Any:
+    return {**body, "count": str(body["count"])} if isinstance(body, dict) and "count" in body else body
+
+
+def _capitalised_state(body: Any) -> Any:
+    if isinstance(body, dict) and isinstance(body.get("results"), list):
+        return {**body, "results": [{**r, "state": str(r["state"]).capitalize()} if isinstance(r, dict)
+                                    and "state" in r else r for r in body["results"]]}
+    return body
+
+
+def _charset_sent(request: Request) -> bool:
+    # The documented form content type carries charset=utf-8; this server refuses the parameter.
+    return CREATE_LISTING(request) and "charset" in (request.header("content-type") or "")
+
+
+def _listings_off_v3(request: Request) -> Request:
+    # getListingsByShop is served under /application/listings, not under /v3.
+    if GET_LISTINGS(request):
+        request.path = LISTINGS + "-not-here"
+    elif request.method == "GET" and request.path == LISTINGS.removeprefix("/v3"):
+        request.path = LISTINGS
     return request
 
 
@@ -195,43 +225,46 @@ FAULTS: list[Fault] = [
           "deleteListingImage takes its ids from headers when the path lacks them")(on_request(_ids_from_headers)),
     fault("receipts-without-count",
           "getShopReceipts answers with its records but no count")(
-        _ok_json(lambda r: r.method == "GET" and bool(_RECEIPTS.match(r.path)),
-                 lambda b: {k: v for k, v in b.items() if k != "count"})),
+        response_body(_GET_RECEIPTS, lambda b: {k: v for k, v in b.items() if k != "count"}, OK)),
     fault("non-ascii-form-refused",
-          "a UTF-8 form with non-ASCII text is refused")(on_response(_non_ascii_refused)),
+          "a UTF-8 form with non-ASCII text is refused")(
+        status(_non_ascii_post, 400, body={"error": "invalid_request", "error_description": "ASCII only"})),
     fault("latin1-charset",
           "JSON bodies declare charset=iso-8859-1")(on_response(_latin1)),
     fault("fractional-limit-truncated",
           "limit=25.5 is read as 25")(on_request(_truncate_fractions)),
     fault("numbers-as-json-numbers",
           "item_weight is returned as a JSON number")(
-        _ok_json(_is_listings, _results(lambda i: i.update(item_weight=float(i["item_weight"]))))),
+        response_body(GET_LISTINGS, _results(lambda i: i.update(item_weight=float(i["item_weight"]))), OK)),
     fault("default-limit-20",
-          "without limit a page holds 20 records")(on_response(_page_cut(20, True))),
+          "without limit a page holds 20 records")(
+        response_body(_listings_without_limit, _first(20))),
     fault("offset-default-one",
           "without offset the page starts at the second record")(on_request(_offset_default_one)),
     fault("limit-capped-at-50",
-          "a page never holds more than 50 records")(on_response(_page_cut(50, False))),
+          "a page never holds more than 50 records")(response_body(GET_LISTINGS, _first(50))),
     fault("count-equals-page-size",
           "count is the number of records on the page")(
-        _ok_json(lambda r: r.method == "GET", _count_is_page_size)),
+        response_body(_ANY_GET, _count_is_page_size, OK)),
     fault("pages-overlap",
           "every page after the first starts one record early")(on_request(_shift_offset)),
     fault("unlisted-receipt-status",
           "canceled receipts show status 'refunded'")(
-        _ok_json(lambda r: bool(_RECEIPTS.match(r.path)),
-                 _results(lambda i: i.update(status="refunded") if i.get("status") == "canceled" else None))),
+        response_body(_RECEIPTS, _results(lambda i: i.update(status="refunded") if i.get("status") == "canceled"
+                                          else None), OK)),
     fault("state-filter-ignored",
-          "state=draft lists active listings")(on_request(lambda r: _query(
+          "state=draft lists active listings")(on_request(lambda r: with_query(
               r, lambda q: {**q, "state": "active"} if q.get("state") == "draft" else q))),
     fault("active-without-quantity",
           "active listings show quantity 0")(
-        _ok_json(_is_listings, _results(lambda i: i.update(quantity=0) if i.get("state") == "active" else None))),
+        response_body(GET_LISTINGS, _results(lambda i: i.update(quantity=0) if i.get("state") == "active" else None),
+                      OK)),
     fault("money-without-divisor",
           "a listing's price has no divisor")(
-        _ok_json(_is_listings, _results(lambda i: i.get("price", {}).pop("divisor", None)))),
+        response_body(GET_LISTINGS, _results(lambda i: i.get("price", {}).pop("divisor", None)), OK)),
     fault("negative-offset-500",
-          "a negative offset crashes the service with 500")(on_response(_negative_offset_500)),
+          "a negative offset crashes the service with 500")(
+        status(_negative_offset, 500, body={"message": "internal error"})),
     # From review: a refresh token refused for reuse must not pass for one refused for age.
     # From review 2: wrong servers that weaker checks passed (or skipped).
     fault("trust-user-prefix",
@@ -240,9 +273,24 @@ FAULTS: list[Fault] = [
           "createDraftListing decodes its UTF-8 form as latin-1 and stores the mojibake")(on_request(_form_latin1)),
     fault("count-is-page-size-only",
           "getListingsByShop's count is the number of records on the page")(
-        _ok_json(_is_listings, _count_is_page_size)),
+        response_body(GET_LISTINGS, _count_is_page_size, OK)),
     fault("delete-again-500",
-          "deleting an image that is gone crashes with 500")(on_response(_delete_again(500))),
+          "deleting an image that is gone crashes with 500")(
+        status(DELETE_IMAGE, 500, when=404, body={"error": "internal error"})),
     fault("limit-param-refused",
-          "limit is refused whatever its value")(on_response(_limit_refused)),
-] + OAUTH_FAULTS + MORE_FAULTS
+          "limit is refused whatever its value")(
+        status(_with_limit, 400, body={"error": "limit is not supported"})),
+    fault("user-prefix-refused",
+          "Bearer <USER_ID>.<ACCESS_TOKEN> is refused on getShopReceipts")(
+        status(_user_prefixed, 401, body={"error": "invalid_token"})),
+    fault("count-as-text",
+          "a collection's count is a string")(response_body(_ANY_GET, _count_as_text, OK)),
+    fault("form-charset-refused",
+          "createDraftListing refuses the form content type with charset=utf-8 (415)")(
+        status(_charset_sent, 415, body={"error": "unsupported_media_type"})),
+    fault("state-capitalised",
+          "listings show their state capitalised (Active), outside the list")(
+        response_body(GET_LISTINGS, _capitalised_state, OK)),
+    fault("listings-off-v3",
+          "getListingsByShop is served without /v3")(on_request(_listings_off_v3)),
+]

@@ -2,24 +2,51 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from conformance.faults.base import Fault, FaultySimulator, fault, on_request, on_response
-from conformance.services.marketplace.fault_support import (
-    CONNECT,
-    _form,
-    _grants,
-    _is_token,
-    _ok_json,
-    _query,
-)
+from conformance.faults.toolkit import Match, Wrap, path, response_body
+from conformance.services.marketplace.faults import FOREVER, OK, with_query
 from conformance.services.marketplace.oauth_server import pkce_challenge
+from conformance.services.marketplace.simulator import CONNECT_PATH, SIM_CLIENT_ID, SIM_REDIRECT_URI, TOKEN_PATH
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
 __all__ = ["OAUTH_FAULTS"]
+
+_TOKEN = path(f"^{TOKEN_PATH}$")  # the token endpoint, whatever the grant
+_CONNECT = path(f"^{CONNECT_PATH}$")  # the authorization endpoint
+
+
+def _form(request: Request) -> dict[str, str]:
+    try:
+        return dict(parse_qsl(request.body.decode("utf-8"), keep_blank_values=True))
+    except UnicodeDecodeError:
+        return {}
+
+
+def _grant(kind: str) -> Match:
+    """Token requests of the grant type ``kind`` (read from the form, which the toolkit does not parse)."""
+    return lambda request: _TOKEN(request) and _form(request).get("grant_type") == kind
+
+
+_CODE_GRANT, _REFRESH_GRANT = _grant("authorization_code"), _grant("refresh_token")
+
+
+def _grants(attr: str) -> Wrap:
+    """After token requests, every grant in ``sim.oauth.<attr>`` lives (practically) forever."""
+    def apply(sim: Simulator) -> Simulator:
+        def after(request: Request, response: Response) -> Response:
+            if _TOKEN(request):
+                table = getattr(sim.oauth, attr)  # type: ignore[attr-defined]
+                for key, grant in table.items():
+                    table[key] = dataclasses.replace(grant, expires=FOREVER)
+            return response
+        return FaultySimulator(sim, after=after)  # type: ignore[return-value]
+    return apply
 
 
 # -- OAuth ----------------------------------------------------------------------------------
@@ -27,7 +54,7 @@ def _any_verifier(sim: Simulator) -> Simulator:
     def before(request: Request) -> Request:
         form = _form(request)
         entry = sim.oauth.codes.get(form.get("code", ""))  # type: ignore[attr-defined]
-        if _is_token(request, "authorization_code") and entry is not None and form.get("code_verifier"):
+        if _CODE_GRANT(request) and entry is not None and form.get("code_verifier"):
             entry.challenge = pkce_challenge(form["code_verifier"])
         return request
     return FaultySimulator(sim, before=before)  # type: ignore[return-value]
@@ -47,9 +74,9 @@ def _http_redirect_accepted(sim: Simulator) -> Simulator:
 
     def before(request: Request) -> Request:
         uri = request.params.get("redirect_uri", "")
-        if request.path == CONNECT and uri.startswith("http://"):
+        if _CONNECT(request) and uri.startswith("http://"):
             downgrade.add(id(request))
-            request = _query(request, lambda q: {**q, "redirect_uri": "https://" + uri[len("http://"):]})
+            request = with_query(request, lambda q: {**q, "redirect_uri": "https://" + uri[len("http://"):]})
         return request
 
     def after(request: Request, response: Response) -> Response:
@@ -62,15 +89,15 @@ def _http_redirect_accepted(sim: Simulator) -> Simulator:
 
 
 def _plain_method(request: Request) -> Request:
-    if request.path == CONNECT and request.params.get("code_challenge_method") != "S256":
-        request = _query(request, lambda q: {**q, "code_challenge_method": "S256"})
+    if _CONNECT(request) and request.params.get("code_challenge_method") != "S256":
+        request = with_query(request, lambda q: {**q, "code_challenge_method": "S256"})
     return request
 
 
-def _location_edit(edit: Callable[[dict[str, str]], dict[str, str]]) -> Callable[[Simulator], Simulator]:
+def _location_edit(edit: Callable[[dict[str, str]], dict[str, str]]) -> Wrap:
     def after(request: Request, response: Response) -> Response:
         location = response.header("location")
-        if request.path == CONNECT and location and "?" in location:
+        if _CONNECT(request) and location and "?" in location:
             base, _, query = location.partition("?")
             response.headers["location"] = base + "?" + urlencode(edit(dict(parse_qsl(query))))
         return response
@@ -79,22 +106,32 @@ def _location_edit(edit: Callable[[dict[str, str]], dict[str, str]]) -> Callable
 
 def _connect_errors_500(request: Request, response: Response) -> Response:
     """Every authorization request that issues no code crashes instead of failing readably."""
-    if request.path == CONNECT and "code=" not in (response.header("location") or ""):
+    if _CONNECT(request) and "code=" not in (response.header("location") or ""):
         return Response.json_response(500, {"error": "server_error", "error_description": "internal error"})
     return response
 
 
 def _first_scope_only(request: Request) -> Request:
     """Only the first of the space-separated scopes is read (as if the list were one scope)."""
-    if request.path == CONNECT and "scope" in request.params:
-        request = _query(request, lambda q: {**q, "scope": q["scope"].split(" ")[0]})
+    if _CONNECT(request) and "scope" in request.params:
+        request = with_query(request, lambda q: {**q, "scope": q["scope"].split(" ")[0]})
     return request
 
 
 def _broken_refresh(request: Request) -> Request:
-    if _is_token(request, "refresh_token"):
+    if _REFRESH_GRANT(request):
         request.body = urlencode({**_form(request), "refresh_token": "0.broken"}).encode()
     return request
+
+
+def _token_form_edit(**fills: str) -> Wrap:
+    """Authorization-code token requests get ``fills`` for members that are missing or differ."""
+    def before(request: Request) -> Request:
+        if _CODE_GRANT(request):
+            form = _form(request)
+            request.body = urlencode({**form, **fills}).encode()
+        return request
+    return on_request(before)
 
 
 class _FrozenClock:
@@ -142,8 +179,7 @@ OAUTH_FAULTS: list[Fault] = [
         _location_edit(lambda q: {k: v for k, v in q.items() if k != "error_description"})),
     fault("code-exchange-without-refresh-token",
           "the code exchange gives an access token only")(
-        _ok_json(lambda r: _is_token(r, "authorization_code"),
-                 lambda b: {k: v for k, v in b.items() if k != "refresh_token"})),
+        response_body(_CODE_GRANT, lambda b: {k: v for k, v in b.items() if k != "refresh_token"}, OK)),
     fault("verifier-not-checked",
           "any well-formed code_verifier is accepted")(_any_verifier),
     fault("reused-code-accepted",
@@ -151,16 +187,25 @@ OAUTH_FAULTS: list[Fault] = [
     fault("refresh-grant-broken",
           "every refresh_token grant is refused")(on_request(_broken_refresh)),
     fault("access-token-never-expires",
-          "access tokens are still accepted after the hour")(_grants("access", lambda r: _is_token(r))),
+          "access tokens are still accepted after the hour")(_grants("access")),
     fault("refresh-token-never-expires",
-          "refresh tokens are still accepted after 90 days")(_grants("refresh", lambda r: _is_token(r))),
+          "refresh tokens are still accepted after 90 days")(_grants("refresh")),
     fault("expires-in-two-hours",
           "the token response says expires_in 7200")(
-        _ok_json(lambda r: _is_token(r), lambda b: {**b, "expires_in": 7200})),
+        response_body(_TOKEN, lambda b: {**b, "expires_in": 7200}, OK)),
     fault("single-use-refresh-no-expiry",
           "refresh tokens never expire but are single-use")(_single_use_refresh_no_expiry),
     fault("connect-errors-500",
           "every authorization request that issues no code crashes with 500")(on_response(_connect_errors_500)),
     fault("first-scope-only",
           "only the first of the space-separated scopes is granted")(on_request(_first_scope_only)),
+    fault("redirect-without-code",
+          "a granted authorization redirects back without the code")(
+        _location_edit(lambda q: {k: v for k, v in q.items() if k != "code"})),
+    fault("client-id-optional",
+          "the token request without client_id is served as the application's")(
+        _token_form_edit(client_id=SIM_CLIENT_ID)),
+    fault("redirect-uri-not-compared",
+          "the token request's redirect_uri is not compared with the authorization request's")(
+        _token_form_edit(redirect_uri=SIM_REDIRECT_URI)),
 ]

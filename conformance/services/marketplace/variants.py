@@ -8,8 +8,9 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from conformance.faults.base import Variant, json_edit, on_request, on_response, variant
-from conformance.services.marketplace.fault_support import _CREATE, _IMAGE, _is_listings, _query
+from conformance.faults.base import Variant, on_request, on_response, variant
+from conformance.faults.toolkit import path, response_body, status
+from conformance.services.marketplace.faults import CREATE_LISTING, DELETE_IMAGE, GET_LISTINGS, OK, with_query
 from conformance.transport.model import Request, Response
 
 __all__ = ["VARIANTS"]
@@ -17,16 +18,9 @@ __all__ = ["VARIANTS"]
 
 def _bodiless_create(request: Request, response: Response) -> Response:
     # createDraftListing's status and body are not shown: a 201 without a body is as good.
-    if request.method == "POST" and _CREATE.match(request.path) and response.status == 201:
+    # (Not the toolkit's status(): the answer loses its body and headers.)
+    if CREATE_LISTING(request) and response.status == 201:
         return Response(201, {}, b"")
-    return response
-
-
-def _idempotent_delete(request: Request, response: Response) -> Response:
-    # What a second delete answers is not shown (gap delete-again): an idempotent 200 with a
-    # body, and the first delete answering 200 with a body too.
-    if request.method == "DELETE" and _IMAGE.match(request.path) and response.status in (204, 404):
-        return Response.json_response(200, {"deleted": True})
     return response
 
 
@@ -42,12 +36,7 @@ def _money_as_number_string(node: Any) -> Any:
     return node
 
 
-def _ok_get_json(edit: Any) -> Any:
-    def after(request: Request, response: Response) -> Response:
-        if request.method == "GET" and 200 <= response.status < 300 and response.body:
-            response.body = json_edit(response.body, edit)
-        return response
-    return on_response(after)
+_ANY_GET = path("", "GET")
 
 
 def _string_ids(node: Any) -> Any:
@@ -62,13 +51,14 @@ def _string_ids(node: Any) -> Any:
 
 def _edit_only(request: Request) -> Request:
     # "inactive or edit" is one state; which name the filter takes is not shown: only edit.
-    if _is_listings(request) and request.params.get("state") == "inactive":
-        request = _query(request, lambda q: {**q, "state": "zz-inactive-not-taken"})
+    if GET_LISTINGS(request) and request.params.get("state") == "inactive":
+        request = with_query(request, lambda q: {**q, "state": "zz-inactive-not-taken"})
     return request
 
 
 def _other_error_body(request: Request, response: Response) -> Response:
     # The API error body shape is not shown (redirect-borne OAuth errors are untouched).
+    # (Not the toolkit's response_body(): a body that is not JSON is replaced too.)
     if response.status >= 400 and request.path.startswith("/v3/application"):
         try:
             message = str((json.loads(response.body) or {}).get("error_description", "error"))
@@ -78,12 +68,9 @@ def _other_error_body(request: Request, response: Response) -> Response:
     return response
 
 
-def _forbidden_keys(request: Request, response: Response) -> Response:
-    # The refusal statuses are not shown: a bad key or token is answered 403, not 401 (on the
-    # application's operations; the token endpoint's invalid_client follows RFC 6749 5.2).
-    if response.status == 401 and request.path.startswith("/v3/application"):
-        response.status = 403
-    return response
+# The refusal statuses are not shown: a bad key or token is answered 403, not 401 (on the
+# application's operations; the token endpoint's invalid_client follows RFC 6749 5.2).
+_APPLICATION = path(r"^/v3/application")
 
 
 def _reversed_order(body: Any) -> Any:
@@ -92,12 +79,6 @@ def _reversed_order(body: Any) -> Any:
     if isinstance(body, dict) and isinstance(body.get("results"), list):
         return {**body, "results": list(reversed(body["results"]))}
     return body
-
-
-def _reversed_pages(request: Request, response: Response) -> Response:
-    if _is_listings(request) and 200 <= response.status < 300:
-        response.body = json_edit(response.body, _reversed_order)
-    return response
 
 
 _RENAMES = {"listing_id": "id", "state": "listing_state", "status": "receipt_status"}
@@ -114,25 +95,28 @@ def _renamed(body: Any) -> Any:
 
 
 def _other_member_names(sim: Any) -> Any:
-    wrapped = _ok_get_json(_renamed)(sim)
+    wrapped = response_body(_ANY_GET, _renamed, OK)(sim)
     # The target's settings say so, as a user would set CONFORMANCE_MARKETPLACE_ITEMS_FIELD etc.
-    wrapped.credentials = {**sim.credentials, "ITEMS_FIELD": "data", "LISTING_ID_FIELD": "id",
+    wrapped.credentials = {**sim.credentials, "ITEMS_FIELD": "data", "LISTING_ID_FIELD": "id",  # type: ignore[misc]
                            "LISTING_STATE_FIELD": "listing_state", "RECEIPT_STATUS_FIELD": "receipt_status"}
     return wrapped
 
 
 VARIANTS: tuple[Variant, ...] = (
     variant("bodiless-create", "createDraftListing answers 201 without a body")(on_response(_bodiless_create)),
+    # What a second delete answers is not shown (gap delete-again): an idempotent 200 with a
+    # body, and the first delete answering 200 with a body too.
     variant("idempotent-delete", "deleteListingImage answers 200 with a body, again for an image already deleted")(
-        on_response(_idempotent_delete)),
+        status(DELETE_IMAGE, 200, when=(204, 404), body={"deleted": True})),
     variant("money-as-number-strings", "prices and totals are numbers returned as strings, no Money object")(
-        _ok_get_json(_money_as_number_string)),
-    variant("string-ids", "ids in answers are opaque strings (id-<n>)")(_ok_get_json(_string_ids)),
+        response_body(_ANY_GET, _money_as_number_string, OK)),
+    variant("string-ids", "ids in answers are opaque strings (id-<n>)")(response_body(_ANY_GET, _string_ids, OK)),
     variant("edit-only-filter", "of 'inactive or edit', the state filter takes only edit")(on_request(_edit_only)),
     variant("other-error-body", "API errors carry {errors: [{message}]}")(on_response(_other_error_body)),
-    variant("refusals-403", "a refused key or token is answered 403 instead of 401")(on_response(_forbidden_keys)),
+    variant("refusals-403", "a refused key or token is answered 403 instead of 401")(
+        status(_APPLICATION, 403, when=401)),
     variant("other-member-names", "collections hold their records in data; a listing names its id id and its "
             "state listing_state, a receipt its status receipt_status (settings say so)")(_other_member_names),
     variant("reversed-page-order", "listings come in another order within each page")(
-        on_response(_reversed_pages)),
+        response_body(GET_LISTINGS, _reversed_order, OK)),
 )

@@ -8,12 +8,12 @@ kill matrix runs clean and faulty suites in the same worker processes.
 from __future__ import annotations
 
 import ipaddress
-import json
 import re
 from collections.abc import Callable
 from typing import Any
 
-from conformance.faults.base import Fault, FaultySimulator, fault, json_edit, on_request, on_response
+from conformance.faults.base import Fault, FaultySimulator, fault, on_request, on_response
+from conformance.faults.toolkit import Edit, Match, Wrap, any_request, path, response_body, status
 from conformance.services.scanning.data import METADATA_KEY, SEGMENT
 from conformance.services.scanning.simulator import ScanningSimulator
 from conformance.simulators import Simulator
@@ -24,30 +24,18 @@ __all__ = ["FAULTS"]
 # The fault module may know the simulator's surface: its paths and seeded keys.
 S = "/" + SEGMENT
 SEARCH, COUNT, SCAN = f"{S}/host/search", f"{S}/host/count", f"{S}/scan"
-HOST = re.compile(f"^{S}/host/(?!count$|search)[^/]+$")
 PAID = ScanningSimulator.credentials["API_KEY"]
 FREE = ScanningSimulator.credentials["FREE_API_KEY"]
 ENTERPRISE = ScanningSimulator.credentials["ENTERPRISE_API_KEY"]
 
-Edit = Callable[[Any], Any]
 After = Callable[[Request, Response], Response]
 
-
-def _is_host(request: Request) -> bool:
-    return request.method == "GET" and bool(HOST.match(request.path))
-
-
-def _edit_ok(match: Callable[[Request], bool], edit: Edit) -> Callable[[Simulator], Simulator]:
-    """Rewrite the JSON body of 200 answers to matching requests."""
-    def after(request: Request, response: Response) -> Response:
-        if response.status == 200 and match(request):
-            response.body = json_edit(response.body, edit)
-        return response
-    return on_response(after)
-
-
-def _path(path: str, method: str = "GET") -> Callable[[Request], bool]:
-    return lambda r: r.method == method and r.path == path
+# Requests to one path (the whole path), and the host lookup; the DNS domain pages.
+_SEARCH, _COUNT, _SCAN = path(f"^{SEARCH}$", "GET"), path(f"^{COUNT}$", "GET"), path(f"^{SCAN}$", "POST")
+_HOST = path(f"^{S}/host/(?!count$|search)[^/]+$", "GET")
+_DNS_PAGE = path(r"^/dns/domain/", "GET")
+_REVERSE, _RESOLVE = path(r"^/dns/reverse$", "GET"), path(r"^/dns/resolve$", "GET")
+_NOT_200 = [code for code in range(100, 600) if code != 200]
 
 
 def _with_state(make: Callable[[Simulator], After]) -> Callable[[Simulator], Simulator]:
@@ -59,8 +47,7 @@ def _account(sim: Simulator, request: Request) -> Any:
     return sim.accounts.get(request.params.get("key", ""))  # type: ignore[attr-defined]
 
 
-def _refund(match: Callable[[Request], bool], field: str, amount: Callable[[Request, Any], int]
-            ) -> Callable[[Simulator], Simulator]:
+def _refund(match: Match, field: str, amount: Callable[[Request, Any], int]) -> Wrap:
     """Give back (negative: take more) credits after a matching 200: the balance stops agreeing."""
     def make(sim: Simulator) -> After:
         def after(request: Request, response: Response) -> Response:
@@ -72,7 +59,7 @@ def _refund(match: Callable[[Request], bool], field: str, amount: Callable[[Requ
     return _with_state(make)
 
 
-def _swap_key(match: Callable[[Request], bool], old: str, new: str) -> Callable[[Simulator], Simulator]:
+def _swap_key(match: Match, old: str, new: str) -> Wrap:
     def before(request: Request) -> Request:
         if match(request) and request.params.get("key") == old:
             request.query = [(k, new if k == "key" else v) for k, v in request.query]
@@ -80,8 +67,7 @@ def _swap_key(match: Callable[[Request], bool], old: str, new: str) -> Callable[
     return on_request(before)
 
 
-def _drop_param(match: Callable[[Request], bool], name: str,
-                when: Callable[[str], bool] = lambda v: True) -> Callable[[Simulator], Simulator]:
+def _drop_param(match: Match, name: str, when: Callable[[str], bool] = lambda v: True) -> Wrap:
     def before(request: Request) -> Request:
         if match(request):
             request.query = [(k, v) for k, v in request.query if k != name or not when(v)]
@@ -95,33 +81,20 @@ def _header_key(request: Request) -> Request:
     return request
 
 
-def _no_error_member(request: Request, response: Response) -> Response:
-    if response.status != 200:
-        response.body = json_edit(response.body, lambda b: {"message": b.get("error")}
-                                  if isinstance(b, dict) else b)
-    return response
+def _no_error_member(body: Any) -> Any:
+    return {"message": body.get("error")} if isinstance(body, dict) else body
 
 
-def _invalid_ip_500(request: Request, response: Response) -> Response:
-    if _is_host(request) and response.status == 404:
-        return Response.json_response(500, {"error": "internal error"})
-    return response
+def _overlapping_pages(sim: Simulator) -> Simulator:
+    last: dict[str, Any] = {}  # one memory per simulator the fault is applied to
 
-
-def _overlapping_pages() -> Callable[[Simulator], Simulator]:
-    last: dict[str, Any] = {}
-
-    def after(request: Request, response: Response) -> Response:
-        if request.path != SEARCH or response.status != 200:
-            return response
-        body = json.loads(response.body)
+    def edit(request: Request, body: Any) -> Any:
         if request.params.get("page", "1") == "1":
             last["tail"] = body["matches"][-1:]
         elif last.get("tail") and body["matches"]:
             body["matches"][0] = last["tail"][0]  # page 2 repeats page 1's last banner
-            response.body = json.dumps(body).encode()
-        return response
-    return on_response(after)
+        return body
+    return response_body(path(f"^{SEARCH}$"), edit, with_request=True)(sim)
 
 
 def _org_removal_invisible(sim: Simulator) -> After:
@@ -132,10 +105,8 @@ def _org_removal_invisible(sim: Simulator) -> After:
     return after
 
 
-def _free_refused(request: Request, response: Response) -> Response:
-    if request.path == "/account/profile" and request.params.get("key") == FREE:
-        return Response.json_response(403, {"error": "free accounts have no API access"})
-    return response
+def _free_profile(request: Request) -> bool:
+    return request.path == "/account/profile" and request.params.get("key") == FREE
 
 
 def _shift_reverse(body: Any) -> Any:
@@ -164,10 +135,8 @@ def _text_plain(request: Request, response: Response) -> Response:
     return response
 
 
-def _cidr_refused(request: Request, response: Response) -> Response:
-    if request.path == SCAN and b"/" in request.body:
-        return Response.json_response(400, {"error": "netblocks are not supported"})
-    return response
+def _netblock_scan(request: Request) -> bool:
+    return request.path == SCAN and b"/" in request.body
 
 
 def _empty_ips_filled(request: Request) -> Request:
@@ -200,23 +169,15 @@ def _keyless_lookups(request: Request) -> Request:
     return request
 
 
-def _refusals_as_500(request: Request, response: Response) -> Response:
-    if 400 <= response.status < 500 and ("/scan" in request.path or "/org" in request.path):
-        response.status = 500
-    return response
+def _scan_or_org(request: Request) -> bool:
+    return "/scan" in request.path or "/org" in request.path
 
 
-def _dns_page(request: Request) -> bool:
-    return request.method == "GET" and request.path.startswith("/dns/domain/")
-
-
-def _first_dns_page_ends(request: Request, response: Response) -> Response:
+def _first_dns_page(request: Request) -> bool:
     # Page 1 (full) says more: false while page 2 still holds entries. (The variant whose page 2
     # is empty too, a server that never pages, cannot be told from a one-page domain: the check
     # skips it, "paging (more=true) is not exercised", and no fault can stand for it.)
-    if _dns_page(request) and response.status == 200 and request.params.get("page", "1") == "1":
-        response.body = json_edit(response.body, lambda b: {**b, "more": False})
-    return response
+    return _DNS_PAGE(request) and request.params.get("page", "1") == "1"
 
 
 def _api_info_charges_free_search(sim: Simulator) -> After:
@@ -233,164 +194,157 @@ def _api_info_charges_free_search(sim: Simulator) -> After:
     return after
 
 
-def _total_is_page(request: Request, response: Response) -> Response:
-    if request.path == SEARCH and response.status == 200:
-        response.body = json_edit(response.body, lambda b: {**b, "total": len(b["matches"])})
-    return response
+def _several_reversed(request: Request) -> bool:
+    return request.path == "/dns/reverse" and "," in request.params.get("ips", "")
 
 
-def _reverse_500_several(request: Request, response: Response) -> Response:
-    if request.path == "/dns/reverse" and "," in request.params.get("ips", ""):
-        return Response.json_response(500, {"error": "internal error"})
-    return response
+def _paged_with_page(request: Request) -> bool:
+    paged = request.path == SEARCH or _DNS_PAGE(request)
+    return paged and any(k == "page" for k, _ in request.query)
 
 
-def _page_refused(request: Request, response: Response) -> Response:
-    paged = request.path == SEARCH or _dns_page(request)
-    if paged and any(k == "page" for k, _ in request.query):
-        return Response.json_response(400, {"error": "page is not supported"})
-    return response
-
-
-def _default_page(path: str | re.Pattern[str], page: str) -> Callable[[Simulator], Simulator]:
-    """Requests to ``path`` without page serve ``page`` instead of page 1."""
+def _default_page(match: Match, page: str) -> Wrap:
+    """Requests ``match`` picks without page serve ``page`` instead of page 1."""
     def before(request: Request) -> Request:
-        hit = path.match(request.path) if isinstance(path, re.Pattern) else request.path == path
-        if request.method == "GET" and hit and "page" not in request.params:
+        if match(request) and "page" not in request.params:
             request.query = [*request.query, ("page", page)]
         return request
     return on_request(before)
 
 
-DNS_DOMAIN = re.compile(r"^/dns/domain/[^/]+$")
+_INTERNAL_ERROR = {"error": "internal error"}
 
 FAULTS: list[Fault] = [
     fault("search-default-page-2", "a search without page serves page 2")(
-        _default_page(SEARCH, "2")),
+        _default_page(_SEARCH, "2")),
     fault("dns-default-page-2", "a DNS domain lookup without page serves page 2")(
-        _default_page(DNS_DOMAIN, "2")),
+        _default_page(path(r"^/dns/domain/[^/]+$", "GET"), "2")),
     fault("count-charges-credit",
-          "host count takes a query credit")(_refund(_path(COUNT), "query_credits", lambda r, b: -1)),
+          "host count takes a query credit")(_refund(_COUNT, "query_credits", lambda r, b: -1)),
     fault("search-101-results",
-          "a full search page carries 101 results")(_edit_ok(_path(SEARCH), lambda b: {
+          "a full search page carries 101 results")(response_body(_SEARCH, lambda b: {
               **b, "matches": b["matches"] + b["matches"][:1]} if len(b["matches"]) >= 100 else b)),
     fault("invalid-ip-500",
-          "host lookup answers 500 for an invalid IP")(on_response(_invalid_ip_500)),
+          "host lookup answers 500 for an invalid IP")(status(_HOST, 500, when=404, body=_INTERNAL_ERROR)),
     fault("key-from-header",
           "a key sent only in a `key` header is accepted")(on_request(_header_key)),
     fault("error-without-error",
-          "non-200 bodies say {message} instead of {error}")(on_response(_no_error_member)),
+          "non-200 bodies say {message} instead of {error}")(response_body(any_request, _no_error_member, _NOT_200)),
     fault("facets-ignore-count",
           "the :count suffix of facets entries is ignored")(on_request(_strip_facet_counts)),
     fault("scan-not-deducted",
           "a scan leaves scan credits where they were")(
-        _refund(_path(SCAN, "POST"), "scan_credits", lambda r, b: int(b["count"]))),
+        _refund(_SCAN, "scan_credits", lambda r, b: int(b["count"]))),
     fault("dns-more-false",
-          "DNS pages always say more: false")(_edit_ok(
-              lambda r: r.path.startswith("/dns/domain/"), lambda b: {**b, "more": False})),
+          "DNS pages always say more: false")(response_body(
+              path(r"^/dns/domain/"), lambda b: {**b, "more": False})),
     fault("reverse-disagrees",
           "reverse answers the neighbouring IPs instead of the ones asked")(
-        _edit_ok(_path("/dns/reverse"), _shift_reverse)),
+        response_body(_REVERSE, _shift_reverse)),
     fault("org-removal-invisible",
           "removing an org member answers success but the member stays")(
         _with_state(_org_removal_invisible)),
     fault("free-key-scans",
           "a free account's scan is run (on the paid account)")(
-        _swap_key(_path(SCAN, "POST"), FREE, PAID)),
+        _swap_key(_SCAN, FREE, PAID)),
     fault("pages-overlap",
-          "search page 2 starts with page 1's last banner")(lambda sim: _overlapping_pages()(sim)),
+          "search page 2 starts with page 1's last banner")(_overlapping_pages),
     fault("paid-key-gets-org",
           "a paid, non-enterprise key is served the enterprise organization")(
-        _swap_key(lambda r: r.path.startswith("/org"), PAID, ENTERPRISE)),
+        _swap_key(path(r"^/org"), PAID, ENTERPRISE)),
     fault("free-key-refused",
-          "a free account's key is refused on the account profile")(on_response(_free_refused)),
+          "a free account's key is refused on the account profile")(
+        status(_free_profile, 403, body={"error": "free accounts have no API access"})),
     fault("host-ports-strings",
           "the host record lists ports as strings")(
-        _edit_ok(_is_host, lambda b: {**b, "ports": _strings(b.get("ports", []))})),
+        response_body(_HOST, lambda b: {**b, "ports": _strings(b.get("ports", []))})),
     fault("minify-ignored",
-          "host lookup ignores minify and returns banners")(_drop_param(_is_host, "minify")),
+          "host lookup ignores minify and returns banners")(_drop_param(_HOST, "minify")),
     fault("history-fewer",
-          "history=true returns only one banner")(_edit_ok(
-              lambda r: _is_host(r) and r.params.get("history") == "true",
+          "history=true returns only one banner")(response_body(
+              lambda r: _HOST(r) and r.params.get("history") == "true",
               lambda b: {**b, "data": b.get("data", [])[:1]})),
     fault("banner-cpe-string",  # a missing cpe is the allowed variant
-          "host banners give cpe as a string")(_edit_ok(_is_host, _banners(lambda b: b.update(cpe="cpe:/a")))),
+          "host banners give cpe as a string")(response_body(_HOST, _banners(lambda b: b.update(cpe="cpe:/a")))),
     fault("metadata-key-renamed",
           "banner metadata sits under _meta instead of _ + the service's name")(
-        _edit_ok(_is_host, _banners(lambda b: b.update({"_meta": b.pop(METADATA_KEY, {})})))),
+        response_body(_HOST, _banners(lambda b: b.update({"_meta": b.pop(METADATA_KEY, {})})))),
     fault("page-text-as-1",
           "a non-integer search page is read as page 1")(
-        _drop_param(_path(SEARCH), "page", lambda v: not v.isdigit())),
+        _drop_param(_SEARCH, "page", lambda v: not v.isdigit())),
     fault("search-without-facets",
-          "search answers leave out facets")(_edit_ok(_path(SEARCH), lambda b: {
+          "search answers leave out facets")(response_body(_SEARCH, lambda b: {
               k: v for k, v in b.items() if k != "facets"})),
     fault("count-returns-matches",
-          "host count fills matches")(_edit_ok(_path(COUNT), lambda b: {**b, "matches": [{"port": 80}]})),
+          "host count fills matches")(response_body(_COUNT, lambda b: {**b, "matches": [{"port": 80}]})),
     fault("count-total-off-by-one",
           "host count's total is one more than the search total")(
-        _edit_ok(_path(COUNT), lambda b: {**b, "total": b["total"] + 1})),
+        response_body(_COUNT, lambda b: {**b, "total": b["total"] + 1})),
     fault("facet-values-numbers",
-          "facet values are numbers")(_edit_ok(_path(COUNT), _facet_values_numbers)),
+          "facet values are numbers")(response_body(_COUNT, _facet_values_numbers)),
     fault("ports-as-strings",
-          "the port list holds strings")(_edit_ok(_path(f"{S}/ports"), _strings)),
+          "the port list holds strings")(response_body(path(f"^{S}/ports$", "GET"), _strings)),
     fault("later-pages-free",
           "search pages beyond the first cost nothing")(
-        _refund(_path(SEARCH), "query_credits", _page_two_free)),
+        _refund(_SEARCH, "query_credits", _page_two_free)),
     fault("filter-free",
           "a filtered search's first page costs nothing")(
-        _refund(_path(SEARCH), "query_credits", _filter_free)),
+        _refund(_SEARCH, "query_credits", _filter_free)),
     fault("dns-lookup-free",
           "a DNS domain lookup costs nothing")(
-        _refund(lambda r: r.path.startswith("/dns/domain/"), "query_credits", lambda r, b: 1)),
+        _refund(path(r"^/dns/domain/"), "query_credits", lambda r, b: 1)),
     fault("scan-id-number",
           "a scan answers its id as a number")(
-        _edit_ok(_path(SCAN, "POST"), lambda b: {**b, "id": 17})),
+        response_body(_SCAN, lambda b: {**b, "id": 17})),
     fault("cidr-refused",
-          "scans refuse CIDR netblocks")(on_response(_cidr_refused)),
+          "scans refuse CIDR netblocks")(status(_netblock_scan, 400, body={"error": "netblocks are not supported"})),
     fault("empty-ips-accepted",
           "an empty ips string scans a default IP")(on_request(_empty_ips_filled)),
     fault("org-logo-string",
-          "the organization's logo is a string")(_edit_ok(_path("/org"), lambda b: {**b, "logo": "none"})),
+          "the organization's logo is a string")(
+        response_body(path(r"^/org$", "GET"), lambda b: {**b, "logo": "none"})),
     fault("myip-hostname",
-          "myip answers a host name")(_edit_ok(_path("/tools/myip"), lambda b: "localhost")),
+          "myip answers a host name")(response_body(path(r"^/tools/myip$", "GET"), lambda b: "localhost")),
     fault("headers-not-echoed",
-          "httpheaders leaves out custom headers")(_edit_ok(_path("/tools/httpheaders"), lambda b: {
+          "httpheaders leaves out custom headers")(response_body(path(r"^/tools/httpheaders$", "GET"), lambda b: {
               k: v for k, v in b.items() if not k.lower().startswith("x-")})),
     fault("resolve-arrays",
           "resolve maps each hostname to an array")(
-        _edit_ok(_path("/dns/resolve"), lambda b: {k: [v] for k, v in b.items()})),
+        response_body(_RESOLVE, lambda b: {k: [v] for k, v in b.items()})),
     fault("reverse-strings",
           "reverse maps each IP to one string")(
-        _edit_ok(_path("/dns/reverse"), lambda b: {k: ",".join(v) for k, v in b.items()})),
+        response_body(_REVERSE, lambda b: {k: ",".join(v) for k, v in b.items()})),
     fault("protocols-text-plain",
           "the protocol list is served as text/plain")(on_response(_text_plain)),
     # From review: wrong servers that weaker checks once let pass.
     fault("keyless-lookups",
           "host, org member and DNS domain lookups are served without a key")(on_request(_keyless_lookups)),
     fault("refusals-as-500",
-          "refusals of scans and org calls are answered 500 instead of 4xx")(on_response(_refusals_as_500)),
+          "refusals of scans and org calls are answered 500 instead of 4xx")(
+        status(_scan_or_org, 500, when=range(400, 500))),
     # From review 2.
     fault("dns-more-false-page2-filled",
           "DNS page 1 says more: false although page 2 holds entries")(
-        on_response(_first_dns_page_ends)),
+        response_body(_first_dns_page, lambda b: {**b, "more": False})),
     fault("history-ignored",
           "host lookup ignores history=true and answers the current banners")(
-        _drop_param(_is_host, "history")),
+        _drop_param(_HOST, "history")),
     fault("api-info-charges-and-free-search",
           "api-info costs a query credit per read and searches cost nothing")(
         _with_state(_api_info_charges_free_search)),
     fault("search-total-is-page",
           "search total counts the matches of the page answered, not of the query")(
-        on_response(_total_is_page)),
+        response_body(path(f"^{SEARCH}$"), lambda b: {**b, "total": len(b["matches"])})),
     fault("page-param-refused",
           "search and DNS domain lookups refuse the page parameter whatever its value")(
-        on_response(_page_refused)),
+        status(_paged_with_page, 400, body={"error": "page is not supported"})),
     fault("reverse-500-several",
-          "reverse answers 500 when asked about more than one IP")(on_response(_reverse_500_several)),
+          "reverse answers 500 when asked about more than one IP")(
+        status(_several_reversed, 500, body=_INTERNAL_ERROR)),
     fault("resolve-strays",
           "resolve also answers a hostname it was not asked")(
-        _edit_ok(_path("/dns/resolve"), lambda b: {**b, "stray.example.net": "198.51.100.251"})),
+        response_body(_RESOLVE, lambda b: {**b, "stray.example.net": "198.51.100.251"})),
     fault("reverse-extra-ip",
           "reverse also answers an IP it was not asked")(
-        _edit_ok(_path("/dns/reverse"), lambda b: {**b, "198.51.100.250": ["extra.example.com"]})),
+        response_body(_REVERSE, lambda b: {**b, "198.51.100.250": ["extra.example.com"]})),
 ]

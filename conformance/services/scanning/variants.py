@@ -6,10 +6,10 @@ conforming server that chose differently where the document is silent or allows 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from conformance.faults.base import FaultySimulator, Variant, json_edit, on_request, on_response, variant
+from conformance.faults.base import FaultySimulator, Variant, json_edit, on_response, variant
+from conformance.faults.toolkit import Edit, any_request, path, request_body, response_body, status
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
 
@@ -24,16 +24,16 @@ def _banners_of(body: Any) -> list[dict[str, Any]]:
     return [b for b in found or [] if isinstance(b, dict) and "port" in b]
 
 
-def _banner_edit(edit: Any) -> Any:
-    def after(request: Request, response: Response) -> Response:
-        if "/host/" in request.path and response.status == 200:
-            def change(body: Any) -> Any:
-                for banner in _banners_of(body):
-                    edit(banner)
-                return body
-            response.body = json_edit(response.body, change)
-        return response
-    return on_response(after)
+def _each_banner(edit: Any) -> Edit:
+    def change(body: Any) -> Any:
+        for banner in _banners_of(body):
+            edit(banner)
+        return body
+    return change
+
+
+_HOST_ANSWERS = path("/host/")
+_SCAN = path(r"/scan$", "POST")
 
 
 def _without_cpe(banner: dict[str, Any]) -> None:
@@ -54,28 +54,16 @@ def _extra_blocks(banner: dict[str, Any]) -> None:
     banner["vulns"] = {}
 
 
-def _bad_parameters_422(request: Request, response: Response) -> Response:
-    # Gap statuses: only 404 on host lookup is documented; bad parameters answered 422.
-    if response.status == 400:
-        response.status = 422
-    return response
-
-
-def _ips_object_as_body(request: Request) -> Request:
+def _ips_object_refused(body: dict[str, Any]) -> dict[str, Any]:
     # Conflict ips-object, second reading: the mapping is the whole body; {ips: {...}} is refused.
-    if request.method != "POST" or not request.path.endswith("/scan") or not request.body:
-        return request
-    try:
-        body = json.loads(request.body)
-    except ValueError:
-        return request
-    if isinstance(body, dict) and isinstance(body.get("ips"), dict):
-        request.body = json.dumps({"ips": "not-an-ip"}).encode()  # the simulator refuses it with {error}
-    return request
+    if isinstance(body.get("ips"), dict):
+        return {"ips": "not-an-ip"}  # the simulator refuses it with {error}
+    return body
 
 
 def _error_detail(request: Request, response: Response) -> Response:
     # Errors: "{error: string}"; members beside error are not excluded.
+    # (Not the toolkit's response_body(): what is written is the answer's own status.)
     if response.status != 200 and response.body:
         response.body = json_edit(response.body, lambda b: {**b, "code": response.status}
                                   if isinstance(b, dict) else b)
@@ -85,80 +73,66 @@ def _error_detail(request: Request, response: Response) -> Response:
 _BOOLEANS = ("history", "minify", "notify")
 
 
-def _digits_only(request: Request, response: Response) -> Response:
+def _worded_boolean(request: Request) -> bool:
     # Gap boolean-spelling: a target that spells booleans 1/0 and refuses true/false.
-    if any(k in _BOOLEANS and v in ("true", "false") for k, v in request.query):
-        return Response.json_response(400, {"error": "booleans are 1 or 0"})
-    return response
+    return any(k in _BOOLEANS and v in ("true", "false") for k, v in request.query)
 
 
 def _booleans_as_digits(sim: Simulator) -> Simulator:
-    wrapped = on_response(_digits_only)(sim)
+    wrapped = status(_worded_boolean, 400, body={"error": "booleans are 1 or 0"})(sim)
     # The target's setting says so, as a user would set CONFORMANCE_SCANNING_BOOLEAN_TRUE=1.
     wrapped.credentials = {**sim.credentials, "BOOLEAN_TRUE": "1"}  # type: ignore[misc]
     return wrapped
 
 
-def _credits_left_before(request: Request, response: Response) -> Response:
+def _credits_left_before(body: Any) -> Any:
     # Gap credits-left-meaning: credits_left counted before the scan's own cost.
-    if request.method == "POST" and request.path.endswith("/scan") and response.status == 200:
-        response.body = json_edit(response.body, lambda b: {**b, "credits_left": b["credits_left"] + b["count"]})
-    return response
+    return {**body, "credits_left": body["credits_left"] + body["count"]}
 
 
 def _refused_scans_charged(sim: Simulator) -> Simulator:
     # Gap refused-scan-cost: a refused scan of a paid account still costs one scan credit.
     def after(request: Request, response: Response) -> Response:
         account = sim.accounts.get(request.params.get("key", ""))  # type: ignore[attr-defined]
-        if (request.method == "POST" and request.path.endswith("/scan") and 400 <= response.status < 500
+        if (_SCAN(request) and 400 <= response.status < 500
                 and account is not None and account.plan.paid and account.scan_credits > 0):
             account.scan_credits -= 1
         return response
     return FaultySimulator(sim, after=after)  # type: ignore[return-value]
 
 
-def _resolve_knows_none(request: Request, response: Response) -> Response:
-    # Gap dns-lookup-params: the host records' hostnames have no DNS data here.
-    if request.path == "/dns/resolve" and response.status == 200:
-        response.body = b"{}"
-    return response
-
-
-def _reverse_knows_none(request: Request, response: Response) -> Response:
-    # Gap dns-round-trip: reverse has no data for the IPs resolve gives (other sources).
-    if request.path == "/dns/reverse" and response.status == 200:
-        response.body = b"{}"
-    return response
-
-
-def _usage_limits_sparse(request: Request, response: Response) -> Response:
+def _usage_limits_sparse(body: Any) -> Any:
     # Gap plan-info-meaning: usage_limits members untyped and not always present (-1 for none,
     # a text for unlimited, monitored_ips left out).
-    if request.path == "/api-info" and response.status == 200:
-        response.body = json_edit(response.body, lambda b: {**b, "usage_limits": {
-            "scan_credits": -1, "query_credits": "unlimited"}} if isinstance(b, dict) else b)
-    return response
+    if isinstance(body, dict):
+        return {**body, "usage_limits": {"scan_credits": -1, "query_credits": "unlimited"}}
+    return body
 
 
 VARIANTS: list[Variant] = [
     variant("booleans-as-digits", "boolean query parameters are spelled 1/0; true/false are refused (400)")(
         _booleans_as_digits),
-    variant("banners-without-cpe", "banners without a product carry no cpe and no opts")(_banner_edit(_without_cpe)),
-    variant("offset-timestamps", "banner timestamps carry a +00:00 offset")(_banner_edit(_offset_timestamp)),
-    variant("extra-banner-blocks", "banners carry an ssl block and a vulns member")(_banner_edit(_extra_blocks)),
+    variant("banners-without-cpe", "banners without a product carry no cpe and no opts")(
+        response_body(_HOST_ANSWERS, _each_banner(_without_cpe))),
+    variant("offset-timestamps", "banner timestamps carry a +00:00 offset")(
+        response_body(_HOST_ANSWERS, _each_banner(_offset_timestamp))),
+    variant("extra-banner-blocks", "banners carry an ssl block and a vulns member")(
+        response_body(_HOST_ANSWERS, _each_banner(_extra_blocks))),
     variant("bad-parameters-422", "bad parameters are answered 422 {error}, not 400")(
-        on_response(_bad_parameters_422)),
+        status(any_request, 422, when=400)),
     variant("ips-object-as-body", "the scan mapping is only accepted as the whole body")(
-        on_request(_ips_object_as_body)),
+        request_body(_SCAN, _ips_object_refused)),
     variant("error-with-code", "error bodies carry a code beside error")(on_response(_error_detail)),
     variant("credits-left-before-scan", "a scan's credits_left counts the credits before the scan (gap "
-            "credits-left-meaning)")(on_response(_credits_left_before)),
+            "credits-left-meaning)")(response_body(_SCAN, _credits_left_before)),
     variant("refused-scans-charged", "a refused scan of a paid account costs one scan credit (gap "
             "refused-scan-cost)")(_refused_scans_charged),
     variant("resolve-knows-none", "resolve has no data for the host records' hostnames and answers {} (gap "
-            "dns-lookup-params)")(on_response(_resolve_knows_none)),
+            "dns-lookup-params)")(
+        response_body(path(r"^/dns/resolve$"), lambda b: {})),
     variant("reverse-knows-none", "reverse has no data for the IPs resolve gives and answers {} (gap "
-            "dns-round-trip)")(on_response(_reverse_knows_none)),
+            "dns-round-trip)")(
+        response_body(path(r"^/dns/reverse$"), lambda b: {})),
     variant("usage-limits-sparse", "usage_limits with a number, a text and a member left out (gap "
-            "plan-info-meaning)")(on_response(_usage_limits_sparse)),
+            "plan-info-meaning)")(response_body(path(r"^/api-info$"), _usage_limits_sparse)),
 ]

@@ -12,36 +12,81 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from conformance.faults.base import Fault, fault, json_edit, on_request, on_response
-from conformance.services.social import reports
-from conformance.services.social.fault_support import (
-    MESSAGES_PATH,
-    attr,
-    body_of,
-    default,
-    drop,
-    filters,
-    on_path,
-    rows_edit,
+from conformance.faults.base import Fault, fault, on_request, on_response
+from conformance.faults.toolkit import (
+    Edit,
+    Match,
+    Wrap,
+    any_request,
+    drop_header,
+    path,
+    request_body,
+    response_body,
+    status,
 )
+from conformance.services.social import reports
 from conformance.services.social.simulator import EXPIRED_TOKEN, OIDC_TOKEN, TOKEN
 from conformance.simulators import Simulator
 from conformance.simulators.base import SimError
 from conformance.transport.model import Request, Response
 
-__all__ = ["FAULTS"]
+__all__ = ["FAULTS", "MESSAGES", "attr", "filters"]
 
-def _header(name: str, value: str | None) -> Callable[[Simulator], Simulator]:
+MESSAGES = r"^/v1/[^/]+/messages$"  # inbox messages, not a topic's
+_POSTS_RE, _PROFILES_RE, _TOPIC_RE = r"/analytics/posts$", r"/analytics/profiles$", r"/topics/t-brand/messages$"
+# Answers to these paths (any method), and the POSTs whose body a fault rewrites.
+_POSTS, _PROFILES, _TOPIC = path(_POSTS_RE), path(_PROFILES_RE), path(_TOPIC_RE)
+_MESSAGES, _METRICS, _TAGS = path(MESSAGES), path(r"/metrics$"), path(r"/metadata/customer/tags$")
+_TO_POSTS, _TO_PROFILES, _TO_TOPIC = path(_POSTS_RE, "POST"), path(_PROFILES_RE, "POST"), path(_TOPIC_RE, "POST")
+_TO_MESSAGES, _TO_METRICS = path(MESSAGES, "POST"), path(r"/metrics$", "POST")
+_ERRORS = range(400, 600)
+
+
+def attr(name: str, value: Any) -> Wrap:
+    """Set one attribute of the simulator (a number or a choice it reads)."""
+    def apply(sim: Simulator) -> Simulator:
+        setattr(sim, name, value)
+        return sim
+    return apply
+
+
+def filters(edit: Callable[[list[str]], list[str]]) -> Edit:
+    """A request body edit of the filter strings (bodies whose filters are not strings pass)."""
+    def apply(body: dict[str, Any]) -> dict[str, Any]:
+        if isinstance(body.get("filters"), list) and all(isinstance(f, str) for f in body["filters"]):
+            body["filters"] = edit(body["filters"])
+        return body
+    return apply
+
+
+def _default(member: str, value: Any) -> Edit:
+    def apply(body: dict[str, Any]) -> dict[str, Any]:
+        body.setdefault(member, value)
+        return body
+    return apply
+
+
+def _drop(member: str) -> Edit:
+    def apply(body: dict[str, Any]) -> dict[str, Any]:
+        body.pop(member, None)
+        return body
+    return apply
+
+
+def _sent(request: Request) -> dict[str, Any]:
+    """The JSON object a request sent ({} for anything else)."""
+    try:
+        data = json.loads(request.body or b"{}")
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _set_header(name: str, value: str) -> Wrap:
     def after(request: Request, response: Response) -> Response:
-        response.headers = {k: v for k, v in response.headers.items() if k != name}
-        if value is not None:
-            response.headers[name] = value
+        response.headers = {**{k: v for k, v in response.headers.items() if k != name}, name: value}
         return response
     return on_response(after)
-
-
-def _request(edit: Callable[[Request], Request]) -> Callable[[Simulator], Simulator]:
-    return on_request(edit)
 
 
 def _no_token(request: Request) -> Request:
@@ -49,11 +94,9 @@ def _no_token(request: Request) -> Request:
     return request
 
 
-def _unknown_token_403(request: Request, response: Response) -> Response:
+def _bearer(request: Request) -> bool:
     # The invalid-token probe keeps the documented form (Bearer <a value no account has>).
-    if response.status == 401 and (request.header("authorization") or "").startswith("Bearer "):
-        response.status = 403
-    return response
+    return (request.header("authorization") or "").startswith("Bearer ")
 
 
 def _token_alive(name: str) -> Callable[[Simulator], Simulator]:
@@ -80,16 +123,6 @@ def _any_customer(request: Request) -> Request:
     return request
 
 
-def _status(fr: int, to: int, body: Any = None) -> Callable[[Simulator], Simulator]:
-    def after(request: Request, response: Response) -> Response:
-        if response.status == fr:
-            response.status = to
-            if body is not None:
-                response.body = json.dumps(body).encode()
-        return response
-    return on_response(after)
-
-
 def _text_as_json(request: Request) -> Request:
     if (request.header("content-type") or "").startswith("text/plain"):
         request.headers["content-type"] = "application/json"
@@ -101,27 +134,15 @@ def _ignore_accept(request: Request) -> Request:
     return request
 
 
-def _bare_errors(request: Request, response: Response) -> Response:
-    if response.status >= 400:
-        response.body = json_edit(response.body, lambda d: {"message": d.get("error")} if isinstance(d, dict) else d)
-    return response
+def _bare_error(data: Any) -> Any:
+    return {"message": data.get("error")} if isinstance(data, dict) else data
 
 
-def _errors_as_array(request: Request, response: Response) -> Response:
-    if response.status >= 400:
-        response.body = json_edit(response.body, lambda d: [d])
-    return response
-
-
-def _paging_on(sim_path: str) -> Callable[[Simulator], Simulator]:
-    return rows_edit(sim_path, lambda r, d: {**d, "paging": {"current_page": 1, "total_pages": 1}})
-
-
-def _hide_archived(request: Request, data: dict[str, Any]) -> dict[str, Any]:
+def _hide_archived(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "data": [t for t in data["data"] if t.get("active")]}
 
 
-def _theme_ids(request: Request, data: dict[str, Any]) -> dict[str, Any]:
+def _theme_ids(data: dict[str, Any]) -> dict[str, Any]:
     for topic in data["data"]:
         for group in topic.get("theme_groups", []):
             for theme in group.get("themes", []):
@@ -129,29 +150,30 @@ def _theme_ids(request: Request, data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _group_strings(request: Request, data: dict[str, Any]) -> dict[str, Any]:
+def _group_strings(data: dict[str, Any]) -> dict[str, Any]:
     for profile in data["data"]:
         profile["groups"] = [str(g) for g in profile.get("groups", [])]
     return data
 
 
-def _past_end_served(suffix: str) -> Callable[[Simulator], Simulator]:
+def _past_end_served(match: Match) -> Wrap:
+    # Not the toolkit's status(): which answers change depends on their body, the new body on the request.
     def after(request: Request, response: Response) -> Response:
-        if re.search(suffix + "$", request.path) and response.status == 400 and b"above total_pages" in response.body:
-            page = body_of(request).get("page")
+        if match(request) and response.status == 400 and b"above total_pages" in response.body:
+            page = _sent(request).get("page")
             response.status = 200
             response.body = json.dumps({"data": [], "paging": {"current_page": page, "total_pages": page}}).encode()
         return response
     return on_response(after)
 
 
-def _pages_plus_one(request: Request, data: dict[str, Any]) -> dict[str, Any]:
+def _pages_plus_one(data: dict[str, Any]) -> dict[str, Any]:
     if isinstance(data.get("paging"), dict) and "total_pages" in data["paging"]:
         data["paging"]["total_pages"] += 1
     return data
 
 
-def _pages_minus_one(request: Request, data: dict[str, Any]) -> dict[str, Any]:
+def _pages_minus_one(data: dict[str, Any]) -> dict[str, Any]:
     if isinstance(data.get("paging"), dict) and data["paging"].get("total_pages", 0) > 1:
         data["paging"]["total_pages"] -= 1
     return data
@@ -163,7 +185,7 @@ def _page_behind(body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def _flatten_internal(request: Request, data: dict[str, Any]) -> dict[str, Any]:
+def _flatten_internal(data: dict[str, Any]) -> dict[str, Any]:
     for row in data["data"]:
         internal = row.pop("internal", None)
         if isinstance(internal, dict):
@@ -172,7 +194,7 @@ def _flatten_internal(request: Request, data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _shift_output(request: Request, data: dict[str, Any]) -> dict[str, Any]:
-    if body_of(request).get("timezone"):
+    if _sent(request).get("timezone"):
         for row in data["data"]:
             if isinstance(row.get("created_time"), str) and row["created_time"].endswith("Z"):
                 row["created_time"] = row["created_time"][:-1] + "-07:00"
@@ -181,13 +203,13 @@ def _shift_output(request: Request, data: dict[str, Any]) -> dict[str, Any]:
 
 def _last_page_cursor(request: Request, data: dict[str, Any]) -> dict[str, Any]:
     if "paging" not in data and data["data"]:
-        sent = body_of(request)
+        sent = _sent(request)
         data["paging"] = {"next_cursor": reports._cursor(10**6, reports._query_key(sent))}
     return data
 
 
 def _cursor_repeats(request: Request, data: dict[str, Any]) -> dict[str, Any]:
-    sent = body_of(request).get("page_cursor")
+    sent = _sent(request).get("page_cursor")
     if sent and "paging" in data:
         data["paging"]["next_cursor"] = sent
     return data
@@ -203,7 +225,7 @@ def _bad_cursor_restarts(body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def _lower_post_type(request: Request, data: dict[str, Any]) -> dict[str, Any]:
+def _lower_post_type(data: dict[str, Any]) -> dict[str, Any]:
     for row in data["data"]:
         if isinstance(row.get("post_type"), str):
             row["post_type"] = row["post_type"].lower()
@@ -224,22 +246,20 @@ def _limit_short(body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def _metrics_paging(request: Request, data: dict[str, Any]) -> dict[str, Any]:
+def _metrics_paging(data: dict[str, Any]) -> dict[str, Any]:
     if data.get("paging"):
         data["paging"] = {"current_page": data["paging"]["current_page"]}
     return data
 
 
-_POSTS, _PROFILES, _MESSAGES = "/analytics/posts", "/analytics/profiles", MESSAGES_PATH
-_TOPIC, _METRICS, _TAGS = "/topics/t-brand/messages", "/metrics", "/metadata/customer/tags"
 _FILTERS = ["customer_profile_id.eq(501)", "reporting_period.in(2026-03-01...2026-03-31)"]
 _bare = re.compile(r"(created_time\.in\()(\d{4}-\d{2}-\d{2})(\.\.)(\d{4}-\d{2}-\d{2})\)")
 
 FAULTS: list[Fault] = [
     fault("no-token-accepted", "a request without a token is served")(
-        _request(_no_token)),
+        on_request(_no_token)),
     fault("invalid-token-403", "a bearer token no account has is answered 403 "
-          "(as if the customer's data were not allowed), not 401")(on_response(_unknown_token_403)),
+          "(as if the customer's data were not allowed), not 401")(status(_bearer, 403, when=401)),
     fault("expired-token-accepted", "expired tokens never expire")(
         _token_alive(EXPIRED_TOKEN)),
     fault("oauth-token-refused", "only account-scoped tokens are accepted")(
@@ -247,39 +267,40 @@ FAULTS: list[Fault] = [
     fault("unprovisioned-served", "accounts not provisioned for API use are served")(
         _provision_all),
     fault("other-customer-served", "another customer's data is served")(
-        _request(_any_customer)),
+        on_request(_any_customer)),
     fault("foreign-profile-served", "a profile outside the customer is read as "
-          "one of its own")(on_path(_PROFILES, filters(lambda fs: [f.replace("9001", "501") for f in fs]))),
-    fault("no-request-id", "X-Svc-Request-ID missing")(_header("x-svc-request-id", None)),
+          "one of its own")(request_body(_TO_PROFILES, filters(lambda fs: [f.replace("9001", "501") for f in fs]))),
+    fault("no-request-id", "X-Svc-Request-ID missing")(drop_header(any_request, "x-svc-request-id")),
     fault("api-version-major-2", "X-Svc-API-Version 2.0 on /v1")(
-        _header("x-svc-api-version", "2.0")),
+        _set_header("x-svc-api-version", "2.0")),
     fault("server-version-two-parts", "X-Svc-Server-Version without a build")(
-        _header("x-svc-server-version", "1.4")),
+        _set_header("x-svc-server-version", "1.4")),
     fault("error-body-bare", "errors answer {message} instead of the standard object")(
-        on_response(_bare_errors)),
+        response_body(any_request, _bare_error, _ERRORS)),
     fault("errors-as-array", "error bodies are JSON arrays")(
-        on_response(_errors_as_array)),
+        response_body(any_request, lambda d: [d], _ERRORS)),
     fault("unknown-endpoint-200", "a path that is no endpoint answers 200")(
-        _status(404, 200, {"data": []})),
-    fault("wrong-method-404", "a wrong method answers 404")(_status(405, 404)),
+        status(any_request, 200, when=404, body={"data": []})),
+    fault("wrong-method-404", "a wrong method answers 404")(status(any_request, 404, when=405)),
     fault("text-body-read", "a text/plain body is read as JSON")(
-        _request(_text_as_json)),
+        on_request(_text_as_json)),
     fault("accept-ignored", "Accept text/html is ignored")(
-        _request(_ignore_accept)),
-    fault("malformed-body-422", "broken JSON answers 422")(_status(400, 422)),
-    fault("tags-paged", "the tag list carries a paging object")(_paging_on(_TAGS)),
+        on_request(_ignore_accept)),
+    fault("malformed-body-422", "broken JSON answers 422")(status(any_request, 422, when=400)),
+    fault("tags-paged", "the tag list carries a paging object")(
+        response_body(_TAGS, lambda d: {**d, "paging": {"current_page": 1, "total_pages": 1}})),
     fault("archived-tags-hidden", "archived tags are left out")(
-        rows_edit(_TAGS, _hide_archived)),
+        response_body(_TAGS, _hide_archived)),
     fault("theme-id-not-uuid", "theme ids are UUIDs without hyphens")(
-        rows_edit("/metadata/customer/topics", _theme_ids)),
+        response_body(path(r"/metadata/customer/topics$"), _theme_ids)),
     fault("profile-groups-strings", "profile groups are strings")(
-        rows_edit("/metadata/customer", _group_strings)),
+        response_body(path(r"/metadata/customer$"), _group_strings)),
     fault("accepts-101-profiles", "101 profiles are accepted")(
         attr("max_profiles", 101)),
     fault("two-year-period", "a reporting_period of two years is accepted")(
         attr("period_years", 2)),
     fault("profiles-page-served-twice", "page n serves page n-1 again")(
-        on_path(_PROFILES, _page_behind)),
+        request_body(_TO_PROFILES, _page_behind)),
     fault("profiles-page-above-total-200", "a page above total_pages answers 200")(
         _past_end_served(_PROFILES)),
     fault("profiles-page-1001", "profile pages hold 1001 rows")(
@@ -287,79 +308,80 @@ FAULTS: list[Fault] = [
     fault("no-result-cap", "analytics answers are not cut at 10000")(
         attr("cap", 10**9)),
     fault("posts-total-pages-plus-one", "post paging states one page too many")(
-        rows_edit(_POSTS, _pages_plus_one)),
+        response_body(_POSTS, _pages_plus_one)),
     fault("posts-page-above-total-200", "a post page above total_pages answers 200")(
         _past_end_served(_POSTS)),
     fault("posts-page-51", "post pages hold 51 rows")(attr("post_page", 51)),
     fault("posts-limit-cut-short", "a limit above 50 gives 5 rows fewer than asked")(
-        lambda sim: on_path(_POSTS, _limit_short)(attr("post_limit_caps", False)(sim))),
+        lambda sim: request_body(_TO_POSTS, _limit_short)(attr("post_limit_caps", False)(sim))),
     fault("fields-default-all", "without fields, posts carry created_time too")(
-        on_path(_POSTS, default("fields", ["guid", "created_time"]))),
+        request_body(_TO_POSTS, _default("fields", ["guid", "created_time"]))),
     fault("internal-dotted", "internal.tags.id comes back as a dotted key")(
-        rows_edit(_POSTS, _flatten_internal)),
-    fault("sort-ignored", "sort is ignored")(on_path(_POSTS, drop("sort"))),
+        response_body(_POSTS, _flatten_internal)),
+    fault("sort-ignored", "sort is ignored")(request_body(_TO_POSTS, _drop("sort"))),
     fault("timezone-ignored", "timezone does not move the date filters")(
-        on_path(_POSTS, drop("timezone"))),
+        request_body(_TO_POSTS, _drop("timezone"))),
     fault("output-in-request-timezone", "created_time shifted into the request's zone")(
-        rows_edit(_POSTS, _shift_output)),
+        response_body(_POSTS, _shift_output, with_request=True)),
     fault("guid-gt-inclusive", "guid.gt includes the cursor's own post")(
-        on_path(_POSTS, filters(lambda fs: [f.replace("guid.gt(", "guid.gte(") for f in fs]))),
+        request_body(_TO_POSTS, filters(lambda fs: [f.replace("guid.gt(", "guid.gte(") for f in fs]))),
     fault("cursor-repeats", "next_cursor repeats the cursor sent")(
-        rows_edit(_MESSAGES, _cursor_repeats)),
+        response_body(_MESSAGES, _cursor_repeats, with_request=True)),
     fault("next-cursor-on-last-page", "the last page carries a next_cursor")(
-        rows_edit(_MESSAGES, _last_page_cursor)),
+        response_body(_MESSAGES, _last_page_cursor, with_request=True)),
     fault("invalid-cursor-restarts", "an invalid page_cursor serves page 1")(
-        on_path(_MESSAGES, _bad_cursor_restarts)),
+        request_body(_TO_MESSAGES, _bad_cursor_restarts)),
     fault("messages-default-60", "messages pages default to 60")(attr("message_page", 60)),
     fault("message-ids-101", "101 message ids are accepted")(
         attr("max_message_ids", 101)),
     fault("message-id-combined", "message_id with another filter is accepted "
-          "(the others dropped)")(on_path(_MESSAGES, filters(
+          "(the others dropped)")(request_body(_TO_MESSAGES, filters(
               lambda fs: [f for f in fs if f.startswith("message_id.")] if any(
                   f.startswith("message_id.") for f in fs) else fs))),
     fault("two-groups-accepted", "the first of several groups is used")(
-        on_path(_MESSAGES, filters(lambda fs: [re.sub(r"group_id\.eq\(([^,)]+),[^)]*\)", r"group_id.eq(\1)", f)
-                                                for f in fs]))),
+        request_body(_TO_MESSAGES, filters(
+            lambda fs: [re.sub(r"group_id\.eq\(([^,)]+),[^)]*\)", r"group_id.eq(\1)", f) for f in fs]))),
     fault("profile-outside-group", "customer_profile_id is not held to the "
-          "group")(on_path(_MESSAGES, filters(lambda fs: [f for f in fs if not f.startswith("customer_profile_id")]))),
+          "group")(request_body(_TO_MESSAGES, filters(
+              lambda fs: [f for f in fs if not f.startswith("customer_profile_id")]))),
     fault("action-before-created", "action_last_update_time is not held to the "
-          "created_time range")(on_path(_MESSAGES, filters(
+          "created_time range")(request_body(_TO_MESSAGES, filters(
               lambda fs: [f for f in fs if not f.startswith("action_last_update_time")]))),
     fault("bare-end-date-whole-day",
           "a bare end date means the end of that day, not its midnight")(
-        on_path(_MESSAGES, filters(lambda fs: [_bare.sub(r"\g<1>\g<2>T00:00:00Z\g<3>\g<4>T23:59:59Z)", f)
-                                                for f in fs]))),
+        request_body(_TO_MESSAGES, filters(
+            lambda fs: [_bare.sub(r"\g<1>\g<2>T00:00:00Z\g<3>\g<4>T23:59:59Z)", f) for f in fs]))),
     fault("post-type-lower-case", "post_type in lower case")(
-        rows_edit(_MESSAGES, _lower_post_type)),
+        response_body(_MESSAGES, _lower_post_type)),
     fault("listening-total-pages-short", "listening paging states one page too few")(
-        rows_edit(_TOPIC, _pages_minus_one)),
+        response_body(_TOPIC, _pages_minus_one)),
     fault("listening-page-above-total-200", "a topic page above total_pages "
           "answers 200")(_past_end_served(_TOPIC)),
     fault("listening-default-60", "topic pages default to 60")(
         attr("listening_page", 60)),
     fault("exclusive-as-inclusive", "'...' is treated as inclusive")(
-        on_path(_TOPIC, filters(lambda fs: [f.replace("...", "..") for f in fs]))),
+        request_body(_TO_TOPIC, filters(lambda fs: [f.replace("...", "..") for f in fs]))),
     fault("match-any-term", "match terms are ORed, not all required")(
-        on_path(_TOPIC, filters(lambda fs: [re.sub(r"(?<=\w) (?=\w)", " OR ", f) if ".match(" in f else f
-                                             for f in fs]))),
+        request_body(_TO_TOPIC, filters(
+            lambda fs: [re.sub(r"(?<=\w) (?=\w)", " OR ", f) if ".match(" in f else f for f in fs]))),
     fault("unlisted-dimension-ignored", "an unlisted dimension is dropped, not "
-          "refused")(on_path(_METRICS, _listed_dimensions)),
+          "refused")(request_body(_TO_METRICS, _listed_dimensions)),
     fault("metrics-paging-without-total", "metrics paging lacks total_pages")(
-        rows_edit(_METRICS, _metrics_paging)),
+        response_body(_METRICS, _metrics_paging)),
     fault("posts-not-cut", "post analytics answers are not cut at 10000")(
         attr("cap", 10**9)),
     fault("messages-fields-default-all", "without fields, messages carry "
-          "created_time too")(on_path(_MESSAGES, default("fields", ["guid", "created_time"]))),
+          "created_time too")(request_body(_TO_MESSAGES, _default("fields", ["guid", "created_time"]))),
     fault("messages-oldest-first", "without sort, messages come oldest first")(
-        on_path(_MESSAGES, default("sort", ["created_time:asc"]))),
+        request_body(_TO_MESSAGES, _default("sort", ["created_time:asc"]))),
     fault("post-type-filter-ignored", "post_type.eq is dropped")(
-        on_path(_MESSAGES, filters(lambda fs: [f for f in fs if not f.startswith("post_type.")]))),
+        request_body(_TO_MESSAGES, filters(lambda fs: [f for f in fs if not f.startswith("post_type.")]))),
     fault("tag-id-filter-refused", "tag_id.eq is refused as an unknown filter")(
-        on_path(_MESSAGES, filters(lambda fs: [f.replace("tag_id.eq(", "tag.eq(") for f in fs]))),
+        request_body(_TO_MESSAGES, filters(lambda fs: [f.replace("tag_id.eq(", "tag.eq(") for f in fs]))),
     fault("language-code-filter-refused", "language_code.eq is refused as "
-          "an unknown filter")(on_path(_MESSAGES, filters(lambda fs: [f.replace("language_code.", "lang.")
-                                                                         for f in fs]))),
+          "an unknown filter")(request_body(_TO_MESSAGES, filters(
+              lambda fs: [f.replace("language_code.", "lang.") for f in fs]))),
     fault("listening-fields-ignored", "topic messages carry only guid (and "
-          "metrics) whatever fields ask")(on_path(_TOPIC, lambda b: {**b, "fields": ["guid"]})),
+          "metrics) whatever fields ask")(request_body(_TO_TOPIC, lambda b: {**b, "fields": ["guid"]})),
     fault("rate-limit-70", "70 requests a minute are served")(attr("per_minute", 70)),
 ]

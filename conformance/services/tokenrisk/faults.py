@@ -8,27 +8,13 @@ trailing slash, and answers ill-formed for their kind.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-
 from conformance.faults.base import Fault, fault, on_request, on_response
-from conformance.simulators import Simulator
+from conformance.faults.toolkit import Wrap, path, status
 from conformance.transport.model import Request, Response
 
 __all__ = ["FAULTS"]
 
-def _matcher(template: str) -> re.Pattern[str]:
-    return re.compile("^" + re.sub(r"\\\{\w+\\\}", "[^/]+", re.escape(template)) + "$")
-
-
-def _status(status: int, body: bytes = b'{"message":"fault"}') -> Response:
-    return Response(status, {"content-type": "application/json"}, body)
-
-
-def _not_implemented(request: Request, response: Response) -> Response:
-    if request.method == "POST" and _matcher("/v1/tokens/{id}/vote").match(request.path):
-        return _status(501, b'{"message":"not implemented"}')
-    return response
+_CSV, _RPC_STATS = path(r"^/v1/domains/data\.csv$"), path(r"^/v1/rpc/stats$")
 
 
 def _ping_only_versioned(request: Request) -> Request:
@@ -48,9 +34,10 @@ def _trailing_slash_only(request: Request) -> Request:
     return request
 
 
-def _csv_response(edit: bytes, ctype: str) -> Callable[[Simulator], Simulator]:
+def _csv_response(edit: bytes, ctype: str) -> Wrap:
+    # Not the toolkit's response_body(): these answers are not JSON (nor is what replaces them).
     def after(request: Request, response: Response) -> Response:
-        if request.path == "/v1/domains/data.csv" and response.status == 200:
+        if _CSV(request) and response.status == 200:
             response.headers = {**response.headers, "content-type": ctype}
             response.body = edit
         return response
@@ -59,7 +46,7 @@ def _csv_response(edit: bytes, ctype: str) -> Callable[[Simulator], Simulator]:
 
 
 def _truncated_json(request: Request, response: Response) -> Response:
-    if request.path == "/v1/rpc/stats" and response.status == 200:
+    if _RPC_STATS(request) and response.status == 200:
         response.body = response.body[: len(response.body) // 2]
     return response
 
@@ -80,7 +67,7 @@ def _broken_unknown_id(request: Request, response: Response) -> Response:
 
 FAULTS: list[Fault] = [
     fault("vote-not-implemented", "POST /v1/tokens/{id}/vote answers 501")(
-        on_response(_not_implemented)),
+        status(path(r"^/v1/tokens/[^/]+/vote$", "POST"), 501, body={"message": "not implemented"})),
     fault("ping-only-versioned",
           "ping answers at /v1/ping only; unversioned GET /ping is 404")(on_request(_ping_only_versioned)),
     fault("trending-trailing-slash-only",

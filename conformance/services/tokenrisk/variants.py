@@ -9,11 +9,14 @@ from __future__ import annotations
 import codecs
 import json
 
-from conformance.faults.base import FaultySimulator, Variant, json_edit, on_request, on_response, variant
+from conformance.faults.base import FaultySimulator, Variant, on_request, on_response, variant
+from conformance.faults.toolkit import any_request, path, response_body, status
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
 __all__ = ["VARIANTS"]
+
+_CSV = path(r"^/v1/domains/data\.csv$")
 
 
 class _Everything(set[str]):
@@ -42,15 +45,9 @@ def _plain_ping(request: Request, response: Response) -> Response:
     return response
 
 
-def _envelope(request: Request, response: Response) -> Response:
-    if response.is_json and 200 <= response.status < 300:
-        response.body = json_edit(response.body, lambda data: {"data": data, "meta": {"version": 1}})
-    return response
-
-
 def _csv_dressed(request: Request, response: Response) -> Response:
     # RFC 4180 line breaks (CRLF), a byte order mark and the optional header parameter.
-    if request.path == "/v1/domains/data.csv" and response.status == 200:
+    if _CSV(request) and response.status == 200:
         text = response.body.decode("utf-8").replace("\n", "\r\n")
         response.body = codecs.BOM_UTF8 + text.encode("utf-8")
         response.headers = {**response.headers, "content-type": "text/csv; header=present"}
@@ -60,22 +57,19 @@ def _csv_dressed(request: Request, response: Response) -> Response:
 def _csv_cp1252_ragged(request: Request, response: Response) -> Response:
     # No charset, cp1252 bytes (an accented name) and a record with a trailing extra field:
     # RFC 4180's SHOULDs, not its grammar (gap csv-columns).
-    if request.path == "/v1/domains/data.csv" and response.status == 200:
+    if _CSV(request) and response.status == 200:
         text = response.body.decode("utf-8") + "caf\u00e9.token,Ownr3333333333333333333333333333333333333,TR3,2027\n"
         response.body = text.encode("cp1252")
         response.headers = {**response.headers, "content-type": "text/csv"}
     return response
 
 
-def _not_found_when_empty(request: Request, response: Response) -> Response:
+def _read_by_id(request: Request) -> bool:
     # A target holding no insider graph, vaults, votes or domain for the ids asked about, and
     # saying so with 404 rather than an empty answer (gap none-status).
-    path = request.path
-    by_id = path.startswith(("/v1/domains/lookup/", "/v1/domains/records/")) or (
-        path.startswith("/v1/tokens/") and ("/lockers" in path or path.endswith(("/insiders/graph", "/votes"))))
-    if request.method == "GET" and by_id and response.status == 200:
-        return Response(404, {"content-type": "application/json"}, b'{"message":"nothing for this id"}')
-    return response
+    at = request.path
+    return request.method == "GET" and (at.startswith(("/v1/domains/lookup/", "/v1/domains/records/")) or (
+        at.startswith("/v1/tokens/") and ("/lockers" in at or at.endswith(("/insiders/graph", "/votes")))))
 
 
 _OPEN = ("/ping", "/maintenance", "/v1/maintenance", "/v1/auth/login/")
@@ -116,7 +110,7 @@ VARIANTS: list[Variant] = [
     variant("plain-text-ping", "ping answers text/plain 'pong' (its media type is not shown)")(
         on_response(_plain_ping)),
     variant("enveloped-json", "successful JSON answers are wrapped as {data, meta} (no shape is documented)")(
-        on_response(_envelope)),
+        response_body(any_request, lambda data: {"data": data, "meta": {"version": 1}}, range(200, 300))),
     variant("csv-crlf-bom-header-param", "data.csv with CRLF, a UTF-8 BOM and text/csv; header=present")(
         on_response(_csv_dressed)),
     variant("credential-required", "routes other than ping, maintenance and login answer 401 without a credential")(
@@ -126,7 +120,8 @@ VARIANTS: list[Variant] = [
     variant("csv-cp1252-ragged", "data.csv in cp1252 without a charset, one record with an extra field")(
         on_response(_csv_cp1252_ragged)),
     variant("not-found-when-empty", "404, not an empty answer, for an id with no insider graph, vaults, votes or "
-            "domain (this target holds none)")(on_response(_not_found_when_empty)),
+            "domain (this target holds none)")(
+        status(_read_by_id, 404, when=200, body={"message": "nothing for this id"})),
     variant("versioned-ping-too", "GET /v1/ping is served as well as GET /ping (the other reading of Versioning)")(
         on_request(_versioned_ping)),
 ]
