@@ -26,6 +26,7 @@ from conformance.errors import (
     SkipKind,
     TargetUnreachable,
 )
+from conformance.reporting.text import visible
 from conformance.services import load_service
 from conformance.settings import env_name
 from conformance.targets.base import Target
@@ -195,9 +196,12 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
     if outcome.failure is not None and outcome.failure.exchange is not None:
         # A failure keeps its exchange for the report, cut to a bound (a run may fail many rules).
         outcome.failure.exchange = outcome.failure.exchange.bounded(target.settings.limits.kept_body_bytes)
-    # Messages reach terminals, reports and CI logs: no credential value may ride along.
+    # Messages reach terminals, reports and CI logs: no credential value may ride along, and no
+    # control character a target sent (bodies and headers quoted in failures, skips, errors, what
+    # a gap shows) may act on a terminal: every report and the console take them from here.
     outcome.secrets = list(secrets)
-    outcome.message = scrub_text(outcome.message, outcome.secrets)
+    outcome.message = visible(scrub_text(outcome.message, outcome.secrets))
+    outcome.observations = {gap: visible(shown) for gap, shown in outcome.observations.items()}
     outcome.seconds = time.perf_counter() - started
     return outcome
 

@@ -1,4 +1,7 @@
-"""Redacted renderings of an exchange for reports: request, response and a curl line."""
+"""Redacted renderings of an exchange for reports: request, response and a curl line.
+
+Each is made visible (``text.visible``) last: a body or header value the target sent, or a path
+built from one, reaches Allure as text, never as control characters a terminal or viewer acts on."""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import re
 import shlex
 from urllib.parse import urlencode
 
+from conformance.reporting.text import visible
 from conformance.transport.model import Exchange
 from conformance.transport.scrub import scrub_headers, scrub_json_text, scrub_pairs
 
@@ -31,7 +35,7 @@ def _render(first: str, headers: dict[str, str], body: bytes, secrets: list[str]
     lines = [first] + [f"{k}: {v}" for k, v in scrub_headers(headers, secrets).items()]
     if body:
         lines += ["", _body(body, secrets)]
-    return "\n".join(lines)
+    return visible("\n".join(lines))
 
 
 def render_request(exchange: Exchange, secrets: list[str]) -> str:
@@ -109,4 +113,5 @@ def curl_line(exchange: Exchange, secrets: list[str], *, base_url: str | None = 
             parts += ["--data-binary", "@body.json", f"# body of {len(text)} characters omitted"]
         else:
             parts += ["--data-raw", shlex.quote(scrub_json_text(text, secrets))]
-    return preamble + " ".join(parts)
+    # A control character in a word stays escaped, not sent: the line is for reading first.
+    return visible(preamble + " ".join(parts))

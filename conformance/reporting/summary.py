@@ -14,7 +14,7 @@ from typing import Any
 from conformance.contract import Contract
 from conformance.discovery import discovered
 from conformance.reporting.checked import CheckedShare, checked_share
-from conformance.reporting.text import shorten
+from conformance.reporting.text import code_block, shorten
 from conformance.runner import ERROR, FAILED, INTERRUPTED, PASSED, SKIPPED, Outcome
 from conformance.settings import MinChecked
 
@@ -168,7 +168,8 @@ class RunSummary:
         if not bad:
             triage.append("No rule failed.")
         for outcome in bad:
-            triage += [f"## {outcome.status.upper()}: {outcome.case_id}", "", "```", outcome.message.strip(), "```", ""]
+            # The message quotes what the target sent: in a block no content can close.
+            triage += [f"## {outcome.status.upper()}: {outcome.case_id}", "", *code_block(outcome.message.strip()), ""]
         write_atomic(report_dir / "triage.md", "\n".join(triage) + "\n")
         return data
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import UsageError
-from conformance.reporting.text import shorten
+from conformance.reporting.text import code_span, shorten
 
 __all__ = ["Change", "Drift", "Triage", "compare", "finished_runs", "load_summary", "previous_run", "run_before"]
 
@@ -152,7 +152,9 @@ class Triage:
             for c in items:
                 lines.append(f"- `{c.rule}`: {c.before} → {c.after}{note(c)}{link(c)}")
                 if show_message and c.message:
-                    lines.append(f"  > {shorten(c.message, 200)}")
+                    # Quoted as code: a message quotes the target, and no Markdown or HTML in it
+                    # may close the list, add a heading or hide what follows in a comment.
+                    lines.append(f"  > {code_span(shorten(c.message, 200))}")
             lines.append("")
         if empty:
             words = [_EMPTY[t] for t in empty]
@@ -160,8 +162,9 @@ class Triage:
         if self.gap_drift:
             lines.append(f"## Gap drift: what the target showed where the documents are silent ({len(self.gap_drift)})")
             for d in self.gap_drift:
-                was, now = "; ".join(d.before) or "nothing", "; ".join(d.after) or "nothing"
-                lines.append(f"- `{d.service}.{d.id}`: {was[:200]} → {now[:200]}")
+                # What the target showed, quoted as code (it may hold Markdown or HTML of its own).
+                was, now = (code_span("; ".join(shown)[:200]) if shown else "nothing" for shown in (d.before, d.after))
+                lines.append(f"- `{d.service}.{d.id}`: {was} → {now}")
             lines.append("")
         for title, services, rules in (("Not in this run (out of scope, not compared)", self.services_not_in_this_run,
                                         self.not_in_this_run),

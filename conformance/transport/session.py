@@ -9,6 +9,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from email.utils import parsedate_to_datetime
+from http.cookiejar import Cookie, CookieJar, DefaultCookiePolicy
+from urllib.request import Request as UrllibRequest
 
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_result, stop_after_attempt, wait_exponential
@@ -32,6 +34,25 @@ __all__ = ["Session", "from_httpx_request", "retry_after", "to_httpx"]
 
 # Enough history for a failure report without holding a whole run in memory.
 _KEEP_EXCHANGES = 50
+
+
+class _NeverKeep(DefaultCookiePolicy):
+    """A cookie policy that stores nothing and sends nothing: the harness sends only the
+    credentials the contract names (in each request's own headers). A client that kept what a
+    target's Set-Cookie gave sent it on every later request of the rule, a probe "without
+    credentials" included, and a Cookie header that grew to 1 MB."""
+
+    def set_ok(self, cookie: Cookie, request: UrllibRequest) -> bool:
+        return False
+
+    def return_ok(self, cookie: Cookie, request: UrllibRequest) -> bool:
+        return False
+
+
+def _without_cookies(client: httpx.Client) -> httpx.Client:
+    """``client`` with a cookie jar that never keeps one (each rule's client starts empty, too)."""
+    client.cookies = CookieJar(policy=_NeverKeep())
+    return client
 
 
 def to_httpx(client: httpx.Client, request: Request) -> httpx.Request:
@@ -107,7 +128,7 @@ class Session:
         issuers: frozenset[str] = frozenset(),
         joins: Callable[[str], Iterable[str]] | None = None,
     ) -> None:
-        self._client = client
+        self._client = client  # through the setter below: a client that keeps no cookie
         # Every credential value of this session, including ones obtained during it (tokens):
         # cassettes and reports scrub them. Shared by reference with the cassette scrubber.
         self.secrets: list[str] = secrets if secrets is not None else []
@@ -126,6 +147,16 @@ class Session:
         # Keeps the request rates the document gives clients (live targets only): blocks until
         # the next request may go.
         self._throttle = throttle
+
+    @property
+    def _client(self) -> httpx.Client:
+        return self._httpx
+
+    @_client.setter
+    def _client(self, client: httpx.Client) -> None:
+        # Set here and by the target when replay swaps the client in: every client a session
+        # sends through keeps no cookie.
+        self._httpx = _without_cookies(client)
 
     def _budgets(self) -> dict[str, tuple[float, float]]:
         """The session's own bounds: variable -> (deadline, seconds)."""

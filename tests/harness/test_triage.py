@@ -166,3 +166,20 @@ def test_every_run_appends_its_history_line_the_way_allure_builds_it(tmp_path: P
     shown = tmp_path / "shown.jsonl"
     history_before(history, recorded_point(runs[1], history), shown)
     assert [json.loads(line)["uuid"] for line in shown.read_text().splitlines()] == [lines[0]["uuid"]]
+
+
+def test_a_message_quoting_the_target_cannot_break_out_of_the_markdown() -> None:
+    """A body with a fence, a heading, an HTML comment and emphasis stays quoted (issue 34, item 4):
+    rendered, the comparison still shows the new failure, its message as code, and the gap drift."""
+    from markdown_it import MarkdownIt
+
+    hostile = "[svc] got 200 ``` `x`` <!-- *hidden* # All rules passed ](javascript:x) <b>"
+    current = summary("failed", observed=["<!-- x", "```"])
+    current["services"]["svc"]["rules"][0]["message"] = hostile
+    tokens = MarkdownIt("commonmark").parse(compare(summary("passed"), current).markdown())
+    inline = [c for t in tokens if t.type == "inline" for c in t.children or []]
+    assert not [t.content for t in tokens + inline if t.type.startswith("html")]  # no comment, no tag
+    assert hostile in [c.content for c in inline if c.type == "code_inline"]
+    assert "<!-- x; ```" in [c.content for c in inline if c.type == "code_inline"]
+    headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
+    assert any(h.startswith("New failures (1)") for h in headings) and "All rules passed" not in headings
