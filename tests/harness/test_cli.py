@@ -121,7 +121,7 @@ def test_triage_shows_what_changed_between_two_runs(tmp_path: Path) -> None:
 
     common = ["run", "--service", "presentations", "--no-allure", "-k", "num-cards or key-required"]
     assert conformance(*common, "--report-dir", str(tmp_path / "a")).returncode == 0
-    assert conformance(*common, "--fault", "accepts-76-cards", "--report-dir", str(tmp_path / "b")).returncode == 1
+    assert conformance(*common, "--fault", "bound-accepted:generate.num-cards-range", "--report-dir", str(tmp_path / "b")).returncode == 1
     proc = conformance("triage", str(tmp_path / "a"), str(tmp_path / "b"))
     assert proc.returncode == 1, proc.stderr
     assert "## New failures (1)" in proc.stdout and "presentations.generate.num-cards-range" in proc.stdout

@@ -42,7 +42,8 @@ def _post(ctx: CheckContext, body: dict[str, Any]) -> Exchange:
     return ctx.call(CREATE, json_body=body)
 
 
-@named("affiliate/routing-value-required", params={"types": {"type": "array", "items": {"type": "string"}, "minItems": 1}}, required=("types",))
+@named("affiliate/routing-value-required",
+       params={"types": {"type": "array", "items": {"type": "string"}, "minItems": 1}}, required=("types",))
 def routing_value_required(ctx: CheckContext) -> None:
     example = ctx.contract.request_example(CREATE)
     for routing in ctx.rule.params["types"]:
@@ -58,7 +59,8 @@ def _campaign_id(ctx: CheckContext, link: dict[str, Any]) -> dict[str, str]:
     return {"campaignId": str(link["network_campaign_id"])}
 
 
-@named("affiliate/create-roundtrip", params={"fields": {"type": "array", "items": {"type": "string"}, "minItems": 1}}, required=("fields",))
+@named("affiliate/create-roundtrip",
+       params={"fields": {"type": "array", "items": {"type": "string"}, "minItems": 1}}, required=("fields",))
 def create_roundtrip(ctx: CheckContext) -> None:
     body = ctx.contract.request_example(CREATE)
     created = _create(ctx, body, "creating the example smart link")

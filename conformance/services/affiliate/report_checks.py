@@ -56,7 +56,9 @@ def _row_value(row: dict[str, Any], resource_type: str) -> str:
     return "" if value is None else str(value)
 
 
-@named("affiliate/filters-combine", params={**PAGED, "resource_types": {"type": "array", "items": {"type": "string"}, "minItems": 2}}, required=("days_back", "page_size", "max_pages", "resource_types"))
+@named("affiliate/filters-combine",
+       params={**PAGED, "resource_types": {"type": "array", "items": {"type": "string"}, "minItems": 2}},
+       required=("days_back", "page_size", "max_pages", "resource_types"))
 def filters_combine(ctx: CheckContext) -> None:
     """Each generated filter set is evaluated independently over the unfiltered rows: a row
     stays when, for every resource type filtered, its member of that name is one of the values."""
