@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -17,6 +18,44 @@ def conformance(*args: str, timeout: float = 120) -> subprocess.CompletedProcess
     env = {k: v for k, v in os.environ.items() if not k.startswith("CONFORMANCE_")}
     return subprocess.run([sys.executable, "-m", "conformance", *args], capture_output=True,
                           text=True, timeout=timeout, env=env, check=False)
+
+
+CLI = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> CLI:
+    """``conformance ARGS`` in this process (``conformance.cli.main``), for what the answer says,
+    not how a process starts or ends: the exit status main returns (or argparse's SystemExit), and
+    stdout and stderr. An exception main lets out fails the test, as a traceback would. The
+    environment is the subprocess's (no CONFORMANCE_ variable); the signal handlers and the
+    interrupt record a run installs are put back; a serve past its checks fails instead of serving."""
+    from conformance import interrupts
+    from conformance.cli import main
+
+    for name in [k for k in os.environ if k.startswith("CONFORMANCE_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setattr(interrupts, "_state", interrupts._State())
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("serve got past its checks and would have bound a port")
+
+    monkeypatch.setattr("conformance.simulators.sandbox.bind", refuse)
+
+    def call(*args: str) -> subprocess.CompletedProcess[str]:
+        handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            code: object = main(list(args))
+        except SystemExit as exc:
+            code = exc.code
+        finally:
+            for signum, handler in handlers.items():
+                signal.signal(signum, handler)
+        out, err = capsys.readouterr()
+        status = 0 if code is None else code if isinstance(code, int) else 1  # sys.exit's rules
+        return subprocess.CompletedProcess(list(args), status, out, err)
+
+    return call
 
 
 @pytest.mark.parametrize(
@@ -33,15 +72,15 @@ def conformance(*args: str, timeout: float = 120) -> subprocess.CompletedProcess
         (["run", "--target", "http", "--service", "scanning"], "needs CONFORMANCE_SCANNING_BASE_URL"),
     ],
 )
-def test_bad_input_is_one_clear_line(args: list[str], message: str) -> None:
-    proc = conformance(*args)
+def test_bad_input_is_one_clear_line(cli: CLI, args: list[str], message: str) -> None:
+    proc = cli(*args)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert message in proc.stderr + proc.stdout
     assert "Traceback" not in proc.stderr
 
 
-def test_rules_lists_each_rule_with_its_check() -> None:
-    proc = conformance("rules", "--service", "presentations")
+def test_rules_lists_each_rule_with_its_check(cli: CLI) -> None:
+    proc = cli("rules", "--service", "presentations")
     assert proc.returncode == 0
     assert "presentations.generate.input-text-length" in proc.stdout
     # Each rule shows the check rules.yaml names (or its kind's): a core check by name, a
@@ -57,8 +96,8 @@ def test_rules_lists_each_rule_with_its_check() -> None:
     assert service_checks and int(totals.group(3)) == int(totals.group(1)) - service_checks
 
 
-def test_selftest_lists_faults() -> None:
-    proc = conformance("selftest", "--service", "presentations", "--list")
+def test_selftest_lists_faults(cli: CLI) -> None:
+    proc = cli("selftest", "--service", "presentations", "--list")
     assert proc.returncode == 0
     assert len(proc.stdout.strip().splitlines()) >= 12
 
@@ -71,8 +110,8 @@ def test_selftest_lists_faults() -> None:
         ["serve", "presentations", "--clock-rate", "nan"],
     ],
 )
-def test_serve_refuses_bad_clock_settings(args: list[str]) -> None:
-    proc = conformance(*args)
+def test_serve_refuses_bad_clock_settings(cli: CLI, args: list[str]) -> None:
+    proc = cli(*args)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
 
 
@@ -116,18 +155,19 @@ def test_nothing_checked_is_not_green(tmp_path: Path) -> None:
     assert allowed.returncode == 0, allowed.stderr
 
 
-def test_triage_shows_what_changed_between_two_runs(tmp_path: Path) -> None:
+def test_triage_shows_what_changed_between_two_runs(tmp_path: Path, cli: CLI) -> None:
     import json as _json
 
     common = ["run", "--service", "presentations", "--no-allure", "-k", "num-cards or key-required"]
     assert conformance(*common, "--report-dir", str(tmp_path / "a")).returncode == 0
-    assert conformance(*common, "--fault", "bound-accepted:generate.num-cards-range", "--report-dir", str(tmp_path / "b")).returncode == 1
-    proc = conformance("triage", str(tmp_path / "a"), str(tmp_path / "b"))
+    assert conformance(*common, "--fault", "bound-accepted:generate.num-cards-range",
+                       "--report-dir", str(tmp_path / "b")).returncode == 1
+    proc = cli("triage", str(tmp_path / "a"), str(tmp_path / "b"))
     assert proc.returncode == 1, proc.stderr
     assert "## New failures (1)" in proc.stdout and "presentations.generate.num-cards-range" in proc.stdout
-    data = _json.loads(conformance("triage", str(tmp_path / "b"), str(tmp_path / "a"), "--format", "json").stdout)
+    data = _json.loads(cli("triage", str(tmp_path / "b"), str(tmp_path / "a"), "--format", "json").stdout)
     assert [c["rule"] for c in data["fixed"]] == ["presentations.generate.num-cards-range"]
-    bad = conformance("triage", str(tmp_path / "a"), str(tmp_path / "nowhere"))
+    bad = cli("triage", str(tmp_path / "a"), str(tmp_path / "nowhere"))
     assert bad.returncode == 2 and "cannot read" in bad.stderr
 
 
@@ -198,8 +238,8 @@ def test_run_selects_by_marker_and_reports_its_version(tmp_path: Path) -> None:
     assert exit_info.value.code == 0
 
 
-def test_env_lists_each_variable_once() -> None:
-    proc = conformance("env")
+def test_env_lists_each_variable_once(cli: CLI) -> None:
+    proc = cli("env")
     assert proc.returncode == 0, proc.stderr
     names = [line.split()[0] for line in proc.stdout.splitlines() if line.startswith("CONFORMANCE_")]
     assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
@@ -245,8 +285,8 @@ def test_report_exits_with_the_status_of_the_run_it_reports(tmp_path: Path) -> N
     (["run", "--service", "presentations", "--fault", "accepts-barer"], "did you mean 'accepts-bearer'?"),
     (["run", "--fault", "accepts-barer"], "did you mean 'accepts-bearer'?"),
 ])
-def test_a_typo_gets_a_suggestion(args: list[str], suggestion: str) -> None:
-    proc = conformance(*args)
+def test_a_typo_gets_a_suggestion(cli: CLI, args: list[str], suggestion: str) -> None:
+    proc = cli(*args)
     assert proc.returncode == 2 and suggestion in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr
 

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -11,13 +16,64 @@ from conformance.contract import load_contract
 
 pytest_plugins = ["pytester"]
 
+_INI = "[pytest]\naddopts = -p no:cacheprovider\n"
+# Unreachable: nothing listens on the discard port.
+_UNREACHABLE = {"CONFORMANCE_PRESENTATIONS_BASE_URL": "http://127.0.0.1:9", "CONFORMANCE_PRESENTATIONS_API_KEY": "k"}
+
 
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    pytester.makeini("[pytest]\naddopts = -p no:cacheprovider\n")
+    pytester.makeini(_INI)
     return pytester.runpytest_subprocess(
         str(SUITES / "test_rules.py"), "--service", "presentations", "--report-dir",
         str(pytester.path / "reports"), *args, timeout=300,
     )
+
+
+@dataclass
+class SharedRun:
+    """One pytest run of the suite in a subprocess, as ``_run`` makes it, that several tests read:
+    its output (a ``RunResult``), report directory, Allure results and JUnit file."""
+
+    result: pytest.RunResult
+    path: Path
+
+    @property
+    def alluredir(self) -> Path:
+        return self.path / "allure"
+
+    @property
+    def junit(self) -> Path:
+        return self.path / "junit.xml"
+
+
+def _shared_run(path: Path, *args: str, env: dict[str, str] | None = None) -> SharedRun:
+    path.mkdir(parents=True)
+    (path / "tox.ini").write_text(_INI, encoding="utf-8")
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "pytest", f"--basetemp={path / 'basetemp'}",
+                           str(SUITES / "test_rules.py"), "--service", "presentations",
+                           "--report-dir", str(path / "reports"), "--alluredir", str(path / "allure"),
+                           "--junitxml", str(path / "junit.xml"), *args],
+                          cwd=path, env={**os.environ, **(env or {})}, capture_output=True, text=True,
+                          timeout=300, check=False)
+    result = pytest.RunResult(proc.returncode, proc.stdout.splitlines(), proc.stderr.splitlines(),
+                              time.monotonic() - started)
+    return SharedRun(result, path)
+
+
+@pytest.fixture(scope="module")
+def bearer_fault_run(tmp_path_factory: pytest.TempPathFactory) -> SharedRun:
+    """The auth rules against the simulator with the accepts-bearer fault: one run for the summary,
+    the failure text, the Allure results and the JUnit classes (was one run each)."""
+    return _shared_run(tmp_path_factory.mktemp("plugin") / "bearer-fault", "--fault", "accepts-bearer", "-k", "auth")
+
+
+@pytest.fixture(scope="module")
+def unreachable_run(tmp_path_factory: pytest.TempPathFactory) -> SharedRun:
+    """One rule over HTTP against a port nobody listens on: for the report's broken result and
+    JUnit's <error>."""
+    return _shared_run(tmp_path_factory.mktemp("plugin") / "unreachable", "--target", "http", "-k", "invalid-key",
+                       env=_UNREACHABLE)
 
 
 def test_clean_simulator_run_passes_with_a_per_rule_summary(pytester: pytest.Pytester) -> None:
@@ -32,33 +88,34 @@ def test_clean_simulator_run_passes_with_a_per_rule_summary(pytester: pytest.Pyt
     assert (pytester.path / "reports" / "summary.json").is_file()
 
 
-def test_the_summary_lists_only_what_did_not_pass_by_default(pytester: pytest.Pytester) -> None:
+def test_the_summary_lists_only_what_did_not_pass_by_default(bearer_fault_run: SharedRun) -> None:
     """A CI log reads the failures and the totals, not one PASS line per rule."""
-    result = _run(pytester, "-k", "auth", "--fault", "accepts-bearer")
+    result = bearer_fault_run.result
     out = result.stdout.str()
     assert "FAIL  presentations.auth.bearer-rejected" in out
     assert "PASS  " not in out
     result.stdout.fnmatch_lines(["total: 3 rules: 2 passed, 1 failed, 0 skipped, 0 errors in * s*"])
 
 
-def test_fault_fails_the_rule_it_breaks_with_the_exchange(pytester: pytest.Pytester) -> None:
-    result = _run(pytester, "--fault", "accepts-bearer", "-k", "auth")
+def test_fault_fails_the_rule_it_breaks_with_the_exchange(bearer_fault_run: SharedRun) -> None:
+    result = bearer_fault_run.result
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines([
         "*[[]presentations.auth.bearer-rejected[]]*must be refused*",
         "*expected: status 401*",
         "*sent:*GET /v1.0/themes*",
     ])
-    triage = (pytester.path / "reports" / "triage.md").read_text()
+    triage = (bearer_fault_run.path / "reports" / "triage.md").read_text()
     assert "presentations.auth.bearer-rejected" in triage
 
 
-def test_allure_results_carry_epic_feature_story_and_source_link(pytester: pytest.Pytester) -> None:
+def test_allure_results_carry_epic_feature_story_and_source_link(bearer_fault_run: SharedRun) -> None:
     import json
 
-    alluredir = pytester.path / "allure"
-    _run(pytester, "--fault", "accepts-bearer", "-k", "bearer", "--alluredir", str(alluredir))
-    results = [json.loads(p.read_text()) for p in alluredir.glob("*-result.json")]
+    alluredir = bearer_fault_run.alluredir
+    every = [json.loads(p.read_text()) for p in alluredir.glob("*-result.json")]
+    assert len(every) == 3  # one result per rule run (the three auth rules)
+    results = [r for r in every if r["name"].startswith("presentations.auth.bearer-rejected")]
     assert len(results) == 1
     labels = {(label["name"], label["value"]) for label in results[0]["labels"]}
     assert {("epic", "presentations"), ("feature", "GET /themes"),
@@ -99,12 +156,9 @@ def test_http_target_without_base_url_is_a_clear_error(pytester: pytest.Pytester
     assert "Traceback" not in result.stdout.str()
 
 
-def test_unreachable_http_target_is_a_harness_error_not_a_failure(
-        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CONFORMANCE_PRESENTATIONS_BASE_URL", "http://127.0.0.1:9")
-    monkeypatch.setenv("CONFORMANCE_PRESENTATIONS_API_KEY", "k")
-    alluredir = pytester.path / "allure"
-    result = _run(pytester, "--target", "http", "-k", "invalid-key", "--alluredir", str(alluredir))
+def test_unreachable_http_target_is_a_harness_error_not_a_failure(unreachable_run: SharedRun) -> None:
+    alluredir = unreachable_run.alluredir
+    result = unreachable_run.result
     result.stdout.fnmatch_lines(["*HARNESS ERROR*TargetUnreachable*"])
     # In the report it is broken (a test error), not failed (a product error).
     import json
@@ -116,13 +170,12 @@ def test_unreachable_http_target_is_a_harness_error_not_a_failure(
 
 
 def test_junit_classes_rules_by_service_and_operation_with_properties_and_errors(
-        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+        bearer_fault_run: SharedRun, unreachable_run: SharedRun) -> None:
     """One testcase per rule, classed conformance.<service>.<operation> (not one flat test_rules
     list), carrying the rule's service, operation, kind and source; a harness error is <error>."""
     import xml.etree.ElementTree as ET
 
-    junit = pytester.path / "junit.xml"
-    _run(pytester, "--fault", "accepts-bearer", "-k", "auth", "--junitxml", str(junit))
+    junit = bearer_fault_run.junit
     cases = {c.get("name"): c for c in ET.parse(junit).iter("testcase")}
     assert set(cases) == {f"presentations.auth.{n}" for n in ("key-required", "invalid-key", "bearer-rejected")}
     bearer = cases["presentations.auth.bearer-rejected"]
@@ -131,9 +184,7 @@ def test_junit_classes_rules_by_service_and_operation_with_properties_and_errors
     assert props == {"service": "presentations", "operation": "GET /themes", "kind": "auth",
                      "source": "docs/spec/volume-1.md#b-presentation-generation-service-4"}
     assert bearer.find("failure") is not None and bearer.find("error") is None  # the target's fault
-    monkeypatch.setenv("CONFORMANCE_PRESENTATIONS_BASE_URL", "http://127.0.0.1:9")
-    monkeypatch.setenv("CONFORMANCE_PRESENTATIONS_API_KEY", "k")
-    _run(pytester, "--target", "http", "-k", "invalid-key", "--junitxml", str(junit))
+    junit = unreachable_run.junit
     [case] = ET.parse(junit).iter("testcase")
     assert case.find("failure") is None and "HARNESS ERROR" in case.find("error").get("message", "")
     suite = next(ET.parse(junit).iter("testsuite"))

@@ -4,7 +4,8 @@
 * the package is uniform (SERVICE, simulator, faults breaking real rules, distinct names);
 * over real HTTP the suite gives the verdicts it gives in process (clock stepped by the
   harness's own waits, so no verdict depends on how fast requests travel);
-* no credential of the target reaches any file or output of a run (record, report, failures);
+* no credential of the target reaches any file or output of a run (record, report, failures;
+  one recorded run of every service, searched per service);
 * the simulator answers hostile input with 4xx, never 5xx;
 * faults caught by their rule and allowed variants passing: test_kill_matrix.py (one matrix run).
 """
@@ -17,6 +18,8 @@ import re
 import subprocess
 import sys
 from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -31,14 +34,15 @@ from conformance.errors import SkipKind
 from conformance.runner import collect_cases, run_case
 from conformance.services import bound_faults, create_simulator, faults_for, load_service, service_packages, target_for
 from conformance.settings import ALLOWANCES, Limits, RunSettings, env_name
-from conformance.simulators.base import Clock
+from conformance.simulators.base import Clock, WallClock
 from conformance.transport.model import Request
 from conformance.transport.scrub import forms_of
+from tests.conftest import serve
 
 SERVICES = available_services()
 # Our own served simulator has credits to spare: no spend budget.
 UNBUDGETED = Limits(spend_budget=1_000_000)
-RUN_TIMEOUT = 240
+RUN_TIMEOUT = 900  # one recorded run of every service, on a busy machine
 
 
 def test_contract_folders_and_service_packages_match() -> None:
@@ -91,36 +95,61 @@ def test_http_verdicts_equal_in_process(service: str, served: Callable[..., Any]
     assert "not-checkable" not in in_process.values()
 
 
+@dataclass
+class RecordedRun:
+    root: Path
+    proc: subprocess.CompletedProcess[str]
+    credentials: dict[str, dict[str, str]]  # service -> the credentials its served simulator seeds
+
+
+@pytest.fixture(scope="module")
+def recorded_run(tmp_path_factory: pytest.TempPathFactory) -> RecordedRun:
+    """One `conformance run --record` of every service over HTTP, each served behind its first fault
+    (a fault makes rules fail, so the report carries failure attachments and curl lines too). One
+    run, not one per service: the start-up and the report are paid once; each service's test then
+    searches everything the run wrote for its own credentials."""
+    root = tmp_path_factory.mktemp("recorded")
+    env = {**os.environ, "CONFORMANCE_TIME_SCALE": "200", "CONFORMANCE_SPEND_BUDGET": str(UNBUDGETED.spend_budget)}
+    credentials: dict[str, dict[str, str]] = {}
+    with ExitStack() as stack:
+        for service in SERVICES:
+            sim = faults_for(service)[0].apply(create_simulator(service, WallClock(rate=200)))
+            url = stack.enter_context(serve(sim))
+            credentials[service] = dict(sim.credentials)
+            env.update({env_name(service, "BASE_URL"): url,
+                        **{env_name(service, k): v for k, v in credentials[service].items()}})
+        proc = subprocess.run(
+            [sys.executable, "-m", "conformance", "run", *[a for s in SERVICES for a in ("--service", s)],
+             "--target", "http", "--record", "--allow", "spend", "--allow", "write",
+             "--report-dir", str(root / "reports"), "--cassette-dir", str(root / "cassettes")],
+            env=env, cwd=root, capture_output=True, text=True, timeout=RUN_TIMEOUT,
+        )
+    return RecordedRun(root, proc, credentials)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("service", SERVICES)
-def test_no_credential_reaches_any_artefact(service: str, tmp_path: Path, served: Callable[..., Any]) -> None:
-    # A fault makes rules fail, so the report carries failure attachments and curl lines too.
-    fault = faults_for(service)[0]
-    with served(service, clock_rate=200, decorate=fault.apply) as (url, sim):
-        creds = dict(sim.credentials)
-        env = {**os.environ, env_name(service, "BASE_URL"): url, "CONFORMANCE_TIME_SCALE": "200",
-               "CONFORMANCE_SPEND_BUDGET": str(UNBUDGETED.spend_budget),
-               **{env_name(service, k): v for k, v in creds.items()}}
-        proc = subprocess.run(
-            [sys.executable, "-m", "conformance", "run", "--service", service, "--target", "http", "--record",
-             "--allow", "spend", "--allow", "write",
-             "--report-dir", str(tmp_path / "reports"), "--cassette-dir", str(tmp_path / "cassettes")],
-            env=env, cwd=tmp_path, capture_output=True, text=True, timeout=RUN_TIMEOUT,
-        )
+def test_no_credential_reaches_any_artefact(service: str, recorded_run: RecordedRun) -> None:
+    proc, root, creds = recorded_run.proc, recorded_run.root, recorded_run.credentials[service]
     assert proc.returncode in (0, 1), proc.stdout[-3000:] + proc.stderr[-3000:]
     secret_names = {c["name"] for c in load_contract(service).settings["credentials"] if c.get("secret", True)}
     secrets = [v for k, v in creds.items() if k in secret_names]
     assert secrets, "the simulator seeds no secret credential"
-    written = [p for p in tmp_path.rglob("*") if p.is_file()]
-    assert any(p.suffix == ".yaml" for p in written), "no cassette written"
-    assert any(p.name.endswith("-attachment.txt") for p in written) or proc.returncode == 0
+    written = [p for p in root.rglob("*") if p.is_file()]
+    assert list((root / "cassettes" / service).rglob("*.yaml")), f"no cassette written for {service}"
+    summary = json.loads((root / "reports" / "summary.json").read_text(encoding="utf-8"))
+    if any(r["status"] == "failed" for r in summary["services"][service]["rules"]):
+        results = [json.loads(p.read_text(encoding="utf-8"))
+                   for p in (root / "reports" / "allure-results").glob("*-result.json")]
+        assert any(r.get("attachments") for r in results if r["status"] == "failed"
+                   and {"name": "epic", "value": service} in r.get("labels", [])), f"{service}: no failure attachment"
     # Every form a value takes in text: raw, URL-encoded, JSON-escaped, base64.
     forms = {form for secret in secrets for form in forms_of(secret) if len(form) >= 8}
     contents = {path: path.read_bytes() for path in written}
     for form in forms:
         assert form not in proc.stdout and form not in proc.stderr, f"{service}: a credential in the output"
         for path, data in contents.items():
-            assert form.encode() not in data, f"a credential ({form[:4]}...) leaked into {path.relative_to(tmp_path)}"
+            assert form.encode() not in data, f"a credential ({form[:4]}...) leaked into {path.relative_to(root)}"
 
 
 _HOSTILE_BODIES = [

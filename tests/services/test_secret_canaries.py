@@ -13,8 +13,9 @@ Each service's simulator is served over HTTP behind a wrapper that makes it host
   no parser reads;
 * a fault of the service makes rules fail, so reports carry failure attachments and curl lines.
 
-The run records cassettes and writes its reports; then every file written and the run's stdout
-and stderr are searched for every canary, every value the simulator received that holds one (the
+One run (every service's selection, each service served behind its own wrapper) records cassettes
+and writes its reports; then, for each service, every file written and the run's stdout and stderr
+are searched for every canary, every value the simulator received that holds one (the
 joined forms, as they really travelled) and every token issued, each in every encoding above.
 The encodings are computed here, not taken from the scrubber under test.
 """
@@ -27,7 +28,9 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus
@@ -36,29 +39,30 @@ import pytest
 
 from conformance.contract import load_contract
 from conformance.contract.loader import available_services
-from conformance.services import faults_for
+from conformance.services import create_simulator, faults_for
 from conformance.settings import env_name
 from conformance.simulators import Simulator
+from conformance.simulators.base import WallClock
 from conformance.transport.model import Request, Response
+from tests.conftest import serve
 
-RUN_TIMEOUT = 240
+RUN_TIMEOUT = 600  # one run of all eight selections, on a busy machine
 
-# Every service runs its auth rules (and the fault's rule, added below), which cover its
-# credential style: header key (presentations, affiliate), query key (scanning), bearer key
-# (outreach, social), bearer PREFIX:ID:SECRET (contracts), KEY:SECRET header with an OAuth 2.0
-# bearer token (marketplace), an optional header credential (tokenrisk). Some services also send
-# credentials their auth rules do not (obtained tokens, credentials inside bodies): those rules
-# are added here. The services themselves come from schemas/: a new one is never skipped.
+# One selection per service, bounded, covering its auth style (and the fault's rule, added below):
+# header key (presentations, affiliate), query key (scanning), bearer key (outreach, social),
+# bearer PREFIX:ID:SECRET (contracts), KEY:SECRET header with an OAuth 2.0 bearer token
+# (marketplace), an optional header credential (tokenrisk).
 AUTH = "auth"
 ALSO = {
     "marketplace": "oauth or shop-receipts",
     "tokenrisk": "tokens",
 }
+# The services come from schemas/: a new one is never skipped, and runs its auth rules.
+SERVICES = available_services()
 
 
-def _selection(service: str) -> str:
+def _own(service: str) -> str:
     return " or ".join([AUTH, *([ALSO[service]] if service in ALSO else [])])
-
 
 # Every canary holds this text; found raw, or inside any base64 run at any alignment, it is a leak
 # even where the exact joined value a test would look for is not known.
@@ -167,33 +171,58 @@ def _canaries(service: str, seeded: dict[str, str]) -> tuple[dict[str, str], dic
     return names, {canary: seeded_value for seeded_value, canary in by_value.items()}
 
 
-def _run(service: str, tmp_path: Path, served: Callable[..., Any]) -> tuple[subprocess.CompletedProcess[str],
-                                                                             HostileCanarySim, dict[str, str]]:
+@dataclass
+class CanaryRun:
+    """One run of every service's selection, each service served behind its own hostile wrapper."""
+
+    root: Path
+    proc: subprocess.CompletedProcess[str]
+    sims: dict[str, HostileCanarySim]
+    names: dict[str, dict[str, str]]  # service -> credential name -> canary
+    marker_leaks: set[tuple[str, str]] = field(default_factory=set)
+
+
+def _selection() -> str:
+    """Each service's own selection as one -k expression: the rules the eight one-service runs chose."""
+    return " or ".join(f"({service} and ({_own(service)} or {faults_for(service)[0].breaks}))"
+                       for service in SERVICES)
+
+
+def _serve_hostile(service: str, stack: ExitStack) -> tuple[str, HostileCanarySim]:
     contract = load_contract(service)
     schemes = contract.openapi.get("components", {}).get("securitySchemes") or {}
     token_path = next((str(f["tokenUrl"]) for s in schemes.values() for f in (s.get("flows") or {}).values()), None)
-    fault = faults_for(service)[0]
-    wrapper: list[HostileCanarySim] = []
+    inner = faults_for(service)[0].apply(create_simulator(service, WallClock(rate=200)))
+    _, canaries = _canaries(service, dict(inner.credentials))
+    sim = HostileCanarySim(inner, canaries, token_path)
+    return stack.enter_context(serve(sim)), sim  # type: ignore[arg-type]
 
-    def decorate(sim: Simulator) -> Simulator:
-        _, canaries = _canaries(service, dict(sim.credentials))
-        wrapper.append(HostileCanarySim(fault.apply(sim), canaries, token_path))
-        return wrapper[0]  # type: ignore[return-value]
 
-    with served(service, clock_rate=200, decorate=decorate) as (url, sim):
-        names, _ = _canaries(service, dict(sim.credentials))
-        env = {**os.environ, env_name(service, "BASE_URL"): url, "CONFORMANCE_TIME_SCALE": "200",
-               "CONFORMANCE_SPEND_BUDGET": "1000000",
-               **{env_name(service, k): v for k, v in sim.credentials.items()},
-               **{env_name(service, k): v for k, v in names.items()}}
-        selection = f"{_selection(service)} or {fault.breaks}"
+@pytest.fixture(scope="module")
+def canary_run(tmp_path_factory: pytest.TempPathFactory) -> CanaryRun:
+    """One `conformance run` over every service (the start-up and the report paid once, not eight
+    times); each service's test then searches everything the run wrote for its own values."""
+    root = tmp_path_factory.mktemp("canaries")
+    env = {**os.environ, "CONFORMANCE_TIME_SCALE": "200", "CONFORMANCE_SPEND_BUDGET": "1000000"}
+    sims: dict[str, HostileCanarySim] = {}
+    names: dict[str, dict[str, str]] = {}
+    with ExitStack() as stack:
+        for service in SERVICES:
+            url, sims[service] = _serve_hostile(service, stack)
+            names[service], _ = _canaries(service, dict(sims[service].credentials))
+            env.update({env_name(service, "BASE_URL"): url,
+                        **{env_name(service, k): v for k, v in sims[service].credentials.items()},
+                        **{env_name(service, k): v for k, v in names[service].items()}})
+        services = [a for s in SERVICES for a in ("--service", s)]
         proc = subprocess.run(
-            [sys.executable, "-m", "conformance", "run", "--service", service, "--target", "http", "--record",
-             "--allow", "spend", "--allow", "write", "-k", selection,
-             "--report-dir", str(tmp_path / "reports"), "--cassette-dir", str(tmp_path / "cassettes")],
-            env=env, cwd=tmp_path, capture_output=True, text=True, timeout=RUN_TIMEOUT,
+            [sys.executable, "-m", "conformance", "run", *services, "--target", "http", "--record",
+             "--allow", "spend", "--allow", "write", "-k", _selection(),
+             "--report-dir", str(root / "reports"), "--cassette-dir", str(root / "cassettes")],
+            env=env, cwd=root, capture_output=True, text=True, timeout=RUN_TIMEOUT,
         )
-    return proc, wrapper[0], names
+    run = CanaryRun(root, proc, sims, names)
+    run.marker_leaks = set(_leaks({}, proc, root))
+    return run
 
 
 def _marked(data: bytes) -> str | None:
@@ -210,12 +239,14 @@ def _marked(data: bytes) -> str | None:
     return None
 
 
-def _leaks(needles: dict[str, str], proc: subprocess.CompletedProcess[str], root: Path) -> Iterator[tuple[str, str]]:
-    """(what, where) for every needle form found anywhere the run wrote."""
+def _leaks(needles: dict[str, str], proc: subprocess.CompletedProcess[str], root: Path, *,
+           marker: bool = True) -> Iterator[tuple[str, str]]:
+    """(what, where) for every needle form found anywhere the run wrote, and (``marker``) every
+    place that shows the canaries' common marker."""
     places = {"stdout": proc.stdout.encode(), "stderr": proc.stderr.encode()}
     places.update({str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()})
     for where, data in places.items():
-        how = _marked(data)
+        how = _marked(data) if marker else None
         if how:
             parts = where.split("/")
             yield f"a canary {how}", parts[1] if parts[0] == "reports" and len(parts) > 1 else parts[0]
@@ -231,16 +262,22 @@ def _leaks(needles: dict[str, str], proc: subprocess.CompletedProcess[str], root
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("service", available_services())
-def test_no_canary_in_any_form_reaches_any_artefact(service: str, tmp_path: Path, served: Callable[..., Any]) -> None:
-    proc, sim, names = _run(service, tmp_path, served)
+@pytest.mark.parametrize("service", SERVICES)
+def test_no_canary_in_any_form_reaches_any_artefact(service: str, canary_run: CanaryRun) -> None:
+    proc, sim, names, root = canary_run.proc, canary_run.sims[service], canary_run.names[service], canary_run.root
     assert proc.returncode in (0, 1), proc.stdout[-3000:] + proc.stderr[-3000:]
-    reports = tmp_path / "reports"
+    reports = root / "reports"
     for artefact in ("summary.json", "triage.md", "junit.xml"):
         assert (reports / artefact).is_file(), f"no {artefact} written"
-    assert list((reports / "allure-results").glob("*-result.json")), "no Allure results written"
-    assert list((tmp_path / "cassettes").rglob("*.yaml")), "no cassette written"
-    assert proc.returncode == 1 or list((reports / "allure-results").glob("*-attachment.txt")), \
+    summary = json.loads((reports / "summary.json").read_text(encoding="utf-8"))
+    rules = summary["services"][service]["rules"]
+    assert any(r["status"] != "not run" for r in rules), f"{service}: no rule of its selection ran"
+    results = [json.loads(p.read_text(encoding="utf-8")) for p in (reports / "allure-results").glob("*-result.json")]
+    own = [r for r in results if {"name": "epic", "value": service} in r.get("labels", [])]
+    assert own, f"no Allure results written for {service}"
+    assert list((root / "cassettes" / service).rglob("*.yaml")), f"no cassette written for {service}"
+    assert any(r["status"] == "failed" for r in rules), f"{service}: its fault failed no rule"
+    assert any(r.get("attachments") for r in own if r["status"] == "failed"), \
         "nothing failed, so no failure attachment was searched"
     assert names, "no secret credential configured"
     needles = {canary: f"canary {name}" for name, canary in names.items()}
@@ -252,7 +289,8 @@ def test_no_canary_in_any_form_reaches_any_artefact(service: str, tmp_path: Path
         served_modes = set(sim.issued.values())
         assert served_modes == set(TOKEN_MODES), f"token modes never served: {set(TOKEN_MODES) - served_modes}"
     leaks: dict[str, set[str]] = {}
-    for what, where in _leaks(needles, proc, tmp_path):
+    # Any canary (of any service: they share the marker) found anywhere fails every service's test.
+    for what, where in [*canary_run.marker_leaks, *_leaks(needles, proc, root, marker=False)]:
         leaks.setdefault(what, set()).add(where)
     assert not leaks, f"{service}: {len(leaks)} values leaked:\n" + "\n".join(
         f"{what} -> {', '.join(sorted(places))}" for what, places in sorted(leaks.items()))
