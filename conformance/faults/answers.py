@@ -1,13 +1,12 @@
 """Faults derived from what a rule says an answer is: its documented status, its documented shape.
 
-``status-remapped`` for every rule with a documented refusal status (``violation.status``) that a
-core check carries: the refusal answered with another status (400 with 422, 401 with 403, ...).
-A check that took any 4xx would pass it; the document names one.
+``status-remapped`` for every rule with a documented refusal status (``violation.status``) on its
+operation: the refusal answered with another status (400 with 422, 401 with 403, ...). A check
+that took any 4xx would pass it; the document names one. A rule whose check probes somewhere
+else than its operation opts out in rules.yaml, saying so.
 
 ``member-dropped`` and ``member-retyped`` for every ``response-shape`` rule: the documented
 answer without its first required member, or with its first typed member of another JSON type.
-
-Faults for service checks stay with their service: what a scenario holds is its own.
 """
 
 from __future__ import annotations
@@ -47,12 +46,6 @@ def _remapped(rule: Rule, status: int) -> Callable[[Simulator], Simulator]:
         return response
 
     return on_response(after)
-
-
-def _core(rule: Rule) -> bool:
-    """Carried by a core check: a service's own check is named ``<service>/<name>`` (the registry
-    holds every service check to that), a core one is not."""
-    return "/" not in str(rule.params.get("check", ""))
 
 
 def _first_member(contract: Contract, schema: Any) -> tuple[bool, str, str] | None:
@@ -109,7 +102,7 @@ def answer_faults(contract: Contract) -> list[Fault]:
     for rule in contract.rules:
         short = rule.id.split(".", 1)[1]
         status = (rule.violation or {}).get("status")
-        if isinstance(status, int) and 400 <= status < 500 and rule.operation and _core(rule):
+        if isinstance(status, int) and 400 <= status < 500 and rule.operation:
             faults.append(derived_fault(f"status-remapped:{short}", rule.id,
                                         f"{rule.operation} answers {_INSTEAD.get(status, 400)} where the document "
                                         f"says {status}")(_remapped(rule, status)))

@@ -3,7 +3,8 @@ right one. One family per rule kind whose core check probes a member:
 
 ``bound-accepted``  (limit)     a value past the schema's bound is taken;
 ``off-list-accepted`` (enum)    a value the enum does not list is taken;
-``required-defaulted`` (required) a request without the member is taken.
+``required-defaulted`` (required) a request without the member is taken;
+``wrong-type-accepted`` (a ``wrong-types`` rule) a value of the wrong type is read as a right one.
 
 Each is the deviation its kind's check exists to catch, built from the contract alone, for every
 such rule: no service writes them by hand. The server "takes" a wrong value by answering as it
@@ -164,9 +165,18 @@ def _absent(value: Any) -> bool:
 
 
 def _member_rule(rule: Rule) -> bool:
-    """A rule its kind's core check carries, over a body or query member."""
-    return (rule.kind in ("limit", "enum", "required") and bool(rule.operation)
-            and (rule.where or "").startswith(("body.", "query.")))
+    """A rule over a body or query member whose kind (or check) says what a wrong value is."""
+    return ((rule.kind in ("limit", "enum", "required") or rule.params.get("check") == "wrong-types")
+            and bool(rule.operation) and (rule.where or "").startswith(("body.", "query.")))
+
+
+def _one_of(values: list[Any]) -> Wrong:
+    texts = {json.dumps(v, sort_keys=True) for v in values} | {str(v) for v in values if not isinstance(v, str)}
+
+    def wrong(value: Any) -> bool:
+        return value is not _ABSENT and (json.dumps(value, sort_keys=True) in texts)
+
+    return wrong
 
 
 def member_faults(contract: Contract) -> list[Fault]:
@@ -179,7 +189,12 @@ def member_faults(contract: Contract) -> list[Fault]:
             schema = contract.where_schema(operations[0], rule.where)
         except KeyError:
             continue
-        if rule.kind == "limit":
+        if rule.params.get("check") == "wrong-types" and rule.params.get("wrong_values"):
+            valid = rule.params.get("valid_value")
+            faults.append(derived_fault(f"wrong-type-accepted:{short}", rule.id,
+                                        f"{rule.operation} reads a wrong-typed {rule.where} as a right one")(
+                _taking(rule, operations, _one_of(list(rule.params["wrong_values"])), lambda _value: valid)))
+        elif rule.kind == "limit":
             faults.append(derived_fault(f"bound-accepted:{short}", rule.id,
                                         f"{rule.operation} takes {rule.where} past its documented bound")(
                 _taking(rule, operations, _past_bound(schema), _clamp(schema))))
