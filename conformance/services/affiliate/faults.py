@@ -279,8 +279,6 @@ FAULTS: list[Fault] = [
     fault("page-repeats-row", "each page starts with the previous page's last row")(_repeat_row),
     fault("datetime-refused", "from/to as YYYY-mm-DD hh:mm:ss are refused")(
         request_body(operation("POST", _REPORT), _stamp_to_date)),
-    fault("timezone-string-accepted", "a string timezone_id is read as 90")(
-        request_body(operation("POST", _REPORT), _map_member("timezone_id", {"ninety": 90}))),
     fault("status-outside-enum", "a row has status void")(response_body(operation("POST", _REPORT), _status_void)),
     fault("export-format-xml", "format xml is accepted (as json)")(
         request_body(operation("POST", _REPORT + "/export"), _map_member("format", {"zz-not-listed": "json"}))),

@@ -186,9 +186,6 @@ FAULTS: list[Fault] = [
     fault("coerces-constructor-parameters",
           "constructorParameters of another type is read as []")(
         request_body(_estimate_under(BYTECODE), _coerce("constructorParameters", list, []))),
-    fault("coerces-template-parameters",
-          "templateParameters of another type is read as {}")(
-        request_body(_estimate_under(TEMPLATE), _coerce("templateParameters", dict, {}))),
     fault("refuses-request-id", "a call carrying X-Request-Id is refused with 400")(
         status(_traced, 400, body={"message": "unexpected header X-Request-Id"})),
     fault("list-not-served", "GET list contracts answers 404")(

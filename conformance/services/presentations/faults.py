@@ -39,17 +39,6 @@ def _any_recipient(body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def _coerce_flag(flag: str) -> Any:
-    # A lenient server reading the text "true" or the number 1 as the boolean true.
-    def edit(body: dict[str, Any]) -> dict[str, Any]:
-        cards = body.get("cardOptions")
-        hf = cards.get("headerFooter") if isinstance(cards, dict) else None
-        if isinstance(hf, dict) and hf.get(flag) in ("true", 1) and not isinstance(hf.get(flag), bool):
-            hf[flag] = True
-        return body
-    return edit
-
-
 def _bearer_as_key(request: Request) -> Request:
     auth = request.header("authorization") or ""
     if auth.startswith("Bearer ") and "x-api-key" not in request.headers:
@@ -185,9 +174,6 @@ FAULTS: list[Fault] = [
     fault("omits-credits",
           "a completed generation has no credits object")(
         response_body(_STATUS_READ, _drop("credits", "completed"))),
-    fault("rate-limit-as-503",
-          "a client over the rate limit is answered 503 instead of 429")(
-        status(path(r"^/v1\.0/themes"), 503, when=429)),
     fault("drops-export-url",
           "exportUrl is missing although exportAs was given")(
         response_body(_STATUS_READ, _drop("exportUrl"))),
@@ -199,12 +185,6 @@ FAULTS: list[Fault] = [
     fault("wrong-type-500",
           "a non-string textMode crashes the service with 500")(
         status(_text_mode_not_text, 500, body=_CRASH)),
-    fault("402-as-400",
-          "insufficient credits answered 400 instead of 402")(
-        status(path(r"^/v1\.0/generations"), 400, when=402)),
-    fault("403-as-401",
-          "a plan without API access answered 401 instead of 403")(
-        status(path(r"^/v1\.0/generations"), 401, when=403)),
     fault("text-plain-accepted",
           "a JSON body sent as text/plain is accepted")(on_request(_text_plain_as_json)),
     fault("unknown-status-value",
@@ -244,10 +224,4 @@ FAULTS: list[Fault] = [
     fault("accepts-any-recipient",
           "a recipient that is no e-mail address is accepted")(
         request_body(path(r"^/v1\.0/generations", "POST"), _any_recipient)),
-    fault("coerces-hide-from-first-card",
-          'hideFromFirstCard "true" (text) or 1 is read as true')(
-        request_body(_CREATE, _coerce_flag("hideFromFirstCard"))),
-    fault("coerces-hide-from-last-card",
-          'hideFromLastCard "true" (text) or 1 is read as true')(
-        request_body(_CREATE, _coerce_flag("hideFromLastCard"))),
 ]

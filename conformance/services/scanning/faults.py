@@ -269,9 +269,6 @@ FAULTS: list[Fault] = [
     fault("metadata-key-renamed",
           "banner metadata sits under _meta instead of _ + the service's name")(
         response_body(_HOST, _banners(lambda b: b.update({"_meta": b.pop(METADATA_KEY, {})})))),
-    fault("page-text-as-1",
-          "a non-integer search page is read as page 1")(
-        _drop_param(_SEARCH, "page", lambda v: not v.isdigit())),
     fault("search-without-facets",
           "search answers leave out facets")(response_body(_SEARCH, lambda b: {
               k: v for k, v in b.items() if k != "facets"})),

@@ -94,11 +94,6 @@ def _no_token(request: Request) -> Request:
     return request
 
 
-def _bearer(request: Request) -> bool:
-    # The invalid-token probe keeps the documented form (Bearer <a value no account has>).
-    return (request.header("authorization") or "").startswith("Bearer ")
-
-
 def _token_alive(name: str) -> Callable[[Simulator], Simulator]:
     def apply(sim: Simulator) -> Simulator:
         sim.tokens[name] = (sim.tokens[name][0], None)  # type: ignore[attr-defined]
@@ -258,8 +253,6 @@ _bare = re.compile(r"(created_time\.in\()(\d{4}-\d{2}-\d{2})(\.\.)(\d{4}-\d{2}-\
 FAULTS: list[Fault] = [
     fault("no-token-accepted", "a request without a token is served")(
         on_request(_no_token)),
-    fault("invalid-token-403", "a bearer token no account has is answered 403 "
-          "(as if the customer's data were not allowed), not 401")(status(_bearer, 403, when=401)),
     fault("expired-token-accepted", "expired tokens never expire")(
         _token_alive(EXPIRED_TOKEN)),
     fault("oauth-token-refused", "only account-scoped tokens are accepted")(
@@ -286,7 +279,6 @@ FAULTS: list[Fault] = [
         on_request(_text_as_json)),
     fault("accept-ignored", "Accept text/html is ignored")(
         on_request(_ignore_accept)),
-    fault("malformed-body-422", "broken JSON answers 422")(status(any_request, 422, when=400)),
     fault("tags-paged", "the tag list carries a paging object")(
         response_body(_TAGS, lambda d: {**d, "paging": {"current_page": 1, "total_pages": 1}})),
     fault("archived-tags-hidden", "archived tags are left out")(
