@@ -59,3 +59,15 @@ def test_every_binding_resolves(service: str) -> None:
     faults = bound_faults(service, contract)
     assert len(faults) == len(load_service(service).faults)
     assert all(f.breaks for f in faults)
+
+
+@pytest.mark.parametrize("service", available_services())
+def test_a_check_reads_only_its_own_rule(service: str) -> None:
+    """A check gets what it needs from its own rule's params (a number several rules share is
+    written once in rules.yaml, under a YAML anchor), never by looking another rule up."""
+    lookups = [f"{path.relative_to(SERVICES_DIR)}:{node.lineno}"
+               for path in sorted((SERVICES_DIR / service).rglob("*.py"))
+               for node in ast.walk(ast.parse(path.read_text(), str(path)))
+               if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "rule"
+               and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "contract"]
+    assert lookups == []

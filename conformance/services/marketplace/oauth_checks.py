@@ -252,9 +252,10 @@ def refresh_grant(ctx: CheckContext) -> None:
                   success_statuses(ctx.contract, RECEIPTS), "the refreshed access token on getShopReceipts")
 
 
-@named("marketplace/expires-in", params={"lifetime_from": {"type": "string"}}, required=("lifetime_from",))
+@named("marketplace/expires-in", params={"access_token_seconds": {"type": "integer", "minimum": 1}},
+       required=("access_token_seconds",))
 def expires_in(ctx: CheckContext) -> None:
-    seconds = ctx.contract.rule(ctx.rule.params["lifetime_from"]).params["access_token_seconds"]
+    seconds = ctx.rule.params["access_token_seconds"]
     client = oauth(ctx)
     exchange = client.refresh(ctx.credential("REFRESH_TOKEN"))
     body = client.tokens(exchange, "refresh_token grant")

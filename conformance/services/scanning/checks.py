@@ -223,11 +223,12 @@ _PROBE: dict[str, Any] = {
 
 
 @named("scanning/error-body", params={"probes": {"type": "array", "items": _PROBE, "minItems": 1},
-                                                "keyless_from": STRING}, required=("probes", "keyless_from"))
+                                                "keyless": {"type": "array", "items": STRING, "minItems": 1}},
+       required=("probes", "keyless"))
 def error_body(ctx: CheckContext) -> None:
     """Every operation the key-required rule lists, called without a key, then each probe."""
     sent: list[Exchange] = []
-    for operation in ctx.contract.rule(ctx.rule.params["keyless_from"]).params["operations"]:
+    for operation in ctx.rule.params["keyless"]:
         body = ctx.contract.request_example(operation) if operation.startswith("POST") else None
         sent.append(ctx.call(operation, auth=False, json_body=body or None,
                              path_values=_placeholders(operation.split(" ", 1)[1])))
