@@ -205,7 +205,8 @@ def paging_walk(ctx: CheckContext) -> None:
     """Walk the rule's operation to the end and check the walk:
 
     every page valid under the operation's documented schema; an end (a walk still going after
-    ``max_pages``, the reading budget, is not exercised, never failed); no item twice (``id_fields`` together name an item); the same stated total on every page and
+    ``max_pages``, the reading budget, is not exercised, never failed); no item twice
+    (``id_fields`` together name an item); the same stated total on every page and
     the pages holding exactly that many; with ``full_pages``, every page but the last full; at
     most ``page_size`` a page and ``cap`` in all. A full last page or a one-page walk probes the
     page after it: items there fail the walk; a one-page walk then skips (not exercised)."""

@@ -210,7 +210,8 @@ def field_probes(contract: Contract, operation: str) -> list[Probe]:
     media = contract.request_media(operation)
     has_body = bool(contract.operation(operation).get("requestBody"))
     # Body fields need the example (the control, and how deep the probes reach).
-    if has_body and media in ("application/json", "application/x-www-form-urlencoded") and _has_example(contract, operation):
+    if (has_body and media in ("application/json", "application/x-www-form-urlencoded")
+            and _has_example(contract, operation)):
         form = media != "application/json"
         out += _body_probes(contract, contract.request_schema(operation), contract.request_example(operation),
                             "body", form)

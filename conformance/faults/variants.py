@@ -80,8 +80,9 @@ def derived_variants(contract: Contract) -> list[Variant]:
             response.status = 422
         return response
 
-    return out + [variant("refusal-as-422", f"invalid input refused with 422, not 400, on the {len(operations)} operations "
-                    "whose refusal status the document does not name")(on_response(after))]
+    return out + [variant("refusal-as-422",
+                          f"invalid input refused with 422, not 400, on the {len(operations)} operations "
+                          "whose refusal status the document does not name")(on_response(after))]
 
 
 def _enum_points(contract: Contract) -> list[tuple[str, str, list[str]]]:

@@ -37,8 +37,10 @@ def test_every_documented_field_is_sent_wrong_at_every_depth() -> None:
             "n": {"type": "integer", "minimum": 1, "maximum": 5},
             "mail": {"type": "string", "format": "email"},
             "kind": {"type": "string", "enum": ["alpha", "beta"], "x-outside": ["gamma"]},
-            "inner": {"type": "object", "required": ["at"], "properties": {"at": {"type": "string", "format": "date-time"}}},
-            "items": {"type": "array", "maxItems": 2, "items": {"type": "object", "properties": {"id": {"type": "string", "format": "uuid"}}}},
+            "inner": {"type": "object", "required": ["at"],
+                      "properties": {"at": {"type": "string", "format": "date-time"}}},
+            "items": {"type": "array", "maxItems": 2,
+                      "items": {"type": "object", "properties": {"id": {"type": "string", "format": "uuid"}}}},
             "out": {"type": "string", "readOnly": True},
         }}, {"n": 2, "inner": {"at": "2026-01-01T00:00:00Z"}, "items": [{"id": "x"}]})
     probes = _by_where(contract)

@@ -87,7 +87,8 @@ def _f(tail: str) -> str:
     ("old", "new", "message"),
     [
         # Params are what the rule's check declares: a typo, a wrong type, a missing one.
-        (F, _f("extra_pols: 2}"), r"unknown params extra_pols \(check .* takes: ceiling_seconds, extra_polls, poll_seconds\)"),
+        (F, _f("extra_pols: 2}"),
+         r"unknown params extra_pols \(check .* takes: ceiling_seconds, extra_polls, poll_seconds\)"),
         (F, _f("extra_polls: two}"), r"params.extra_polls: 'two' is not"),
         (F, F.replace(", extra_polls: 2}", "}"), r"'extra_polls' is a required property"),
         ("params: {check: invalid-bodies}", "params: {check: invalid-bodys}", "unknown check 'invalid-bodys'"),

@@ -298,5 +298,7 @@ def test_help_groups_options_and_shows_defaults() -> None:
     for title in ("target:", "selection:", "cassettes:", "output and exit status:"):
         assert f"\n{title}\n" in run_help, run_help
     assert "(default: cassettes)" in " ".join(run_help.split())
-    serve_help = " ".join(_parser()._subparsers._group_actions[0].choices["serve"].format_help().split())  # type: ignore[union-attr]
-    assert "port to listen on; 0: any free port (the printed URL names it) (default: 8080)" in serve_help and "(default: None)" not in serve_help
+    subparsers = _parser()._subparsers
+    serve_help = " ".join(subparsers._group_actions[0].choices["serve"].format_help().split())  # type: ignore[union-attr]
+    assert "port to listen on; 0: any free port (the printed URL names it) (default: 8080)" in serve_help
+    assert "(default: None)" not in serve_help

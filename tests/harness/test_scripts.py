@@ -66,7 +66,8 @@ def test_setup_skips_pip_when_the_installed_project_is_current(tmp_path: Path) -
         log.write_text("")
         return calls
 
-    assert _setup(tree, env).returncode == 0 and pip_calls() == 4  # pip, the project, rugcheck, the MCP-packaged clients
+    # Four: pip, the project, rugcheck, the MCP-packaged clients.
+    assert _setup(tree, env).returncode == 0 and pip_calls() == 4
     assert _setup(tree, env).returncode == 0 and pip_calls() == 0  # nothing changed: no reinstall
     with (tree / "pyproject.toml").open("a") as f:
         f.write("\n# a dependency changed\n")

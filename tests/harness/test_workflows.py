@@ -71,7 +71,8 @@ def test_nightly_maps_each_services_variables_explicitly() -> None:
     for service in available_services():
         [step] = [s for s in steps if s.get("if") == f"matrix.service == '{service}'"]  # type: ignore[union-attr]
         contract = load_contract(service)
-        secret = {env_name(service, c["name"]) for c in contract.settings.get("credentials", []) if c.get("secret", True)}
+        secret = {env_name(service, c["name"]) for c in contract.settings.get("credentials", [])
+                  if c.get("secret", True)}
         wanted = ({env_name(service, "BASE_URL")} | {env_name(service, c["name"])
                                                      for c in contract.settings.get("credentials", [])}
                   | {env_name(service, n.upper()) for n in contract.server_variables()}

@@ -12,7 +12,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["DAY", "HEAVY_EMAIL", "SeedData", "build_clicks", "build_conversions", "first_conversion_id", "resource_value"]
+__all__ = ["DAY", "HEAVY_EMAIL", "SeedData", "build_clicks", "build_conversions", "first_conversion_id",
+           "resource_value"]
 
 DAY = 86_400
 HEAVY_EMAIL = "heavy@example.com"

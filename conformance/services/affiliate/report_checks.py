@@ -95,7 +95,9 @@ def filters_combine(ctx: CheckContext) -> None:
     matches()
 
 
-@named("affiliate/show-only-defaults", params={**PAGED, "members": {"type": "array", "items": {"type": "string"}, "minItems": 1}}, required=("days_back", "page_size", "max_pages", "members"))
+@named("affiliate/show-only-defaults",
+       params={**PAGED, "members": {"type": "array", "items": {"type": "string"}, "minItems": 1}},
+       required=("days_back", "page_size", "max_pages", "members"))
 def show_only_defaults(ctx: CheckContext) -> None:
     params = ctx.rule.params
     body = window(ctx, params["days_back"])
@@ -201,7 +203,8 @@ def window_start(ctx: CheckContext) -> None:
                    f"from {ctx.rule.params['probe_days']} days before the previous {days} days")
 
 
-@named("affiliate/span-limit", params={**_RANGE, "start_days_back": {"type": "integer", "minimum": 0}}, required=("days", "start_days_back"))
+@named("affiliate/span-limit",
+       params={**_RANGE, "start_days_back": {"type": "integer", "minimum": 0}}, required=("days", "start_days_back"))
 def span_limit(ctx: CheckContext) -> None:
     days = ctx.rule.params["days"]
     start = today(ctx) - timedelta(days=ctx.rule.params["start_days_back"])

@@ -53,7 +53,8 @@ def resource_types_accepted(ctx: CheckContext) -> None:
     refused = []
     last: Exchange | None = None
     for kind in _listed_resource_types(ctx, operation):
-        body = dated_body(ctx, operation, query={"filters": [{"filter_id_value": "conformance", "resource_type": kind}]})
+        body = dated_body(ctx, operation,
+                          query={"filters": [{"filter_id_value": "conformance", "resource_type": kind}]})
         last = ctx.call(operation, json_body=body)
         if last.response.status not in success_statuses(ctx.contract, operation):
             refused.append((kind, last))
@@ -69,7 +70,8 @@ def _clicks(ctx: CheckContext, first: str, last: str) -> Exchange:
 _DAYS = {"days": {"type": "integer", "minimum": 1}}
 
 
-@named("affiliate/clicks-span", params={**_DAYS, "end_days_back": {"type": "integer", "minimum": 0}}, required=("days", "end_days_back"))
+@named("affiliate/clicks-span",
+       params={**_DAYS, "end_days_back": {"type": "integer", "minimum": 0}}, required=("days", "end_days_back"))
 def clicks_span(ctx: CheckContext) -> None:
     # An older window: the edge is the same, the answer (and the cassette) smaller.
     days = ctx.rule.params["days"]
@@ -91,9 +93,10 @@ def clicks_cap(ctx: CheckContext) -> None:
         ctx.skip(f"the window holds {len(clicks)} clicks, fewer than {cap}: the cap is not exercised")
 
 
-@named("affiliate/clicks-retention", params={**PAGED, "months": {"type": "integer", "minimum": 1},
-                  "window_days": {"type": "integer", "minimum": 1},
-                  "window_end_days_back": {"type": "integer", "minimum": 1}}, required=("months", "window_days", "window_end_days_back", "page_size", "max_pages"))
+@named("affiliate/clicks-retention",
+       params={**PAGED, "months": {"type": "integer", "minimum": 1}, "window_days": {"type": "integer", "minimum": 1},
+               "window_end_days_back": {"type": "integer", "minimum": 1}},
+       required=("months", "window_days", "window_end_days_back", "page_size", "max_pages"))
 def clicks_retention(ctx: CheckContext) -> None:
     params = ctx.rule.params
     if params["window_end_days_back"] <= params["months"] * 31:
@@ -136,7 +139,8 @@ def _zip() -> str:
     return base64.b64encode(out.getvalue()).decode()
 
 
-@named("affiliate/unzip-mime", params={"zip_types": {"type": "array", "items": {"type": "string"}, "minItems": 1}}, required=("zip_types",))
+@named("affiliate/unzip-mime",
+       params={"zip_types": {"type": "array", "items": {"type": "string"}, "minItems": 1}}, required=("zip_types",))
 def unzip_mime(ctx: CheckContext) -> None:
     content = _zip()
     kinds = ctx.rule.params["zip_types"]

@@ -93,7 +93,8 @@ def abi_json_parses(ctx: CheckContext) -> None:
            exchange=exchange, expected="a string that parses as a JSON array of ABI entries")
 
 
-@named("contracts/malformed-id", params={"path_values": _PATH_VALUES, "malformed": {"type": "string"}}, required=("path_values", "malformed"))
+@named("contracts/malformed-id",
+       params={"path_values": _PATH_VALUES, "malformed": {"type": "string"}}, required=("path_values", "malformed"))
 def malformed_id(ctx: CheckContext) -> None:
     rule = ctx.rule
     assert rule.operation

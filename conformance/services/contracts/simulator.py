@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from typing import Any, ClassVar
 
 from conformance.services.contracts.interact import Interactions
-from conformance.simulators.base import Clock, SimError, Simulator
+from conformance.simulators.base import Clock, Handler, SimError, Simulator
 from conformance.transport.model import Request, Response
 
 __all__ = ["BLOCKCHAINS", "SOURCE_ADDRESS", "TEMPLATE_PARAMETERS", "ContractsSimulator", "fee_estimate"]
@@ -110,7 +110,8 @@ class ContractsSimulator(Simulator):
         self.contracts: dict[str, dict[str, Any]] = {CONTRACT_ID: self._seed_contract()}
         self._counter = 0
         self.interactions = Interactions(self.contracts, self._new_id, lambda: _utc(self.clock.now()), self.json_body)
-        for method, path, handler in (
+        # Annotated: the bound methods and the interactions' routes would otherwise join to `function`.
+        routes: tuple[tuple[str, str, Handler], ...] = (
             *self.interactions.routes(),
             ("GET", "/ping", self.ping),
             ("POST", "/v1/w3s/templates/{template_id}/deploy/estimateFee", self.estimate_template),
@@ -121,7 +122,8 @@ class ContractsSimulator(Simulator):
             ("GET", "/v1/w3s/contracts", self.list_contracts),
             ("GET", "/v1/w3s/contracts/{contract_id}", self.get_contract),
             ("PATCH", "/v1/w3s/contracts/{contract_id}", self.update_contract),
-        ):
+        )
+        for method, path, handler in routes:
             self.route(method, path, handler)
 
     # -- authentication --------------------------------------------------------------------

@@ -93,7 +93,8 @@ def bearer_garbage(ctx: CheckContext) -> None:
                        credential_variant=True)
 
 
-@named("marketplace/scope-enforced", params={"scope": {"type": "string"}, "limited": {"type": "string"}}, required=("scope", "limited"))
+@named("marketplace/scope-enforced",
+       params={"scope": {"type": "string"}, "limited": {"type": "string"}}, required=("scope", "limited"))
 def scope_enforced(ctx: CheckContext) -> None:
     """A token granted the scope is accepted; one from ``limited`` (a refresh token without it)
     is refused."""
@@ -209,7 +210,8 @@ def form_posts(ctx: CheckContext) -> None:
                exchange=exchange, expected=f"{form[key]!r}, the UTF-8 text sent")
 
 
-@named("marketplace/utf8-bodies", params={**_OPERATIONS, "error_query": {"type": "object"}}, required=("operations", "error_query"))
+@named("marketplace/utf8-bodies",
+       params={**_OPERATIONS, "error_query": {"type": "object"}}, required=("operations", "error_query"))
 def utf8_bodies(ctx: CheckContext) -> None:
     client = oauth(ctx)
     exchanges = [call(ctx, op) for op in operations(ctx) if op != client.token_operation]

@@ -109,7 +109,8 @@ def _failed_properly(exchange: Exchange, query: dict[str, str]) -> bool:
             and bool(redirect.params.get("error")) and redirect.code is None)
 
 
-@named("marketplace/connect-refused", params={"values": {"type": "array", "items": {"type": "string"}}, "leave_out": {"type": "boolean"}})
+@named("marketplace/connect-refused",
+       params={"values": {"type": "array", "items": {"type": "string"}}, "leave_out": {"type": "boolean"}})
 def connect_refused(ctx: CheckContext) -> None:
     """The rule's member (``where``) at each of ``values`` (for an enum rule, also the near misses
     of the listed values: ``outside_values``), and left out when ``leave_out``: no code is
@@ -195,7 +196,8 @@ class _TokenRequests:
         expect_refused(self.ctx, why, lambda: exchange, control=self.control)
 
 
-@named("marketplace/token-fields-required", params={"fields": {"type": "array", "items": {"type": "string"}}}, required=("fields",))
+@named("marketplace/token-fields-required",
+       params={"fields": {"type": "array", "items": {"type": "string"}}}, required=("fields",))
 def token_fields_required(ctx: CheckContext) -> None:
     t = _TokenRequests(ctx)
     for name in ctx.rule.params["fields"]:
@@ -203,7 +205,8 @@ def token_fields_required(ctx: CheckContext) -> None:
         t.refused(f"token request without {name}", t.client.exchange_code(code, pkce, **{name: MISSING}))
 
 
-@named("marketplace/token-grant-type", params={"outside": {"type": "array", "items": {"type": "string"}}}, required=("outside",))
+@named("marketplace/token-grant-type",
+       params={"outside": {"type": "array", "items": {"type": "string"}}}, required=("outside",))
 def token_grant_type(ctx: CheckContext) -> None:
     """Each value outside the list (the rule's, and near misses of the listed ones) is refused."""
     t = _TokenRequests(ctx)
@@ -278,7 +281,8 @@ def _wait(ctx: CheckContext, seconds: float) -> None:
     ctx.sleep(seconds)
 
 
-@named("marketplace/access-token-lifetime", params={"access_token_seconds": {"type": "integer"}, **_WAITS}, required=("access_token_seconds", *_WAITS))
+@named("marketplace/access-token-lifetime",
+       params={"access_token_seconds": {"type": "integer"}, **_WAITS}, required=("access_token_seconds", *_WAITS))
 def access_token_lifetime(ctx: CheckContext) -> None:
     params, client = ctx.rule.params, oauth(ctx)
     margin = params["margin_seconds"]
@@ -300,8 +304,9 @@ def access_token_lifetime(ctx: CheckContext) -> None:
     expect_status(ctx.rule.id, call(ctx, RECEIPTS, auth=issued_now()), ok, "a token refreshed after expiry")
 
 
-@named("marketplace/refresh-token-lifetime", params={
-    "refresh_token_seconds": {"type": "integer"}, "unspent": {"type": "string"}, **_WAITS}, required=("refresh_token_seconds", "unspent", *_WAITS))
+@named("marketplace/refresh-token-lifetime",
+       params={"refresh_token_seconds": {"type": "integer"}, "unspent": {"type": "string"}, **_WAITS},
+       required=("refresh_token_seconds", "unspent", *_WAITS))
 def refresh_token_lifetime(ctx: CheckContext) -> None:
     params, client = ctx.rule.params, oauth(ctx)
     # Only meaningful when the configured refresh token is fresh: the simulator seeds it so.

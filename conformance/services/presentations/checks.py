@@ -192,7 +192,8 @@ def forbidden(ctx: CheckContext) -> None:
                   "a generation from an account denied API access")
 
 
-@named("presentations/web-source-warning", params={"model": {"type": "string"}, "names": {"type": "string"}}, required=("model", "names"))
+@named("presentations/web-source-warning",
+       params={"model": {"type": "string"}, "names": {"type": "string"}}, required=("model", "names"))
 def web_source_warning(ctx: CheckContext) -> None:
     params = ctx.rule.params
     # The web source is not named by the document: its name is a target setting.

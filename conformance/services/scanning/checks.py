@@ -172,7 +172,8 @@ def scan_needs_paid(ctx: CheckContext) -> None:
     observe_spent(ctx, spent_since(ctx, before, drift, how), "the refused scan")
 
 
-@named("scanning/org-needs-enterprise", params={**OPERATIONS, "control_as": AUTH_AS_SCHEMA, "member": STRING}, required=("operations", "control_as"))
+@named("scanning/org-needs-enterprise",
+       params={**OPERATIONS, "control_as": AUTH_AS_SCHEMA, "member": STRING}, required=("operations", "control_as"))
 def org_needs_enterprise(ctx: CheckContext) -> None:
     """The default (paid, non-enterprise) key is refused; the same call with an enterprise key
     (the control) is not, so the refusal is about the plan, not the user or the route."""
@@ -199,7 +200,8 @@ def _restoring_order(ctx: CheckContext, operations: list[str], control_as: AuthA
 
 
 # -- errors -----------------------------------------------------------------------------
-@named("scanning/invalid-ip", params={"invalid_ips": {"type": "array", "items": STRING, "minItems": 1}}, required=("invalid_ips",))
+@named("scanning/invalid-ip",
+       params={"invalid_ips": {"type": "array", "items": STRING, "minItems": 1}}, required=("invalid_ips",))
 def invalid_ip(ctx: CheckContext) -> None:
     rule = ctx.rule
     assert rule.operation and rule.where

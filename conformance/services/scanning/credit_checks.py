@@ -65,7 +65,8 @@ def _search(ctx: CheckContext, query: str, page: int) -> Callable[[], Exchange]:
     return lambda: ctx.call(SEARCH, params={"query": query, "page": page})
 
 
-@named("scanning/search-filter-cost", params={"query": STRING, "filter_cost": _AMOUNT, **_FIELD}, required=("query", "filter_cost", "balance_field"))
+@named("scanning/search-filter-cost",
+       params={"query": STRING, "filter_cost": _AMOUNT, **_FIELD}, required=("query", "filter_cost", "balance_field"))
 def search_filter_cost(ctx: CheckContext) -> None:
     p = ctx.rule.params
     query = filter_query(ctx)
@@ -97,7 +98,9 @@ def search_page_cost(ctx: CheckContext) -> None:
     ctx.observed(readings.index(spent[field]))
 
 
-@named("scanning/count-free", params={"query": STRING, "facets": STRING, "cost": _AMOUNT, **_FIELD}, required=("query", "facets", "cost", "balance_field"))
+@named("scanning/count-free",
+       params={"query": STRING, "facets": STRING, "cost": _AMOUNT, **_FIELD},
+       required=("query", "facets", "cost", "balance_field"))
 def count_free(ctx: CheckContext) -> None:
     p = ctx.rule.params
     operation = ctx.rule.operation
@@ -107,7 +110,9 @@ def count_free(ctx: CheckContext) -> None:
     _expect_cost(ctx, exchange, spent, p["balance_field"], p["cost"], f"count {query!r} with facets {p['facets']!r}")
 
 
-@named("scanning/dns-domain-cost", params={"path_values": PATH_VALUES, "cost": _AMOUNT, **_FIELD}, required=("path_values", "cost", "balance_field"))
+@named("scanning/dns-domain-cost",
+       params={"path_values": PATH_VALUES, "cost": _AMOUNT, **_FIELD},
+       required=("path_values", "cost", "balance_field"))
 def dns_domain_cost(ctx: CheckContext) -> None:
     p = ctx.rule.params
     operation = ctx.rule.operation
@@ -120,7 +125,8 @@ def _scan(ctx: CheckContext, body: Any) -> Exchange:
     return ctx.call(SCAN, json_body=body)
 
 
-@named("scanning/scan-cost", params={**_IPS, "cost_per_ip": _AMOUNT, **_FIELD}, required=("ips", "cost_per_ip", "balance_field"))
+@named("scanning/scan-cost",
+       params={**_IPS, "cost_per_ip": _AMOUNT, **_FIELD}, required=("ips", "cost_per_ip", "balance_field"))
 def scan_cost(ctx: CheckContext) -> None:
     p = ctx.rule.params
     exchange, spent = _charged(ctx, lambda: _scan(ctx, {"ips": ",".join(p["ips"])}))
@@ -163,7 +169,8 @@ def scan_ips_forms(ctx: CheckContext) -> None:
         ctx.observed(1)
 
 
-@named("scanning/scan-ips-invalid", params={**_BODIES, "valid_body": {"type": "object"}}, required=("bodies", "valid_body"))
+@named("scanning/scan-ips-invalid",
+       params={**_BODIES, "valid_body": {"type": "object"}}, required=("bodies", "valid_body"))
 def scan_ips_invalid(ctx: CheckContext) -> None:
     p = ctx.rule.params
     # The control (the same scan with valid ips) is sent once, before the balance is read: it

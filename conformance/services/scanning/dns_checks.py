@@ -119,7 +119,9 @@ def _members(ctx: CheckContext, admin: AuthAs) -> tuple[Exchange, list[Any]]:
     return exchange, list(body["members"])
 
 
-@named("scanning/org-member-add-remove", params={"as": AUTH_AS_SCHEMA, "member": STRING, "notify": {"type": "boolean"}}, required=("as", "member", "notify"))
+@named("scanning/org-member-add-remove",
+       params={"as": AUTH_AS_SCHEMA, "member": STRING, "notify": {"type": "boolean"}},
+       required=("as", "member", "notify"))
 def org_member_add_remove(ctx: CheckContext) -> None:
     p = ctx.rule.params
     admin, user = auth_as(p["as"]), ctx.credential(p["member"])

@@ -120,7 +120,9 @@ def banner_shape(ctx: CheckContext) -> None:
     # Types and the tcp/udp enum are in the Banner schema the host schema already applied.
 
 
-@named("scanning/metadata-key", params={"key_template": STRING, "members": {"type": "array", "items": STRING}}, required=("key_template", "members"))
+@named("scanning/metadata-key",
+       params={"key_template": STRING, "members": {"type": "array", "items": STRING}},
+       required=("key_template", "members"))
 def metadata_key(ctx: CheckContext) -> None:
     params = ctx.rule.params
     key = params["key_template"].format(product=product(ctx))
@@ -214,7 +216,8 @@ def _facets(ctx: CheckContext, spec: str) -> tuple[Exchange, dict[str, Any]]:
     return exchange, body["facets"]
 
 
-@named("scanning/facet-result-shape", params={**_QUERY, "facet_source": STRING, "sample": _COUNT}, required=("query", "facet_source", "sample"))
+@named("scanning/facet-result-shape",
+       params={**_QUERY, "facet_source": STRING, "sample": _COUNT}, required=("query", "facet_source", "sample"))
 def facet_result_shape(ctx: CheckContext) -> None:
     names = _facet_names(ctx)[: ctx.rule.params["sample"]]
     exchange, facets = _facets(ctx, ",".join(names))
@@ -227,7 +230,9 @@ def facet_result_shape(ctx: CheckContext) -> None:
                exchange=exchange, expected="an array of {count: number, value: string}")
 
 
-@named("scanning/facet-count-suffix", params={**_QUERY, "facet_source": STRING, "counts": {"type": "array", "items": _COUNT, "minItems": 1}}, required=("query", "facet_source", "counts"))
+@named("scanning/facet-count-suffix",
+       params={**_QUERY, "facet_source": STRING, "counts": {"type": "array", "items": _COUNT, "minItems": 1}},
+       required=("query", "facet_source", "counts"))
 def facet_count_suffix(ctx: CheckContext) -> None:
     counts = sorted(ctx.rule.params["counts"])
     names = _facet_names(ctx)
@@ -247,9 +252,11 @@ def facet_count_suffix(ctx: CheckContext) -> None:
 
 
 # -- page defaults ----------------------------------------------------------------------
-@named("scanning/page-default", params={"query": {"type": "object", "additionalProperties": STRING},
-                  "path_values": {"type": "object", "additionalProperties": STRING},
-                  "items_field": STRING, "id_fields": {"type": "array", "items": STRING, "minItems": 1}}, required=("query", "items_field", "id_fields"))
+@named("scanning/page-default",
+       params={"query": {"type": "object", "additionalProperties": STRING},
+               "path_values": {"type": "object", "additionalProperties": STRING}, "items_field": STRING,
+               "id_fields": {"type": "array", "items": STRING, "minItems": 1}},
+       required=("query", "items_field", "id_fields"))
 def page_default(ctx: CheckContext) -> None:
     """"page (integer, default 1)": the rule's operation without page answers what page=1 answers
     (the same items in the same order, named by ``id_fields``). ``query`` values may name

@@ -36,7 +36,9 @@ def _utc(text: object) -> bool:
     return offset is not None and not offset
 
 
-@named("social/max-profiles", params={"max_profiles": {"type": "integer", "minimum": 1}, "other_filters": _FILTERS}, required=("max_profiles", "other_filters"))
+@named("social/max-profiles",
+       params={"max_profiles": {"type": "integer", "minimum": 1}, "other_filters": _FILTERS},
+       required=("max_profiles", "other_filters"))
 def max_profiles(ctx: CheckContext) -> None:
     operation = ctx.rule.operation
     assert operation
@@ -52,8 +54,9 @@ def max_profiles(ctx: CheckContext) -> None:
     expect_refused(ctx, f"{most + 1} profiles", partial(with_ids, most + 1), control=partial(with_ids, most))
 
 
-@named("social/one-year", params={"days": {"type": "integer"}, "start": {"type": "string"},
-                                             "beyond_days": {"type": "integer", "minimum": 1}}, required=("days", "start", "beyond_days"))
+@named("social/one-year",
+       params={"days": {"type": "integer"}, "start": {"type": "string"},
+               "beyond_days": {"type": "integer", "minimum": 1}}, required=("days", "start", "beyond_days"))
 def one_year(ctx: CheckContext) -> None:
     """The accepted period ends ``days - 1`` days after its start with '...': 364 days if the end
     is exclusive, 365 if inclusive, within a year either way (gap analytics-range-dots)."""
@@ -70,9 +73,9 @@ def one_year(ctx: CheckContext) -> None:
                    partial(period, days + ctx.rule.params["beyond_days"]), control=partial(period, days - 1))
 
 
-@named("social/result-cap", params={"cap": {"type": "integer", "minimum": 1},
-                                               "profiles": {"type": "integer", "minimum": 1},
-                                               "other_filters": _FILTERS}, required=("cap", "profiles", "other_filters"))
+@named("social/result-cap",
+       params={"cap": {"type": "integer", "minimum": 1}, "profiles": {"type": "integer", "minimum": 1},
+               "other_filters": _FILTERS}, required=("cap", "profiles", "other_filters"))
 def result_cap(ctx: CheckContext) -> None:
     """Any analytics response (profiles or posts: the rule's operation) is cut at the cap: no
     result past the cap-th comes back. The stated page count is only where the walk looks: the
@@ -120,7 +123,8 @@ def guid_only_default(ctx: CheckContext) -> None:
            f"without fields the rows carry {extra or 'no guid'}", expected="only guid (and the metrics object)")
 
 
-@named("social/fields-returned", params={"fields": {"type": "array", "items": {"type": "string"}}}, required=("fields",))
+@named("social/fields-returned",
+       params={"fields": {"type": "array", "items": {"type": "string"}}}, required=("fields",))
 def fields_returned(ctx: CheckContext) -> None:
     """The rule's operation (posts, topic messages) with ``fields``: each comes back as a key
     (internal.* under an object), and the metrics object beside them."""
@@ -158,7 +162,8 @@ def sort_order(ctx: CheckContext) -> None:
                expected=f"{name} {'ascending' if direction == 'asc' else 'descending'}")
 
 
-@named("social/timezone-filters", params={"timezone": {"type": "string"}, "day": {"type": "string"}}, required=("timezone", "day"))
+@named("social/timezone-filters",
+       params={"timezone": {"type": "string"}, "day": {"type": "string"}}, required=("timezone", "day"))
 def timezone_filters(ctx: CheckContext) -> None:
     """The day in the zone against an independent selection from a wider UTC read."""
     zone, day = ZoneInfo(ctx.rule.params["timezone"]), date.fromisoformat(ctx.rule.params["day"])
@@ -194,8 +199,9 @@ def output_utc(ctx: CheckContext) -> None:
            expected="the same instant in UTC whatever the timezone")
 
 
-@named("social/guid-cursor", params={"cap": {"type": "integer", "minimum": 1},
-                                             "max_pages": {"type": "integer", "minimum": 1}, "other_filters": _FILTERS}, required=("cap", "max_pages", "other_filters"))
+@named("social/guid-cursor",
+       params={"cap": {"type": "integer", "minimum": 1}, "max_pages": {"type": "integer", "minimum": 1},
+               "other_filters": _FILTERS}, required=("cap", "max_pages", "other_filters"))
 def guid_cursor(ctx: CheckContext) -> None:
     params = ctx.rule.params
     ids = customer_profiles(ctx, 100)

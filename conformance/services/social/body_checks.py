@@ -44,7 +44,8 @@ def _send(ctx: CheckContext, operation: str, overrides: dict[str, str]) -> Excha
     return ctx.call(operation, json_body=json_body, path_values=values(ctx, operation, overrides))
 
 
-@named("social/refused-path", params={**_OPS, "refused": {"type": "object", "additionalProperties": {"type": "string"}}},
+@named("social/refused-path",
+       params={**_OPS, "refused": {"type": "object", "additionalProperties": {"type": "string"}}},
        required=("refused",))
 def refused_path(ctx: CheckContext) -> None:
     """Each operation with the ``refused`` path values is refused; with the defaults it succeeded."""

@@ -63,7 +63,7 @@ TAGS = ({"tag_id": 1, "any_group": True, "active": True, "text": "launch", "type
         # Archived tags are listed too (active false).
         {"tag_id": 3, "any_group": False, "active": False, "text": "old-campaign", "type": "CAMPAIGN",
          "groups": [MAIN_GROUP]})
-USERS = ({"id": 71, "name": "Ada Admin"}, {"id": 72, "name": "Ben Editor"})
+USERS: tuple[dict[str, Any], ...] = ({"id": 71, "name": "Ada Admin"}, {"id": 72, "name": "Ben Editor"})
 TOPIC = "t-brand"
 
 

@@ -140,9 +140,11 @@ def _filter_value(ctx: CheckContext, every: list[Any]) -> str:
     return str(seen[0])
 
 
-@named("social/optional-filter", params={"filter": {"type": "string", "pattern": r"^[a-z_]+\.eq$"},
-                  "value_from": {"enum": ["rows", "tags", "setting"]}, "member": {"type": "string"},
-                  "setting": {"type": "string"}, "exact": {"type": "boolean"}, "limit": _INT, "max_pages": _INT}, required=("filter", "value_from", "limit", "max_pages"))
+@named("social/optional-filter",
+       params={"filter": {"type": "string", "pattern": r"^[a-z_]+\.eq$"},
+               "value_from": {"enum": ["rows", "tags", "setting"]}, "member": {"type": "string"},
+               "setting": {"type": "string"}, "exact": {"type": "boolean"}, "limit": _INT, "max_pages": _INT},
+       required=("filter", "value_from", "limit", "max_pages"))
 def optional_filter(ctx: CheckContext) -> None:
     """The example's query with one more optional filter is accepted and narrows it ("several
     entries in filters must all hold"): every row it gives is a row of the query without it.

@@ -10,10 +10,11 @@ from conformance.transport.model import Request
 __all__ = ["unversioned"]
 
 
-@named("tokenrisk/unversioned", params={"unversioned": {"type": "array", "items": {"type": "string"}, "minItems": 1},
-                  "versioned_prefix": {"type": "string", "pattern": "^/"},
-                  "missing_statuses": MISSING_PARAM,
-                  "conflict": {"type": "string"}}, required=("unversioned", "versioned_prefix", "missing_statuses", "conflict"))
+@named("tokenrisk/unversioned",
+       params={"unversioned": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+               "versioned_prefix": {"type": "string", "pattern": "^/"}, "missing_statuses": MISSING_PARAM,
+               "conflict": {"type": "string"}},
+       required=("unversioned", "versioned_prefix", "missing_statuses", "conflict"))
 def unversioned(ctx: CheckContext) -> None:
     """The unversioned twins are served; whether the rule's own operation (ping) is also served
     under the version prefix is the documented conflict: either answer is accepted and observed."""
