@@ -38,7 +38,8 @@ from conformance.recording.replay import ReplayTransport  # noqa: E402
 from conformance.runner import collect_cases, run_case  # noqa: E402
 from conformance.services import create_simulator, target_for  # noqa: E402
 from conformance.settings import RunSettings  # noqa: E402
-from conformance.targets.base import _mock_transport, _refuse  # noqa: E402
+from conformance.targets.replay import refuse as _refuse  # noqa: E402
+from conformance.targets.sim import mock_transport as _mock_transport  # noqa: E402
 from conformance.transport.model import Request  # noqa: E402
 from conformance.transport.session import Session  # noqa: E402
 

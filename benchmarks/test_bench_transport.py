@@ -13,7 +13,7 @@ import pytest
 
 from conformance.services.presentations.simulator import PresentationsSimulator
 from conformance.simulators.asgi import SimulatorApp
-from conformance.targets.base import _mock_transport
+from conformance.targets.sim import mock_transport as _mock_transport
 
 KEY = {"X-API-KEY": PresentationsSimulator.credentials["API_KEY"]}
 ROUNDS = 200

@@ -28,7 +28,7 @@ from conformance.runner import ERROR, FAILED, INTERRUPTED, SKIPPED, Case, Outcom
 from conformance.services import target_for
 from conformance.settings import MIN_CHECKED_DEFAULTS, PROFILES, RECORD_MODES, TARGETS, MinChecked, RunSettings
 from conformance.targets import Target, base_urls
-from conformance.targets.base import SimTarget
+from conformance.targets.sim import SimTarget
 from conformance.transport.scrub import REDACTED
 
 __all__ = ["pytest_addoption", "pytest_configure", "pytest_generate_tests"]

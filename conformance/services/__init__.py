@@ -28,7 +28,7 @@ from conformance.faults.variants import GENERIC_VARIANTS, derived_variants
 from conformance.services.base import ServicePackage
 from conformance.settings import RunSettings
 from conformance.simulators.base import Clock, Simulator
-from conformance.targets.base import Target, make_target
+from conformance.targets import Target, make_target
 
 __all__ = ["ServicePackage", "ServicePackageError", "bound_faults", "create_simulator", "fault_decorator", "faults_for",
            "load_service", "service_packages", "target_for", "variants_for"]

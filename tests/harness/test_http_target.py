@@ -57,7 +57,7 @@ def test_a_sandbox_rate_setting_scales_the_documented_rate_and_not_the_clock(mon
     from conformance.contract import load_contract
     from conformance.errors import UsageError
     from conformance.settings import RunSettings
-    from conformance.targets.base import HttpTarget
+    from conformance.targets.http import HttpTarget
 
     contract = load_contract("social")
     monkeypatch.delenv("CONFORMANCE_TIME_SCALE", raising=False)
