@@ -186,7 +186,11 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
     except (Exception, BaseExceptionGroup):  # a bug in a check: reported as an error, never as a target failure
         outcome.status, outcome.message = ERROR, traceback.format_exc()
     _stale_setting(outcome, target)
-    if outcome.status != ERROR or "TargetUnreachable" not in outcome.message:
+    # Only an answer closes the breaker: a rule that sent nothing, or whose requests all went
+    # unanswered, says nothing about whether the target answers. (A rule that checks without a
+    # request used to reset the count, so a target that never answers held a run for one request
+    # bound per rule between such rules, not three bounds in all.)
+    if outcome.exchanges and "TargetUnreachable" not in outcome.message:
         target.transport_ok()
     if outcome.skip_kind != SkipKind.RATE_LIMITED:
         target.not_rate_limited()
