@@ -105,7 +105,13 @@ class ResponseTooLarge(HarnessError):
 
 
 class OverBudget(HarnessError):
-    """A rule or the run used up its real-time budget."""
+    """A rule or the run used up its real-time budget; ``variable`` names which one
+    (``CONFORMANCE_RULE_SECONDS``, ``CONFORMANCE_RUN_SECONDS``), so the runner decides the outcome
+    from the bound, never from the message's words."""
+
+    def __init__(self, message: str, variable: str = "") -> None:
+        super().__init__(message)
+        self.variable = variable
 
 
 class SkipKind(str, Enum):

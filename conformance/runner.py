@@ -145,6 +145,7 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
         return Outcome(case.id, SKIPPED, f"run deadline of {target.settings.limits.run_seconds:.0f} s reached "
                        "(CONFORMANCE_RUN_SECONDS), rule not run", SkipKind.RUN_DEADLINE)
     outcome = Outcome(case.id, PASSED)
+    unreachable = False  # the transport failed: decided by the exception's type, not its message
     secrets = target.secrets()
     ctx: CheckContext | None = None
     try:
@@ -172,9 +173,10 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
         outcome.status, outcome.message, outcome.skip_kind = SKIPPED, str(exc), SkipKind.CASSETTE_MISSING
     except TargetUnreachable as exc:
         outcome.status, outcome.message = ERROR, f"{type(exc).__name__}: {exc}"
+        unreachable = True
         target.transport_failed(str(exc))
     except OverBudget as exc:
-        if "CONFORMANCE_RUN_SECONDS" in str(exc):
+        if exc.variable == "CONFORMANCE_RUN_SECONDS":
             # The run's deadline stopped the rule in flight: not checked, and the run is incomplete
             # (exit 3) like the rules after it, not a harness error.
             outcome.status, outcome.message, outcome.skip_kind = (
@@ -190,7 +192,7 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
     # unanswered, says nothing about whether the target answers. (A rule that checks without a
     # request used to reset the count, so a target that never answers held a run for one request
     # bound per rule between such rules, not three bounds in all.)
-    if outcome.exchanges and "TargetUnreachable" not in outcome.message:
+    if outcome.exchanges and not unreachable:
         target.transport_ok()
     if outcome.skip_kind != SkipKind.RATE_LIMITED:
         target.not_rate_limited()

@@ -144,7 +144,10 @@ class Target:
         """Wait for real, never past the rule's or the run's budget: a wait that would end after it
         waits until then and stops the rule (the budgets hold on the wall clock)."""
         wanted = seconds / self.settings.time_scale
-        wait_within(wanted, self._session.time_left() if self._session is not None else wanted)
+        if self._session is None:
+            wait_within(wanted, wanted)
+        else:
+            wait_within(wanted, self._session.time_left(), self._session.ending_budget())
 
     def _throttle(self) -> Callable[[], None] | None:
         """What keeps the document's client request rates; only a live target that waits real time

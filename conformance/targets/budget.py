@@ -31,7 +31,7 @@ def run_clock_start(run_started: float | None) -> float:
     return time.monotonic() - (max(0.0, time.time() - run_started) if run_started is not None else 0.0)
 
 
-def wait_within(wanted: float, left: float) -> None:
+def wait_within(wanted: float, left: float, variable: str = "") -> None:
     """Wait ``wanted`` real seconds, never past ``left``: a wait that would end after it waits until
     then and stops the rule (the budgets hold on the wall clock)."""
     if wanted <= left:
@@ -39,4 +39,4 @@ def wait_within(wanted: float, left: float) -> None:
         return
     time.sleep(max(0.0, left))
     raise OverBudget(f"a wait of {wanted:g} s would pass the rule's or the run's real-time budget "
-                     "(CONFORMANCE_RULE_SECONDS, CONFORMANCE_RUN_SECONDS); stopped when it ran out")
+                     "(CONFORMANCE_RULE_SECONDS, CONFORMANCE_RUN_SECONDS); stopped when it ran out", variable)

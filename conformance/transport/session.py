@@ -181,6 +181,10 @@ class Session:
             for value in issued_values(response.headers, response.body):
                 self.learn(value)
 
+    def ending_budget(self) -> str:
+        """The variable of the budget that ends first (the rule's or the run's)."""
+        return Deadline.earliest(self._budgets()).variable
+
     def time_left(self) -> float:
         """Real seconds before the rule's or the run's budget ends (waits are held to it too)."""
         return min(at for at, _ in self._budgets().values()) - time.monotonic()
@@ -190,7 +194,8 @@ class Session:
         if budget.passed():
             what = ("the rule's real-time budget of {0:g} s ran out" if budget.variable == "CONFORMANCE_RULE_SECONDS"
                     else "run deadline of {0:g} s reached")
-            raise OverBudget(f"{what.format(budget.seconds)} ({budget.variable}) before the next request")
+            raise OverBudget(f"{what.format(budget.seconds)} ({budget.variable}) before the next request",
+                             budget.variable)
 
     def _cut(self, request: Request, deadline: Deadline, exc: Exception) -> HarnessError:
         """The error for a request that did not finish: the bound that ended it and the stage it was
@@ -201,7 +206,7 @@ class Session:
             return TargetUnreachable(f"{where}: timed out at the {deadline.stage} stage ({type(exc).__name__})")
         if deadline.variable == "CONFORMANCE_REQUEST_SECONDS":
             return TargetUnreachable(f"{where}: {deadline.reached()}")
-        return OverBudget(f"{where}: {deadline.reached()}")
+        return OverBudget(f"{where}: {deadline.reached()}", deadline.variable)
 
     def _read(self, raw: httpx.Response, request: Request, deadline: Deadline) -> bytes:
         cap = self.limits.max_response_bytes
