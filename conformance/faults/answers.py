@@ -14,10 +14,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import unquote
 
 from conformance.contract import Contract, Rule
-from conformance.faults.base import Fault, derived_fault, on_response, path_pattern
+from conformance.faults.base import Fault, derived_fault, on_response
+from conformance.faults.toolkit import Match, operations
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
 
@@ -30,10 +30,8 @@ _RETYPED: dict[str, Any] = {"string": 12345, "integer": "12345", "number": "1.5"
                             "array": {"not": "an array"}, "object": ["not", "an", "object"]}
 
 
-def _operations(rule: Rule) -> Callable[[Request], bool]:
-    operations = [str(op) for op in rule.params.get("operations") or [rule.operation]]
-    routes = [(op.split(" ", 1)[0], path_pattern(op.split(" ", 1)[1])) for op in operations]
-    return lambda request: any(request.method == m and p.search(unquote(request.path)) for m, p in routes)
+def _operations(rule: Rule) -> Match:
+    return operations(str(op) for op in rule.params.get("operations") or [rule.operation])
 
 
 def _remapped(rule: Rule, status: int) -> Callable[[Simulator], Simulator]:

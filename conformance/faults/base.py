@@ -12,7 +12,7 @@ from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
 
 __all__ = ["Fault", "FaultySimulator", "Variant", "derived_fault", "fault", "json_edit", "on_request", "on_response",
-           "path_pattern", "request_json_edit", "variant"]
+           "path_pattern", "variant"]
 
 
 @dataclass(frozen=True)
@@ -67,24 +67,6 @@ def on_request(fn: Callable[[Request], Request]) -> Callable[[Simulator], Simula
 
 def on_response(fn: Callable[[Request, Response], Response]) -> Callable[[Simulator], Simulator]:
     return lambda sim: FaultySimulator(sim, after=fn)  # type: ignore[return-value]
-
-
-def request_json_edit(matches: Callable[[Request], bool], edit: Callable[[dict[str, Any]], dict[str, Any]],
-                      empty: bytes = b"") -> Callable[[Simulator], Simulator]:
-    """Rewrite the JSON object body of the requests ``matches`` picks, before the simulator sees
-    them (an empty body reads as ``empty``); bodies that are not a JSON object pass unchanged."""
-
-    def before(request: Request) -> Request:
-        if matches(request):
-            try:
-                body = json.loads(request.body or empty)
-            except ValueError:
-                return request
-            if isinstance(body, dict):
-                request.body = json.dumps(edit(body)).encode()
-        return request
-
-    return on_request(before)
 
 
 def json_edit(body: bytes, edit: Callable[[Any], Any]) -> bytes:

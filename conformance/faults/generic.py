@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlencode
+from urllib.parse import parse_qsl, urlencode
 
 from conformance.auth.variants import INVALID_CREDENTIAL, render, scheme_location
 from conformance.contract import Contract, Rule
@@ -45,6 +45,7 @@ from conformance.contract.derive import FORMAT_MISSES, MISSING, field_probes
 from conformance.faults.answers import answer_faults
 from conformance.faults.base import Fault, derived_fault, on_request, on_response, path_pattern
 from conformance.faults.members import member_faults
+from conformance.faults.toolkit import any_request, operations
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
 
@@ -64,10 +65,7 @@ def _listed_for(value: Any, allowed: list[str]) -> str | None:
 
 def _on_operation(rule: Rule) -> Callable[[Request], bool]:
     """Whether a request is to the rule's operation (every request when the rule names none)."""
-    if not rule.operation:
-        return lambda request: True
-    pattern = path_pattern(rule.path)
-    return lambda request: request.method == rule.method and bool(pattern.search(unquote(request.path)))
+    return operations([rule.operation]) if rule.operation else any_request
 
 
 def _near_miss(rule: Rule, allowed: list[str]) -> Callable[[Simulator], Simulator]:

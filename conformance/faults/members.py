@@ -20,10 +20,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import unquote
 
 from conformance.contract import Contract, Rule
-from conformance.faults.base import Fault, FaultySimulator, derived_fault, path_pattern
+from conformance.faults.base import Fault, FaultySimulator, derived_fault
+from conformance.faults.toolkit import operations as to_any_of
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
 
@@ -71,10 +71,7 @@ def _write(request: Request, area: str, dotted: str, value: Any) -> None:
 def _taking(rule: Rule, operations: list[str], wrong: Wrong,
             repair: Callable[[Any], Any] | None = None) -> Callable[[Simulator], Simulator]:
     area, _, dotted = (rule.where or "").partition(".")
-    routes = [(op.split(" ", 1)[0], path_pattern(op.split(" ", 1)[1])) for op in operations]
-
-    def on_operation(request: Request) -> bool:
-        return any(request.method == method and pattern.search(unquote(request.path)) for method, pattern in routes)
+    on_operation = to_any_of(operations)
 
     def wrap(sim: Simulator) -> Simulator:
         accepted: list[Any] = []  # the member's value in the last request the simulator took

@@ -21,8 +21,8 @@ from conformance.faults.base import on_request, on_response, path_pattern
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
 
-__all__ = ["Edit", "Match", "Wrap", "any_request", "drop_header", "operation", "path", "request_body", "response_body",
-           "status"]
+__all__ = ["Edit", "Match", "Wrap", "any_request", "drop_header", "operation", "operations", "path", "request_body",
+           "response_body", "sent_json", "status"]
 
 Match = Callable[[Request], bool]
 Edit = Callable[[Any], Any]
@@ -39,6 +39,21 @@ def operation(method: str | None, template: str) -> Match:
     one segment), matched at the end of the request path, as server prefixes vary."""
     pattern = path_pattern(template)
     return lambda request: (method is None or request.method == method) and bool(pattern.search(unquote(request.path)))
+
+
+def operations(listed: Iterable[str]) -> Match:
+    """Requests to any of the ``listed`` operations (``"POST /v1/things/{id}"``), as ``operation``."""
+    matches = [operation(*op.split(" ", 1)) for op in listed]
+    return lambda request: any(match(request) for match in matches)
+
+
+def sent_json(request: Request) -> dict[str, Any]:
+    """The JSON object a request sent ({} for an empty body or anything that is not one)."""
+    try:
+        data = json.loads(request.body or b"{}")
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def path(regex: str, method: str | None = None) -> Match:

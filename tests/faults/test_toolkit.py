@@ -72,3 +72,20 @@ def test_drop_header_leaves_it_out_of_picked_answers_only() -> None:
     sim = drop_header(path("/a"), "X-Trace")(Echo())  # type: ignore[arg-type]
     assert "x-trace" not in _send(sim, "GET", "/a").headers
     assert _send(sim, "GET", "/b").headers["x-trace"] == "1"
+
+
+def test_operations_matches_any_listed_operation() -> None:
+    from conformance.faults.toolkit import operations
+
+    match = operations(["GET /v1/things/{id}", "POST /v1/things"])
+    assert match(Request.build("GET", "/api/v1/things/7")) and match(Request.build("POST", "/v1/things"))
+    assert not match(Request.build("POST", "/v1/things/7"))
+
+
+def test_sent_json_is_the_object_a_request_sent_or_empty() -> None:
+    from conformance.faults.toolkit import sent_json
+
+    assert sent_json(Request.build("POST", "/a", json_body={"x": 1})) == {"x": 1}
+    assert sent_json(Request.build("POST", "/a", json_body=[1])) == {}
+    assert sent_json(Request("POST", "/a", body=b"not json")) == {}
+    assert sent_json(Request.build("GET", "/a")) == {}

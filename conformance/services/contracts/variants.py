@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from conformance.faults.base import Variant, on_response, variant
-from conformance.faults.toolkit import path, response_body, status
+from conformance.faults.toolkit import path, response_body, sent_json, status
 from conformance.services.contracts.faults import PREFIX, RECORD, _key_edit, in_record
 from conformance.services.contracts.simulator import SOURCE_ADDRESS, TEMPLATE_PARAMETERS, WALLET_ID
 from conformance.transport.model import Request, Response
@@ -69,7 +69,7 @@ def _unknown_values(request: Request) -> bool:
     # parameters (gap example-values); checked after the key, as a server authenticates first.
     if not request.path.endswith("estimateFee"):
         return False
-    body = _json(request)
+    body = sent_json(request)
     known = body.get("sourceAddress", SOURCE_ADDRESS) == SOURCE_ADDRESS
     if request.path.startswith("/v1/w3s/templates/"):
         known = known and body.get("templateParameters", TEMPLATE_PARAMETERS) == TEMPLATE_PARAMETERS
@@ -81,7 +81,7 @@ def _unknown_wallet(request: Request) -> bool:
     # wallet-and-address): this server answers 404, as for a resource it cannot find.
     if not request.path.endswith("estimateFee"):
         return False
-    body = _json(request)
+    body = sent_json(request)
     return body.get("walletId", WALLET_ID) != WALLET_ID or body.get("sourceAddress", SOURCE_ADDRESS) != SOURCE_ADDRESS
 
 
@@ -90,7 +90,7 @@ def _non_hex_bytecode(request: Request) -> bool:
     # bytecode-abi-format): bytecode that is not hex digits is answered 422.
     if request.path != _BYTECODE:
         return False
-    digits = str(_json(request).get("bytecode", "")).removeprefix("0x")
+    digits = str(sent_json(request).get("bytecode", "")).removeprefix("0x")
     return not digits or any(c not in "0123456789abcdefABCDEF" for c in digits)
 
 
@@ -98,7 +98,7 @@ def _invalid_bytecode(request: Request) -> bool:
     # bytecode must be hex digits and abiJson must parse (gap bytecode-abi-format).
     if request.path != _BYTECODE:
         return False
-    body = _json(request)
+    body = sent_json(request)
     try:
         json.loads(str(body.get("abiJson", "[]")))
         parses = True
@@ -110,7 +110,7 @@ def _invalid_bytecode(request: Request) -> bool:
 def _testnets_only(request: Request, response: Response) -> Response:
     # A key limited to test networks (gap chain-availability): estimates on a mainnet are refused.
     if request.path.endswith("/deploy/estimateFee") and response.status == 200:
-        chain = str(_json(request).get("blockchain", ""))
+        chain = str(sent_json(request).get("blockchain", ""))
         if chain and "-" not in chain:
             return Response.json_response(400, {"message": f"{chain} is not available to this key"})
     return response
@@ -118,7 +118,7 @@ def _testnets_only(request: Request, response: Response) -> Response:
 
 def _without_constructor_parameters(request: Request) -> bool:
     # "empty array when none" read as what a client must send (gap constructor-parameters-omitted).
-    return request.path == _BYTECODE and "constructorParameters" not in _json(request)
+    return request.path == _BYTECODE and "constructorParameters" not in sent_json(request)
 
 
 def _basic_format_times(record: dict[str, Any]) -> None:
@@ -128,13 +128,6 @@ def _basic_format_times(record: dict[str, Any]) -> None:
         record["createDate"] = stamp[:19].replace("-", "").replace(":", "") + "Z"
         record["updateDate"] = stamp[:19] + ",5+0000"
 
-
-def _json(request: Request) -> dict[str, Any]:
-    try:
-        body = json.loads(request.body or b"{}")
-    except ValueError:
-        return {}
-    return body if isinstance(body, dict) else {}
 
 
 VARIANTS: list[Variant] = [

@@ -22,6 +22,7 @@ from conformance.faults.toolkit import (
     path,
     request_body,
     response_body,
+    sent_json,
     status,
 )
 from conformance.services.social import reports
@@ -72,14 +73,6 @@ def _drop(member: str) -> Edit:
         return body
     return apply
 
-
-def _sent(request: Request) -> dict[str, Any]:
-    """The JSON object a request sent ({} for anything else)."""
-    try:
-        data = json.loads(request.body or b"{}")
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _set_header(name: str, value: str) -> Wrap:
@@ -155,7 +148,7 @@ def _past_end_served(match: Match) -> Wrap:
     # Not the toolkit's status(): which answers change depends on their body, the new body on the request.
     def after(request: Request, response: Response) -> Response:
         if match(request) and response.status == 400 and b"above total_pages" in response.body:
-            page = _sent(request).get("page")
+            page = sent_json(request).get("page")
             response.status = 200
             response.body = json.dumps({"data": [], "paging": {"current_page": page, "total_pages": page}}).encode()
         return response
@@ -189,7 +182,7 @@ def _flatten_internal(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _shift_output(request: Request, data: dict[str, Any]) -> dict[str, Any]:
-    if _sent(request).get("timezone"):
+    if sent_json(request).get("timezone"):
         for row in data["data"]:
             if isinstance(row.get("created_time"), str) and row["created_time"].endswith("Z"):
                 row["created_time"] = row["created_time"][:-1] + "-07:00"
@@ -198,13 +191,13 @@ def _shift_output(request: Request, data: dict[str, Any]) -> dict[str, Any]:
 
 def _last_page_cursor(request: Request, data: dict[str, Any]) -> dict[str, Any]:
     if "paging" not in data and data["data"]:
-        sent = _sent(request)
+        sent = sent_json(request)
         data["paging"] = {"next_cursor": reports._cursor(10**6, reports._query_key(sent))}
     return data
 
 
 def _cursor_repeats(request: Request, data: dict[str, Any]) -> dict[str, Any]:
-    sent = _sent(request).get("page_cursor")
+    sent = sent_json(request).get("page_cursor")
     if sent and "paging" in data:
         data["paging"]["next_cursor"] = sent
     return data
