@@ -56,7 +56,7 @@ class CheckSpec:
     def core(self) -> bool:
         """Carried by a core check, counted by where the function lives (not by how the rule
         names it): a ``<service>/<name>`` check is that service's scenario code."""
-        return not self.fn.__module__.startswith("conformance.services.")
+        return _service_of(self.fn) is None
 
     def params_schema(self) -> dict[str, Any]:
         return params_schema(self.params, self.required)
@@ -68,6 +68,12 @@ class CheckSpec:
         cls = jsonschema.validators.validator_for(schema)
         cls.check_schema(schema)
         return cls(schema)
+
+
+def _service_of(fn: CheckFn) -> str | None:
+    """The service whose package defines ``fn`` (``conformance.services.<id>...``), None for the core."""
+    parts = fn.__module__.split(".")
+    return parts[2] if parts[:2] == ["conformance", "services"] and len(parts) > 2 else None
 
 
 def params_schema(params: Mapping[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -120,9 +126,9 @@ def named(name: str, *, params: Mapping[str, Any] | None = None, required: tuple
     def register(fn: CheckFn) -> CheckFn:
         # A check in a service package is that service's behaviour, and its name says so: the
         # catalogue then shows at a glance which rules a core check carries.
-        parts = fn.__module__.split(".")
-        if parts[:2] == ["conformance", "services"] and len(parts) > 2 and not name.startswith(f"{parts[2]}/"):
-            raise RuntimeError(f"check '{name}' of {fn.__module__} must be named '{parts[2]}/<name>'")
+        service = _service_of(fn)
+        if service is not None and not name.startswith(f"{service}/"):
+            raise RuntimeError(f"check '{name}' of {fn.__module__} must be named '{service}/<name>'")
         if name in _BY_NAME and _BY_NAME[name].fn is not fn:
             raise RuntimeError(f"two checks registered as '{name}'")
         _BY_NAME[name] = _spec(name, fn, params, required)

@@ -420,9 +420,9 @@ def _check_fault_names(contract: Contract, rules_path: Path) -> None:
 
 def _digest(openapi: dict[str, Any], catalogue: dict[str, Any]) -> str:
     """What a target is judged by, hashed: the parsed OpenAPI document and rule catalogue, less
-    the fault bindings (``faults``, ``derived_faults``, ``derived_rules``), which prove the harness and never change
-    a verdict. Parsed, not raw bytes: a comment or a reflowed line changes no verdict either, so
-    it leaves recorded cassettes current."""
+    the fault bindings (``faults``, ``derived_faults``, ``derived_rules``), which prove the
+    harness and never change a verdict. Parsed, not raw bytes: a comment or a reflowed line
+    changes no verdict either, so it leaves recorded cassettes current."""
     judged = {**catalogue, "rules": [{k: v for k, v in rule.items() if k not in ("faults", "derived_faults")}
                                      for rule in catalogue["rules"]]}
     judged.pop("derived_rules", None)
