@@ -11,15 +11,13 @@ answer without its first required member, or with its first typed member of anot
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 from conformance.contract import Contract, Rule
-from conformance.faults.base import Fault, derived_fault, on_response
-from conformance.faults.toolkit import Match, operations
-from conformance.simulators.base import Simulator
-from conformance.transport.model import Request, Response
+from conformance.faults.base import Fault, derived_fault
+from conformance.faults.toolkit import Match, Wrap, operations, response_body
+from conformance.faults.toolkit import status as toolkit_status
 
 __all__ = ["answer_faults"]
 
@@ -34,16 +32,8 @@ def _operations(rule: Rule) -> Match:
     return operations(str(op) for op in rule.params.get("operations") or [rule.operation])
 
 
-def _remapped(rule: Rule, status: int) -> Callable[[Simulator], Simulator]:
-    on_operation = _operations(rule)
-    instead = _INSTEAD.get(status, 400)
-
-    def after(request: Request, response: Response) -> Response:
-        if response.status == status and on_operation(request):
-            response.status = instead
-        return response
-
-    return on_response(after)
+def _remapped(rule: Rule, status: int) -> Wrap:
+    return toolkit_status(_operations(rule), _INSTEAD.get(status, 400), when=status)
 
 
 def _first_member(contract: Contract, schema: Any) -> tuple[bool, str, str] | None:
@@ -60,24 +50,14 @@ def _first_member(contract: Contract, schema: Any) -> tuple[bool, str, str] | No
     return None
 
 
-def _edit_answer(rule: Rule, status: int, items: bool,
-                 edit: Callable[[dict[str, Any]], None]) -> Callable[[Simulator], Simulator]:
-    on_operation = _operations(rule)
-
-    def after(request: Request, response: Response) -> Response:
-        if response.status != status or not on_operation(request):
-            return response
-        try:
-            body = json.loads(response.body)
-        except ValueError:
-            return response
+def _edit_answer(rule: Rule, status: int, items: bool, edit: Callable[[dict[str, Any]], None]) -> Wrap:
+    def each(body: Any) -> Any:
         for node in (body if items and isinstance(body, list) else [body]):
             if isinstance(node, dict):
                 edit(node)
-        response.body = json.dumps(body).encode()
-        return response
+        return body
 
-    return on_response(after)
+    return response_body(_operations(rule), each, statuses=(status,))
 
 
 def _dropping(name: str) -> Callable[[dict[str, Any]], None]:
