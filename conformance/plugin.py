@@ -24,12 +24,13 @@ from conformance.reporting.allure_meta import HARNESS_ERROR_MARK
 from conformance.reporting.progress import Progress
 from conformance.reporting.redact import curl_line, render_request, render_response
 from conformance.reporting.summary import RunSummary
+from conformance.reporting.text import visible
 from conformance.runner import ERROR, FAILED, INTERRUPTED, SKIPPED, Case, Outcome, collect_cases, interrupted, run_case
 from conformance.services import target_for
 from conformance.settings import MIN_CHECKED_DEFAULTS, PROFILES, RECORD_MODES, TARGETS, MinChecked, RunSettings
 from conformance.targets import Target, base_urls
 from conformance.targets.sim import SimTarget
-from conformance.transport.scrub import REDACTED
+from conformance.transport.scrub import REDACTED, scrub_headers
 
 __all__ = ["pytest_addoption", "pytest_configure", "pytest_generate_tests"]
 
@@ -239,6 +240,20 @@ def _attach(outcome: Outcome, target: Target, settings: RunSettings) -> None:
                   allure.attachment_type.TEXT)
 
 
+def _reproduce(outcome: Outcome, target: Target, settings: RunSettings) -> str:
+    """The failing request's headers and a runnable curl line, redacted, under the failure: the
+    headers are often the point of the rule (a bearer sent where a key belongs), and the console
+    and JUnit are where CI readers look first (Allure has them as attachments too)."""
+    exchange = outcome.failure.exchange if outcome.failure else None
+    if exchange is None:
+        return ""
+    headers = scrub_headers(exchange.request.headers, outcome.secrets)
+    base_url, _ = _reproduction(target, settings)
+    sent = "; ".join(f"{name}: {value}" for name, value in headers.items() if name not in ("content-length", "host"))
+    curl = curl_line(exchange, outcome.secrets, base_url=base_url, env=_credential_variables(target))
+    return visible(f"\n  headers:  {sent}\n  curl:     {curl}")
+
+
 @pytest.fixture
 def conformance_check(conformance_settings: RunSettings, conformance_summary: RunSummary,
                       conformance_targets: dict[str, Target], pytestconfig: pytest.Config) -> Any:
@@ -268,7 +283,7 @@ def conformance_check(conformance_settings: RunSettings, conformance_summary: Ru
             kind = outcome.skip_kind.value if outcome.skip_kind else "not-exercised"
             pytest.skip(f"[{kind}] {outcome.message}")
         if outcome.status == FAILED:
-            pytest.fail(outcome.message, pytrace=False)
+            pytest.fail(outcome.message + _reproduce(outcome, target, conformance_settings), pytrace=False)
         if outcome.status == ERROR:
             pytest.fail(f"{HARNESS_ERROR_MARK} (not a target failure): {outcome.message}", pytrace=False)
 

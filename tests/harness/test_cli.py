@@ -141,7 +141,7 @@ def test_each_run_writes_its_own_directory_and_latest_points_at_it(tmp_path: Pat
     runs = sorted((tmp_path / "reports" / "runs").iterdir())
     assert len(runs) == 2 and all((r / "summary.json").is_file() for r in runs)
     junit = (runs[-1] / "junit.xml").read_text(encoding="utf-8")
-    assert 'testsuite name="conformance"' in junit and "presentations.auth.key-required" in junit
+    assert 'testsuite name="conformance.presentations"' in junit and "presentations.auth.key-required" in junit
     assert (tmp_path / "reports" / "latest").resolve() == runs[-1].resolve()
 
 
