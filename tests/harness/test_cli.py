@@ -79,6 +79,24 @@ def test_bad_input_is_one_clear_line(cli: CLI, args: list[str], message: str) ->
     assert "Traceback" not in proc.stderr
 
 
+def test_a_base_url_nobody_listens_on_is_one_line(cli: CLI, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not a failure block per rule: one line, exit 2, before any rule (schemathesis stops too)."""
+    import socket
+
+    from conformance.cli.reachable import why_unreachable
+
+    monkeypatch.setenv("CONFORMANCE_PRESENTATIONS_BASE_URL", "http://127.0.0.1:9")  # the discard port
+    monkeypatch.setenv("CONFORMANCE_PRESENTATIONS_API_KEY", "k")
+    proc = cli("run", "--target", "http", "--service", "presentations", "--no-allure")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    lines = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
+    assert len(lines) == 1
+    assert "nothing answers at http://127.0.0.1:9 for presentations (connection refused)" in lines[0]
+    with socket.create_server(("127.0.0.1", 0)) as listening:  # something listens: the run goes on
+        assert why_unreachable(f"http://127.0.0.1:{listening.getsockname()[1]}") is None
+    assert why_unreachable("http://no-such-host.invalid") in ("no such host 'no-such-host.invalid'", None)
+
+
 def test_rules_lists_each_rule_with_its_check(cli: CLI) -> None:
     proc = cli("rules", "--service", "presentations")
     assert proc.returncode == 0
