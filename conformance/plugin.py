@@ -19,6 +19,7 @@ from conformance.contract import Contract, load_contract
 from conformance.contract.catalogue_schema import DERIVED_KINDS, RULE_KINDS
 from conformance.contract.loader import available_services, docs_dir
 from conformance.errors import UsageError
+from conformance.layout import cassettes_dir
 from conformance.parallel import ParallelRun, is_worker, rule_of, run_started
 from conformance.reporting.allure_meta import HARNESS_ERROR_MARK
 from conformance.reporting.progress import Progress
@@ -65,8 +66,8 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
                                          "in a log (auto), or off (pytest's dots)")
     group.addoption("--conformance-every-rule", dest="conformance_every_rule", action="store_true",
                     help="the per-rule summary lists every rule (default: only what did not pass, and the totals)")
-    group.addoption("--cassette-dir", dest="conformance_cassettes", default="cassettes",
-                    help="where cassettes live (default: cassettes)")
+    group.addoption("--cassette-dir", dest="conformance_cassettes", default=str(cassettes_dir()),
+                    help="where cassettes live (default: the project's cassettes/)")
     group.addoption("--report-dir", dest="conformance_reports", default="reports",
                     help="where summary.json and triage.md are written (default: reports)")
     group.addoption("--min-checked", dest="conformance_min_checked", default=None,

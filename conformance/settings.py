@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass, field, fields
 
 from conformance.errors import UsageError
+from conformance.layout import cassettes_dir
 
 __all__ = ["ALLOWANCES", "LIMIT_HELP", "LIMIT_VARIABLES", "MIN_CHECKED_DEFAULTS", "PROFILES", "RUN_VARIABLES", "Limits",
            "MinChecked", "RunSettings", "RunVariable", "env_name", "limit_in_force", "run_variables"]
@@ -226,7 +227,7 @@ class RunSettings:
     # Real seconds per simulated second on an HTTP target: a simulator served with
     # `--clock-rate R` needs the harness to wait 1/R as long.
     time_scale: float = 1.0
-    cassette_dir: str = "cassettes"
+    cassette_dir: str = field(default_factory=lambda: str(cassettes_dir()))
     limits: Limits = field(default_factory=Limits)
     # Effects (x-effects of operations) a live target may suffer: "spend", "write".
     allow: frozenset[str] = frozenset()

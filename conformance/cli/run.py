@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from conformance.errors import HarnessError, UsageError
+from conformance.layout import cassettes_dir
 from conformance.settings import RECORD_MODES
 
 if TYPE_CHECKING:
@@ -44,7 +45,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                             "e.g. shop_resource=shops")
     output.add_argument("--report-dir", default=None,
                         help="where to write (default: new reports/runs/<time>-<pid>/; reports/latest points there)")
-    record.add_argument("--cassette-dir", default="cassettes", help="where cassettes are read and written")
+    record.add_argument("--cassette-dir", default=None,
+                        help="where cassettes are read and written (default: the project's cassettes/, found "
+                             "beside its schemas/ wherever the command runs from)")
     output.add_argument("--no-allure", action="store_true", help="do not write allure-results")
     select.add_argument("-k", metavar="EXPR", help="only rules whose id matches this pytest -k expression")
     select.add_argument("-m", metavar="MARKEXPR",
@@ -97,7 +100,7 @@ def pytest_argv(args: argparse.Namespace, settings: RunSettings, report_dir: Pat
     """The pytest command line of a run: the suites, this run's files and the selection."""
     argv = [str(SUITES), "-p", "no:cacheprovider", *_UNUSED_PLUGINS, "-q", "-o", "console_output_style=classic",
             "--rootdir", str(SUITES), "-c", str(SUITES / "pytest.ini"),
-            "--report-dir", str(report_dir), "--cassette-dir", args.cassette_dir,
+            "--report-dir", str(report_dir), "--cassette-dir", args.cassette_dir or str(cassettes_dir()),
             # JUnit XML for CI systems that read it (one testcase per rule, named by rule id).
             "--junitxml", str(report_dir / "junit.xml"), "-o", "junit_suite_name=conformance",
             "--target", settings.target, "--profile", settings.profile]

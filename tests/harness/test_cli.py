@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -95,6 +96,19 @@ def test_a_base_url_nobody_listens_on_is_one_line(cli: CLI, monkeypatch: pytest.
     with socket.create_server(("127.0.0.1", 0)) as listening:  # something listens: the run goes on
         assert why_unreachable(f"http://127.0.0.1:{listening.getsockname()[1]}") is None
     assert why_unreachable("http://no-such-host.invalid") in ("no such host 'no-such-host.invalid'", None)
+
+
+def test_replay_from_another_directory_reads_the_project_cassettes(
+        cli: CLI, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The cassettes are found beside the contracts, not in ./cassettes of wherever the user is."""
+    monkeypatch.chdir(tmp_path)
+    proc = cli("run", "--target", "replay", "--service", "tokenrisk", "-k", "general", "--no-allure",
+               "--report-dir", str(tmp_path / "r"))
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text(encoding="utf-8"))
+    rules = [r for r in summary["services"]["tokenrisk"]["rules"] if r["selected"]]
+    assert rules and all(r["status"] == "passed" for r in rules), [(r["id"], r["message"]) for r in rules]
+    assert not (tmp_path / "cassettes").exists()
 
 
 def test_rules_lists_each_rule_with_its_check(cli: CLI) -> None:
@@ -315,7 +329,7 @@ def test_help_groups_options_and_shows_defaults() -> None:
     run_help = _parser()._subparsers._group_actions[0].choices["run"].format_help()  # type: ignore[union-attr]
     for title in ("target:", "selection:", "cassettes:", "output and exit status:"):
         assert f"\n{title}\n" in run_help, run_help
-    assert "(default: cassettes)" in " ".join(run_help.split())
+    assert "(default: the project's cassettes/" in " ".join(run_help.split())
     subparsers = _parser()._subparsers
     serve_help = " ".join(subparsers._group_actions[0].choices["serve"].format_help().split())  # type: ignore[union-attr]
     assert "port to listen on; 0: any free port (the printed URL names it) (default: 8080)" in serve_help
