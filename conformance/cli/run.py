@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     select.add_argument("-k", metavar="EXPR", help="only rules whose id matches this pytest -k expression")
     select.add_argument("-m", metavar="MARKEXPR",
                         help="only rules whose markers match this pytest -m expression: service ids, rule "
-                             "kinds, document or standard (e.g. -m 'tokenrisk and limit')")
+                             "kinds, document or standard (e.g. -m 'presentations and limit')")
     where.add_argument("-n", "--jobs", type=int, default=1, metavar="N",
                        help="check services side by side in N worker processes (pytest-xdist); one service's rules "
                             "run in one worker in order; one merged report (default 1)")

@@ -111,6 +111,18 @@ def test_replay_from_another_directory_reads_the_project_cassettes(
     assert not (tmp_path / "cassettes").exists()
 
 
+def test_the_marker_examples_the_readme_and_help_give_select_rules(cli: CLI, tmp_path: Path) -> None:
+    from conformance.cli import _parser
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    run_help = _parser()._subparsers._group_actions[0].choices["run"].format_help()  # type: ignore[union-attr]
+    examples = set(re.findall(r'`-m "([^"]+)"`', readme)) | set(re.findall(r"-m '([^']+)'", run_help))
+    assert examples
+    for i, expression in enumerate(sorted(examples)):
+        proc = cli("run", "-m", expression, "--no-allure", "--report-dir", str(tmp_path / str(i)))
+        assert proc.returncode == 0 and "no rule was selected" not in proc.stderr, (expression, proc.stderr)
+
+
 def test_rules_lists_each_rule_with_its_check(cli: CLI) -> None:
     proc = cli("rules", "--service", "presentations")
     assert proc.returncode == 0
