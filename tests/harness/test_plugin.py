@@ -254,3 +254,24 @@ def test_the_live_line_is_rewritten_in_place_and_cleared() -> None:
     assert all(w.startswith("\r") for w in written[:-1]) and "a.x.two" in written[1]
     assert written[-1].startswith("[3/3] 1 passed, 1 failed, 1 skipped") and written[-1].endswith("done\n")
     assert max(len(w.strip("\r\n")) for w in written) <= 60
+
+
+def test_a_log_hears_from_a_long_rule_every_heartbeat() -> None:
+    """In a CI log a rule that takes minutes (a rate-limit window at a served simulator's real
+    clock) still prints a line every 30 s; the clock is given, so no test waits for it."""
+    from conformance.reporting.progress import Progress
+
+    written: list[str] = []
+
+    class Out:
+        def write(self, content: str, *, flush: bool = False) -> None:
+            written.append(content)
+
+    progress = Progress(total=2, out=Out(), live=False, heartbeat=30.0, beating=False)  # the test beats
+    progress.start("a.rate.burst")
+    started = progress._last_line
+    assert not progress.beat(started + 29.0)
+    assert progress.beat(started + 31.0) and written[-1].endswith("a.rate.burst (still running)\n")
+    assert not progress.beat(progress._last_line + 1.0)  # the beat itself is a line: the next is 30 s on
+    progress.finish("a.rate.burst", "passed")
+    progress.close()
