@@ -61,9 +61,10 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
                     help="apply a named fault to the simulator (see `conformance selftest --list`)")
     group.addoption("--allow", dest="conformance_allow", action="append", choices=("spend", "write"), default=None,
                     help="on --target http, allow rules that spend credits or write vendor data (repeatable)")
-    group.addoption("--conformance-progress", dest="conformance_progress", choices=("auto", "live", "lines", "off"),
+    group.addoption("--conformance-progress", dest="conformance_progress",
+                    choices=("auto", "live", "lines", "off", "quiet"),
                     default="auto", help="progress line: live on a terminal, a line per service and every 25 rules "
-                                         "in a log (auto), or off (pytest's dots)")
+                                         "in a log (auto), off (pytest's dots) or quiet (neither)")
     group.addoption("--conformance-every-rule", dest="conformance_every_rule", action="store_true",
                     help="the per-rule summary lists every rule (default: only what did not pass, and the totals)")
     group.addoption("--cassette-dir", dest="conformance_cassettes", default=str(cassettes_dir()),
@@ -348,9 +349,17 @@ def _start_progress(config: pytest.Config, total: int) -> None:
     if (mode == "off" or not total or reporter is None or config.get_verbosity() > 0 or config.option.collectonly
             or is_worker(config)):
         return
+    if mode == "quiet":  # counted, not shown: neither a line nor a dot (run -q)
+        config.stash[_PROGRESS] = Progress(total=total, out=_Silent(), live=False, beating=False)
+        return
     live = mode == "live" or (mode == "auto" and bool(getattr(reporter, "isatty", False)))
     reporter.write_line("")
     config.stash[_PROGRESS] = Progress(total=total, out=reporter, live=live)
+
+
+class _Silent:
+    def write(self, content: str, *, flush: bool = False) -> None:
+        pass
 
 
 @pytest.hookimpl(wrapper=True)

@@ -190,6 +190,7 @@ RUN_VARIABLES: tuple[RunVariable, ...] = (
                 "least share of selected rules checked, a percentage or a count (--min-checked); below: exit 3"),
     RunVariable("CONFORMANCE_RECORD_MODE", "none", "cassette mode: none, once, new_episodes, all, rewrite"),
     RunVariable("CONFORMANCE_TIME_SCALE", "1", "divide real waits (a simulator served with --clock-rate)"),
+    RunVariable("CONFORMANCE_SEED", "random (nightly; printed)", "seed of the nightly profile's generation (--seed)"),
     RunVariable("CONFORMANCE_DOCS_URL", "", "base URL for source links in reports (default: the local file)"),
     *(RunVariable(_LIMIT_ENV[f.name], "auto" if f.default is None else f"{f.default:g}"
                   if isinstance(f.default, float) else str(f.default), LIMIT_HELP[f.name])
@@ -228,6 +229,9 @@ class RunSettings:
     # `--clock-rate R` needs the harness to wait 1/R as long.
     time_scale: float = 1.0
     cassette_dir: str = field(default_factory=lambda: str(cassettes_dir()))
+    # The nightly profile's generation is random; a seed makes a run's examples reproducible.
+    # (The gate is always seeded, from each rule's id: its examples never change.)
+    seed: int | None = None
     limits: Limits = field(default_factory=Limits)
     # Effects (x-effects of operations) a live target may suffer: "spend", "write".
     allow: frozenset[str] = frozenset()
@@ -264,6 +268,12 @@ class RunSettings:
             "allow": frozenset(a.strip() for a in os.environ.get("CONFORMANCE_ALLOW", "").split(",") if a.strip()),
             "record_mode": os.environ.get("CONFORMANCE_RECORD_MODE", "none"),
         }
+        seed = os.environ.get("CONFORMANCE_SEED", "").strip()
+        if seed:
+            try:
+                values["seed"] = int(seed)
+            except ValueError:
+                raise UsageError(f"CONFORMANCE_SEED must be a whole number, got '{seed}'") from None
         scale = os.environ.get("CONFORMANCE_TIME_SCALE")
         if scale:
             try:

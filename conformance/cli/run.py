@@ -66,6 +66,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                              "(CONFORMANCE_MIN_CHECKED)")
     output.add_argument("--allow-skips", action="store_true",
                         help="exit 0 even when rules were not checked (missing cassettes, credentials, rate limits)")
+    where.add_argument("--seed", type=int, default=None, metavar="N",
+                       help="seed the nightly profile's random generation: the same N draws the same examples (a "
+                            "nightly run without one picks one and prints it); or CONFORMANCE_SEED")
+    output.add_argument("-x", "--exitfirst", action="store_const", const=1, dest="max_failures",
+                        help="stop at the first failing rule (the rest are reported not run)")
+    output.add_argument("--max-failures", type=int, default=None, metavar="N",
+                        help="stop after N failing rules (the rest are reported not run)")
+    output.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress lines and no failure blocks: the per-rule summary and the verdict only")
+    output.add_argument("--no-color", action="store_true", help="no colour in the output (NO_COLOR also works)")
     where.add_argument("--discover", action="store_true",
                        help="with --target http: fill unset target settings from the target's answers to documented "
                             "reads first (`conformance discover`); settings you give win")
@@ -81,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
     from conformance.cli.preflight import preflight
     from conformance.cli.rundirs import new_run_dir
 
+    _seed(args)
     settings = preflight(args)
     report_dir = Path(args.report_dir) if args.report_dir else new_run_dir(Path("reports"))
     argv = pytest_argv(args, settings, report_dir)
@@ -94,6 +105,22 @@ def run(args: argparse.Namespace) -> int:
 # bytecode is not cached, as under PYTHONDONTWRITEBYTECODE): schemathesis and hypothesis are
 # used as libraries here, not through their pytest plugins; benchmark and anyio serve other tests.
 _UNUSED_PLUGINS = ("-p", "no:benchmark", "-p", "no:anyio", "-p", "no:schemathesis")
+
+
+def _seed(args: argparse.Namespace) -> None:
+    """--seed, else a nightly run's own random seed: set where the run's settings read it
+    (CONFORMANCE_SEED), and printed, so a nightly failure can be drawn again."""
+    import os
+    import random
+
+    if args.seed is not None:
+        os.environ["CONFORMANCE_SEED"] = str(args.seed)
+    profile = args.profile or os.environ.get("CONFORMANCE_PROFILE", "gate")
+    if profile == "nightly":
+        if not os.environ.get("CONFORMANCE_SEED"):
+            os.environ["CONFORMANCE_SEED"] = str(random.SystemRandom().randrange(2**32))
+        print(f"conformance: nightly seed {os.environ['CONFORMANCE_SEED']} "
+              f"(--seed {os.environ['CONFORMANCE_SEED']} draws the same examples)")
 
 
 def pytest_argv(args: argparse.Namespace, settings: RunSettings, report_dir: Path) -> list[str]:
@@ -118,6 +145,14 @@ def pytest_argv(args: argparse.Namespace, settings: RunSettings, report_dir: Pat
     argv += _jobs_argv(args.jobs)
     if args.min_checked is not None:
         argv += ["--min-checked", args.min_checked]
+    if args.max_failures is not None:
+        if args.max_failures < 1:
+            raise UsageError(f"--max-failures must be 1 or more, got {args.max_failures}")
+        argv += ["--maxfail", str(args.max_failures)]
+    if args.quiet:
+        argv += ["--conformance-progress", "quiet", "--tb=no"]
+    if args.no_color:
+        argv += ["--color=no"]
     return argv
 
 

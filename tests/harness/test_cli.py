@@ -71,6 +71,9 @@ def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> 
         (["serve", "presentations", "--option", "product=x"], "takes no option product"),
         (["serve", "scanning", "--option", "product"], "NAME=VALUE"),
         (["run", "--target", "http", "--service", "scanning"], "needs CONFORMANCE_SCANNING_BASE_URL"),
+        (["run", "--max-falures", "2"], "did you mean '--max-failures'"),
+        (["run", "--max-failures", "0"], "--max-failures must be 1 or more"),
+        (["run", "--seed", "x"], "invalid int value"),
     ],
 )
 def test_bad_input_is_one_clear_line(cli: CLI, args: list[str], message: str) -> None:
@@ -121,6 +124,35 @@ def test_the_marker_examples_the_readme_and_help_give_select_rules(cli: CLI, tmp
     for i, expression in enumerate(sorted(examples)):
         proc = cli("run", "-m", expression, "--no-allure", "--report-dir", str(tmp_path / str(i)))
         assert proc.returncode == 0 and "no rule was selected" not in proc.stderr, (expression, proc.stderr)
+
+
+def test_exitfirst_stops_at_the_first_failure_and_quiet_prints_the_verdict_only(cli: CLI, tmp_path: Path) -> None:
+    proc = cli("run", "--service", "presentations", "--fault", "accepts-bearer", "-x", "-q", "--no-color",
+               "--no-allure", "--report-dir", str(tmp_path / "r"))
+    assert proc.returncode == 1
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text(encoding="utf-8"))
+    statuses = [r["status"] for r in summary["services"]["presentations"]["rules"]]
+    assert statuses.count("failed") == 1 and "not run" in statuses  # stopped: the rest not run
+    assert "FAIL  presentations.auth.bearer-rejected" in proc.stdout  # the verdict stays
+    assert "starting" not in proc.stdout and "= FAILURES =" not in proc.stdout and "\x1b[" not in proc.stdout
+
+
+def test_a_seed_draws_the_nightly_examples_again() -> None:
+    """--seed (CONFORMANCE_SEED) seeds each rule's generation in the nightly profile; the gate's
+    seed is the rule's own either way (its examples, and so its cassettes, never move)."""
+    from types import SimpleNamespace
+
+    from conformance.checks.context import CheckContext
+    from conformance.settings import RunSettings
+
+    def drawn(profile: str, seed: int | None) -> Any:
+        target = SimpleNamespace(settings=RunSettings(seed=seed))
+        ctx = CheckContext(None, SimpleNamespace(id="svc.rule"), target, None, profile)  # type: ignore[arg-type]
+        return getattr(ctx.property_test("GET /x")(lambda: None), "_hypothesis_internal_use_seed", None)
+
+    assert drawn("nightly", 5) == drawn("nightly", 5) != drawn("nightly", 6)
+    assert drawn("nightly", None) is None  # random, as the profile says
+    assert drawn("gate", None) == drawn("gate", 5) is not None
 
 
 def test_rules_lists_each_rule_with_its_check(cli: CLI) -> None:
