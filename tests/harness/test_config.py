@@ -227,7 +227,8 @@ def test_references_and_get_for_a_ci_job(cli: CLI, tmp_path: Path, monkeypatch: 
      ("targets.sandbox.scanning.api_key", "is a credential")),
     # Unknown keys: at the top, in a target, in a service's table, and an unknown service.
     (("[targets.sandbox]", "colour = 1\n[targets.sandbox]"), ("colour: unknown key",)),
-    (("run_seconds = 6000", "run_secs = 6000"), ("targets.sandbox.run_secs: unknown key", "did you mean 'run_seconds'")),
+    (("run_seconds = 6000", "run_secs = 6000"),
+     ("targets.sandbox.run_secs: unknown key", "did you mean 'run_seconds'")),
     (('sample_query = "port:22"', 'sample_qeury = "port:22"'),
      ("targets.sandbox.scanning.sample_qeury: unknown key", "did you mean 'sample_query'")),
     (("[targets.sandbox.scanning]", "[targets.sandbox.scaning]"),
@@ -239,7 +240,8 @@ def test_references_and_get_for_a_ci_job(cli: CLI, tmp_path: Path, monkeypatch: 
     (('profile = "nightly"', "profile = 3"), ("targets.sandbox.profile", "must be a string")),
     (('profile = "nightly"', 'profile = "nighty"'), ("targets.sandbox.profile", "did you mean 'nightly'")),
     (('min_checked = "50%"', 'min_checked = "most"'), ("targets.sandbox.min_checked", "percentage")),
-    (('sample_query = "port:22"', "sample_query = [1]"), ("targets.sandbox.scanning.sample_query", "string or a number")),
+    (('sample_query = "port:22"', "sample_query = [1]"),
+     ("targets.sandbox.scanning.sample_query", "string or a number")),
     # A referenced variable that is not set.
     (('base_url = "${TEST_SCANNING_URL}"', 'base_url = "${TEST_NOT_SET_ANYWHERE}"'),
      ("targets.sandbox.scanning.base_url", "${TEST_NOT_SET_ANYWHERE}", "not set")),
