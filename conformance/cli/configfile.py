@@ -10,6 +10,7 @@ Parsed with tomllib, bounded in size; every mistake is one UsageError line namin
 
 from __future__ import annotations
 
+import argparse
 import os
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -66,6 +67,19 @@ def load(config: str | None, target_name: str | None, services: Sequence[str] | 
          environ: Mapping[str, str] | None = None) -> Config | None:
     """The file given (``--config``) or found, checked whole; the chosen target's values resolved
     for ``services`` (default: every service it configures). None when there is no file."""
+    opened = _open(config, target_name)
+    if opened is None:
+        return None
+    where, targets, chosen = opened
+    if chosen is None:
+        return Config(where.path, None, tuple(targets))
+    return _resolve(where, chosen, tuple(targets), targets[chosen], services,
+                    os.environ if environ is None else environ)
+
+
+def _open(config: str | None, target_name: str | None) -> tuple[_Where, dict[str, dict[str, Any]], str | None] | None:
+    """The file read and checked, its targets, and the chosen one's name (None: none chosen);
+    None when no file is given or found and no target is asked for."""
     path = Path(config) if config else find()
     if path is None:
         if target_name:
@@ -76,17 +90,14 @@ def load(config: str | None, target_name: str | None, services: Sequence[str] | 
     where = _Where(path)
     chosen = target_name or data.get("default_target")
     targets = _check(where, data, chosen)
-    if chosen is None:
-        return Config(path, None, tuple(targets))
-    if chosen not in targets:
+    if chosen is not None and chosen not in targets:
         source = "--target-name" if target_name else "default_target"
         raise UsageError(f"{path}: no target '{chosen}' ({source}); targets: {', '.join(targets) or 'none'}"
                          f"{did_you_mean(chosen, targets)}")
-    return _resolve(where, chosen, tuple(targets), targets[chosen], services,
-                    os.environ if environ is None else environ)
+    return where, targets, chosen
 
 
-def configure(args: Any) -> Config | None:
+def configure(args: argparse.Namespace) -> Config | None:
     """For a command with ``--config``, ``--target-name`` and ``--service``: the chosen target's
     values put into this process's environment where it leaves them unset; without ``--service``,
     the services the target configures are the selection (when it names any)."""
@@ -106,15 +117,12 @@ def references(config: str | None, target_name: str | None,
                services: Sequence[str]) -> list[tuple[str, str, bool, str]]:
     """(service or "run-wide", NAME, is a credential, key) for each ``${NAME}`` the chosen target
     refers to: the names a CI workflow must map into the run's environment. Nothing is resolved."""
-    path = Path(config) if config else find()
-    if path is None:
-        raise UsageError(f"no configuration file: no {FILE_NAME} in {Path.cwd()} or a parent; give one with --config")
-    data = _read(path)
-    chosen = target_name or data.get("default_target")
-    targets = _check(_Where(path), data, chosen)
-    if chosen not in targets:
-        raise UsageError(f"{path}: no target '{chosen}'; targets: {', '.join(targets) or 'none'}"
-                         f"{did_you_mean(str(chosen), targets)}")
+    opened = _open(config, target_name)
+    chosen = opened[2] if opened else None
+    if opened is None or chosen is None:
+        raise UsageError("--references needs a target of a configuration file: --target-name NAME "
+                         "(or the file's default_target)")
+    targets = opened[1]
     found: list[tuple[str, str, bool, str]] = []
     for key, value in targets[chosen].items():
         dotted = f"targets.{chosen}.{key}"
