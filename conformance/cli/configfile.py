@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -155,6 +154,8 @@ class _Where:
 
 
 def _read(path: Path) -> dict[str, Any]:
+    import tomllib  # only when there is a file: about 10 ms of `conformance env` otherwise
+
     try:
         with path.open("rb") as handle:
             raw = handle.read(MAX_BYTES + 1)
@@ -184,19 +185,20 @@ def _check(where: _Where, data: dict[str, Any], chosen: object) -> dict[str, dic
     default = data.get("default_target")
     if default is not None and not isinstance(default, str):
         raise where.bad("default_target", "must be a string naming one of [targets]")
+    from conformance.cli.ids import available_services
+
+    services = available_services() if any(isinstance(v, dict) for b in targets.values() if isinstance(b, dict)
+                                           for v in b.values()) else []
     for name, body in targets.items():
         if not isinstance(body, dict):
             raise where.bad(f"targets.{name}", "must be a table ([targets.NAME])")
         for key, value in body.items():
-            _check_key(where, f"targets.{name}.{key}", key, value, chosen=name == chosen)
+            _check_key(where, f"targets.{name}.{key}", key, value, services, chosen=name == chosen)
     return targets
 
 
-def _check_key(where: _Where, dotted: str, key: str, value: object, *, chosen: bool) -> None:
-    from conformance.cli.ids import available_services
-
+def _check_key(where: _Where, dotted: str, key: str, value: object, services: list[str], *, chosen: bool) -> None:
     if isinstance(value, dict):
-        services = available_services()
         if key not in services:
             if not chosen:
                 # Another target's service the contracts here do not have (CONFORMANCE_SCHEMAS_DIR

@@ -259,6 +259,25 @@ def test_a_bad_file_is_one_line_naming_the_file_and_key(cli: CLI, tmp_path: Path
         assert "sk-live-123456" not in line  # a refused credential is never echoed
 
 
+def test_a_literal_credential_is_refused_in_a_target_not_chosen(cli: CLI, tmp_path: Path) -> None:
+    """A secret in the file is a secret on disk whichever target is used."""
+    _file(tmp_path, GOOD + '\n[targets.staging.scanning]\napi_key = "sk-live-123456"\n')
+    line = _one_line_exit_2(cli("env", "--target-name", "local", "--service", "presentations"),
+                            "targets.staging.scanning.api_key", "is a credential")
+    assert "sk-live-123456" not in line
+
+
+def test_an_unknown_default_target_is_one_line(cli: CLI, tmp_path: Path) -> None:
+    _file(tmp_path, 'default_target = "stagin"\n' + GOOD)
+    _one_line_exit_2(cli("env"), "no target 'stagin' (default_target)")
+
+
+def test_discover_reads_the_chosen_target(cli: CLI, tmp_path: Path) -> None:
+    _file(tmp_path)  # sandbox's scanning refers to TEST_SCANNING_URL, unset here
+    _one_line_exit_2(cli("discover", "--service", "scanning", "--target-name", "sandbox"),
+                     "targets.sandbox.scanning.base_url", "${TEST_SCANNING_URL}")
+
+
 def test_the_control_file_is_good(cli: CLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The file every bad-file case edits passes as it is: each refusal above is the edit's."""
     _file(tmp_path)
