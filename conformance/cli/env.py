@@ -59,7 +59,7 @@ def env(args: argparse.Namespace) -> int:
         return _references(args, services)
     config = configfile.load(args.config, args.target_name, args.service)
     if args.get:
-        return _get(args.get, config, services)
+        return _get(args.get, config)
     _header(config)
     print("# run-wide (value in force [where it came from])")
     for variable in RUN_VARIABLES:
@@ -129,11 +129,14 @@ def _service(service: str, facts: ServiceFacts, config: Config | None) -> None:
               f"{': ' + description if description else ''}")
 
 
-def _get(variable: str, config: Config | None, services: list[str]) -> int:
+def _get(variable: str, config: Config | None) -> int:
     """One value for a script (the nightly job asks whether a sandbox is configured)."""
     from conformance.cli.envfacts import facts_for
+    from conformance.cli.ids import available_services
 
-    secrets = {env_name(s, c["name"]) for s in services for c in facts_for(s).credentials if c.get("secret", True)}
+    # Every service's, not only those selected: --service must not open a way to print a secret.
+    secrets = {env_name(s, c["name"]) for s in available_services() for c in facts_for(s).credentials
+               if c.get("secret", True)}
     if variable in secrets:
         raise UsageError(f"{variable} is a credential: `conformance env` never prints its value")
     print(_in_force(variable, config)[0])

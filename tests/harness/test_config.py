@@ -210,8 +210,9 @@ def test_references_and_get_for_a_ci_job(cli: CLI, tmp_path: Path, monkeypatch: 
     monkeypatch.setenv("TEST_SCANNING_KEY", "sk-9")
     url = cli("env", "--target-name", "sandbox", "--service", "scanning", "--get", "CONFORMANCE_SCANNING_BASE_URL")
     assert url.stdout == "https://sandbox.example\n"
-    _one_line_exit_2(cli("env", "--target-name", "sandbox", "--service", "scanning", "--get",
-                         "CONFORMANCE_SCANNING_API_KEY"), "is a credential")
+    for selected in ("scanning", "presentations"):  # another service selected does not open the way
+        _one_line_exit_2(cli("env", "--target-name", "sandbox", "--service", selected, "--get",
+                             "CONFORMANCE_SCANNING_API_KEY"), "is a credential")
 
 
 # --- bad files: one line naming the file and the key, exit 2 ----------------------------------
