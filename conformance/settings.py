@@ -262,11 +262,12 @@ class RunSettings:
     @classmethod
     def from_env(cls, **overrides: object) -> RunSettings:
         values: dict[str, object] = {
-            "target": os.environ.get("CONFORMANCE_TARGET", "sim"),
-            "profile": os.environ.get("CONFORMANCE_PROFILE", "gate"),
+            # Empty is unset, as for every variable (a CI expression that yields nothing).
+            "target": os.environ.get("CONFORMANCE_TARGET") or "sim",
+            "profile": os.environ.get("CONFORMANCE_PROFILE") or "gate",
             "limits": Limits.from_env(),
             "allow": frozenset(a.strip() for a in os.environ.get("CONFORMANCE_ALLOW", "").split(",") if a.strip()),
-            "record_mode": os.environ.get("CONFORMANCE_RECORD_MODE", "none"),
+            "record_mode": os.environ.get("CONFORMANCE_RECORD_MODE") or "none",
         }
         seed = os.environ.get("CONFORMANCE_SEED", "").strip()
         if seed:

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from conformance.cli.env import add_config_options
 from conformance.errors import HarnessError, UsageError
 from conformance.layout import cassettes_dir
 from conformance.settings import RECORD_MODES
@@ -33,6 +34,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     select.add_argument("--service", action="append", help="service id (repeatable; default all)")
     where.add_argument("--target", choices=("sim", "http", "replay"), default=None,
                        help="sim (default), http or replay; or set CONFORMANCE_TARGET")
+    add_config_options(where)
     where.add_argument("--profile", choices=("gate", "nightly"), default=None,
                        help="gate (default: derandomized, bounded) or nightly (deep, random); or CONFORMANCE_PROFILE")
     record.add_argument("--record", action="store_true", help="record cassettes while running (--record-mode rewrite)")
@@ -88,10 +90,12 @@ def run(args: argparse.Namespace) -> int:
     interrupts.checkpoint("imports")
     import pytest  # noqa: F401  (the heavy import, after the checkpoint a test pauses at)
 
+    from conformance.cli.configfile import configure
     from conformance.cli.preflight import preflight
     from conformance.cli.rundirs import new_run_dir
 
-    _seed(args)
+    configure(args)  # the configuration file's target fills what the environment leaves unset
+    _seed(args)  # after: the file may set the profile
     settings = preflight(args)
     report_dir = Path(args.report_dir) if args.report_dir else new_run_dir(Path("reports"))
     argv = pytest_argv(args, settings, report_dir)
