@@ -119,3 +119,18 @@ def test_nightly_job_outlasts_the_runs_own_bound(monkeypatch: pytest.MonkeyPatch
     assert run_seconds < 4 * 3600  # the file's, not the default
     # Set-up and the report need time after the run's bound: ten minutes at least.
     assert int(job["timeout-minutes"]) * 60 >= run_seconds + 600  # type: ignore[call-overload]
+
+
+def test_both_workflows_are_scoped_cached_and_publish_junit() -> None:
+    for name in ("gate.yml", "nightly.yml"):
+        flow = yaml.safe_load((ROOT / ".github/workflows" / name).read_text())
+        assert flow["permissions"]["contents"] == "read" and flow["permissions"]["checks"] == "write", name
+        assert "group" in flow["concurrency"], name
+        steps = [step for job in flow["jobs"].values() for step in job["steps"]]
+        assert all(s.get("with", {}).get("cache") == "pip" for s in steps
+                   if str(s.get("uses", "")).startswith("actions/setup-python")), name
+        assert any(str(s.get("uses", "")).startswith("mikepenz/action-junit-report") for s in steps), name
+        old = [s["uses"] for s in steps if str(s.get("uses", "")).startswith(("actions/checkout@v4",
+                                                                             "actions/setup-python@v5",
+                                                                             "actions/upload-artifact@v4"))]
+        assert not old, (name, old)
