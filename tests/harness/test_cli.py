@@ -117,7 +117,8 @@ def test_replay_from_another_directory_reads_the_project_cassettes(
 def test_the_marker_examples_the_readme_and_help_give_select_rules(cli: CLI, tmp_path: Path) -> None:
     from conformance.cli import _parser
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    root = Path(__file__).resolve().parents[2]
+    readme = "".join((root / name).read_text(encoding="utf-8") for name in ("README.md", "docs/reference.md"))
     run_help = _parser()._subparsers._group_actions[0].choices["run"].format_help()  # type: ignore[union-attr]
     examples = set(re.findall(r'`-m "([^"]+)"`', readme)) | set(re.findall(r"-m '([^']+)'", run_help))
     assert examples
