@@ -52,8 +52,8 @@ class _Recorded(httpx.SyncByteStream):
     """The decoded body of a live answer, recorded into the cassette once read to its end or to
     the cap."""
 
-    def __init__(self, recorder: Recorder, request: VcrRequest, real: httpx.Response) -> None:
-        self._recorder, self._request, self._real = recorder, request, real
+    def __init__(self, recorder: Recorder, request: VcrRequest, real: httpx.Response, where: str) -> None:
+        self._recorder, self._request, self._real, self._where = recorder, request, real, where
 
     def __iter__(self) -> Iterator[bytes]:
         limits = self._recorder.limits
@@ -69,7 +69,7 @@ class _Recorded(httpx.SyncByteStream):
             body = b"".join(got)
             self._recorder.record(self._request, self._real, body,
                                   f"when recorded, {exc}; the cassette holds the {len(body)} bytes read")
-            raise
+            raise ResponseTooLarge(f"{self._where}{exc}") from None
         self._recorder.record(self._request, self._real, b"".join(got))
 
     def close(self) -> None:
@@ -102,8 +102,8 @@ class RecordingTransport(httpx.BaseTransport):
         headers = [(name, value) for name, value in real.headers.multi_items()
                    if not encodings_of(real.headers.get("content-encoding"))
                    or name.lower() not in ("content-encoding", "content-length")]
-        return httpx.Response(real.status_code, headers=headers, stream=_Recorded(self._recorder, asked, real),
-                              extensions=real.extensions)
+        body = _Recorded(self._recorder, asked, real, f"{request.method} {request.url.path}: ")
+        return httpx.Response(real.status_code, headers=headers, stream=body, extensions=real.extensions)
 
     def close(self) -> None:
         self._inner.close()
