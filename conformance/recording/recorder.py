@@ -59,7 +59,9 @@ class _Recorded(httpx.SyncByteStream):
         limits = self._recorder.limits
         got: list[bytes] = []
         # The transport's raw stream, not ``iter_raw``: an in-process answer was read as it was built.
-        chunks = decoded(self._real.stream, self._real.headers.get("content-encoding"),
+        raw = self._real.stream
+        assert isinstance(raw, httpx.SyncByteStream)  # a sync client's transport
+        chunks = decoded(raw, self._real.headers.get("content-encoding"),
                          cap=limits.max_response_bytes, max_encodings=limits.max_encodings, tick=_tick)
         try:
             for chunk in chunks:

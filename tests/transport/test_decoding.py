@@ -139,7 +139,7 @@ def test_more_encodings_than_the_limit_are_refused_before_reading(encoding: str)
         raise AssertionError("read")
         yield b""
 
-    with pytest.raises(ResponseUndecodable, match=r"3 content encodings .* more than the 2 .*CONFORMANCE_MAX_ENCODINGS"):
+    with pytest.raises(ResponseUndecodable, match=r"3 content encodings .* than the 2 .*CONFORMANCE_MAX_ENCODINGS"):
         decoded(never(), encoding, cap=MiB, max_encodings=2)
     assert b"".join(decoded([_gzip(_gzip(_gzip(TEXT)))], "gzip, gzip, gzip", cap=MiB, max_encodings=3)) == TEXT
 
@@ -179,7 +179,8 @@ def test_a_live_bomb_stops_at_the_cap(mode: str) -> None:
 def _bomb_cassette(path: Path, encoding: str, body: bytes) -> Path:
     response = {"status": {"code": 200, "message": "OK"}, "body": {"string": body},
                 "headers": {"Content-Type": ["application/json"], "Content-Encoding": [encoding]}}
-    request = {"method": "GET", "uri": "http://replay.invalid/v1/themes", "body": None, "headers": {}}
+    request: dict[str, object] = {"method": "GET", "uri": "http://replay.invalid/v1/themes", "body": None,
+                                  "headers": {}}
     path.write_text(yamlserializer.serialize({"interactions": [{"request": request, "response": response}]}))
     return path
 
