@@ -92,6 +92,7 @@ def _assert_bounded(run: Run) -> list[dict[str, str]]:
     assert run.code == 2, run.output[-2000:]
     assert run.seconds < WALL_SECONDS, f"{run.seconds:.0f} s"
     assert 0 < run.peak_mb < PEAK_RSS_MB, f"peak {run.peak_mb:.0f} MB"
+    print(f"peak {run.peak_mb:.0f} MB, {run.seconds:.1f} s")  # the figures, with -s
     return rules
 
 
