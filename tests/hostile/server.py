@@ -63,6 +63,21 @@ def gzip_bomb(layers: int = 1, size: int = BOMB_BYTES) -> bytes:
     return body
 
 
+@cache
+def _empty_blocks() -> tuple[bytes, bytes]:
+    """An endless `gzip, gzip` body: the inner stream is empty stored blocks without end (it
+    inflates to nothing), gzipped; returned as the first piece and the piece repeated after it,
+    each carrying 1 MiB of the inner stream in ~1 KB."""
+    block = b"\x00\x00\x00\xff\xff" * ((1 << 20) // 5)  # a stored block of no bytes, not the last
+    packer = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16)
+    first = packer.compress(b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff" + block) + packer.flush(zlib.Z_FULL_FLUSH)
+    return first, packer.compress(block) + packer.flush(zlib.Z_FULL_FLUSH)
+
+
+def _chunk(data: bytes) -> bytes:
+    return f"{len(data):x}\r\n".encode() + data + b"\r\n"
+
+
 def _head(status: str, extra: bytes = b"", length: int | None = None) -> bytes:
     size = b"" if length is None else f"Content-Length: {length}\r\n".encode()
     return f"HTTP/1.1 {status}\r\n".encode() + extra + size + b"Connection: close\r\n\r\n"
@@ -155,6 +170,15 @@ class _Handler(socketserver.BaseRequestHandler):
 
     def mode_gzip_gzip_bomb(self, sock: socket.socket) -> None:
         sock.sendall(_body("200 OK", _JSON + b"Content-Encoding: gzip, gzip\r\n", gzip_bomb(2)))
+
+    def mode_gzip_gzip_endless(self, sock: socket.socket) -> None:
+        # Inflates without end to a stream that inflates to nothing: only a deadline or a signal ends it.
+        first, again = _empty_blocks()
+        sock.sendall(_head("200 OK", _JSON + b"Content-Encoding: gzip, gzip\r\nTransfer-Encoding: chunked\r\n"))
+        sock.sendall(_chunk(first))
+        piece = _chunk(again * 64)
+        while True:
+            sock.sendall(piece)
 
     def mode_hang(self, sock: socket.socket) -> None:
         time.sleep(30)

@@ -10,6 +10,7 @@ before the fix peaked at 2.2 GB for one `gzip, gzip` request (it inflated each r
 from __future__ import annotations
 
 import json
+import signal
 import time
 import tracemalloc
 import zlib
@@ -20,7 +21,7 @@ import httpx
 import pytest
 from vcr.serializers import yamlserializer
 
-from conformance.errors import ResponseTooLarge, ResponseUndecodable
+from conformance.errors import ResponseTooLarge, ResponseUndecodable, TargetUnreachable
 from conformance.recording.recorder import cassette_context
 from conformance.recording.replay import ReplayTransport
 from conformance.settings import Limits
@@ -171,8 +172,55 @@ def test_a_live_bomb_stops_at_the_cap(mode: str) -> None:
     gzip_bomb(1), gzip_bomb(2)  # built before measuring
     with hostile_server(mode) as url:
         peak, error = _peak_mb(_send(bounded_client(base_url=url, timeout=httpx.Timeout(30)), url))
+    assert peak < PEAK_MB, f"{peak:.0f} MB"
     assert isinstance(error, ResponseTooLarge), error
     assert str(error).startswith("GET /v1/themes: the response body passed 1048576 bytes decoded")
+
+
+ENDLESS = Limits(max_response_bytes=1 << 50, request_seconds=60.0)  # only a deadline or a signal ends it
+
+
+def test_an_endless_decode_ends_at_the_request_deadline() -> None:
+    """`gzip, gzip` whose outer layer inflates without end to empty blocks: nothing is decoded, so
+    no cap fires; the deadline, checked between steps, ends the request, and memory stays flat."""
+    limits = Limits(max_response_bytes=ENDLESS.max_response_bytes, request_seconds=1.0)
+    with hostile_server("gzip-gzip-endless") as url:
+        session = Session(bounded_client(base_url=url, timeout=httpx.Timeout(60)), base_url=url, sleep=time.sleep,
+                          limits=limits)
+        peak, error = _peak_mb(lambda: session.send(Request.build("GET", "/v1/themes")))
+    assert isinstance(error, TargetUnreachable), error
+    assert "CONFORMANCE_REQUEST_SECONDS" in str(error) and "body stage" in str(error)
+    assert peak < PEAK_MB, f"{peak:.0f} MB"
+
+
+def test_a_signal_stops_an_endless_decode() -> None:
+    """Ctrl-C's KeyboardInterrupt is raised between two steps (a timer's signal stands in for it):
+    the request ends long before its 60 s bound, with memory flat."""
+    interrupted: list[bool] = []
+
+    def send(session: Session) -> None:
+        try:
+            session.send(Request.build("GET", "/v1/themes"))
+        except KeyboardInterrupt:
+            interrupted.append(True)
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        with hostile_server("gzip-gzip-endless") as url:
+            session = Session(bounded_client(base_url=url, timeout=httpx.Timeout(60)), base_url=url,
+                              sleep=time.sleep, limits=ENDLESS)
+            started = time.monotonic()
+            signal.setitimer(signal.ITIMER_REAL, 1.0)
+            peak, error = _peak_mb(lambda: send(session))
+            seconds = time.monotonic() - started
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert interrupted and error is None, error
+    assert seconds < 30, f"{seconds:.0f} s"
     assert peak < PEAK_MB, f"{peak:.0f} MB"
 
 
