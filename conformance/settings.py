@@ -59,6 +59,10 @@ class Limits:
     # the eight contracts nests 8 levels; Python's parser and validators recurse per level and share
     # its recursion limit (1000), so the bound is far above the one and far below the other.
     max_json_depth: int = 128
+    # Content encodings one response may stack (``gzip, gzip``); more are not decoded and the
+    # response is not read (CONFORMANCE_MAX_ENCODINGS). Each layer multiplies what a few bytes
+    # expand to; no server needs more than one.
+    max_encodings: int = 2
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -98,6 +102,7 @@ _LIMIT_ENV = {
     "spend_per_rule": "CONFORMANCE_SPEND_PER_RULE",
     "spend_budget": "CONFORMANCE_SPEND_BUDGET",
     "max_json_depth": "CONFORMANCE_MAX_JSON_DEPTH",
+    "max_encodings": "CONFORMANCE_MAX_ENCODINGS",
 }
 LIMIT_VARIABLES = dict(_LIMIT_ENV)
 
@@ -113,6 +118,7 @@ LIMIT_HELP = {
     "spend_per_rule": "credit-spending requests one rule may send once --allow spend is given",
     "spend_budget": "credit-spending requests per run (auto: what the selected rules need, per rule as above)",
     "max_json_depth": "nesting levels of a JSON body parsed at most; deeper is a body that does not parse",
+    "max_encodings": "content encodings of one response decoded at most (gzip, gzip is 2); more: a harness error",
 }
 
 

@@ -25,7 +25,7 @@ import httpx
 from conformance.auth.forms import CredentialForms
 from conformance.contract import Contract
 from conformance.errors import CassetteMissing
-from conformance.recording.cassettes import cassette_context
+from conformance.recording.recorder import cassette_context
 from conformance.recording.replay import ReplayTransport
 from conformance.settings import RunSettings, env_name
 from conformance.simulators import Simulator
@@ -185,7 +185,8 @@ class Target:
                 folder = Path(self.settings.cassette_dir) / self.service
                 remember_configured(folder, self.configured(), self.recorded_settings())
                 with cassette_context(cassette, secrets=session.secrets, mode=self.settings.record_mode,
-                                      contract_digest=self.contract.digest):
+                                      contract_digest=self.contract.digest, limits=self.settings.limits) as recorder:
+                    session._client = recorder.wrap(session._client)
                     yield session
             else:
                 yield session
