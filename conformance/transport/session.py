@@ -158,8 +158,7 @@ class Session:
 
     @_client.setter
     def _client(self, client: httpx.Client) -> None:
-        # Set here and by the target when replay swaps the client in: every client a session
-        # sends through keeps no cookie.
+        # Every client a session sends through keeps no cookie.
         self._httpx = _without_cookies(client)
 
     def _budgets(self) -> dict[str, tuple[float, float]]:
