@@ -141,17 +141,41 @@ def _settings_of(ctx: CheckContext, operation: str) -> list[str]:
     return names
 
 
-@named("route-served", params={"missing_statuses": MISSING_PARAM, "none_statuses": MISSING_PARAM},
+_OPERATIONS: dict[str, Any] = {"type": "array", "items": {"type": "string"}, "minItems": 1}
+
+
+@named("route-served", params={"missing_statuses": MISSING_PARAM, "none_statuses": MISSING_PARAM,
+                               "operations": _OPERATIONS, "placeholder_operations": _OPERATIONS,
+                               "path_values": {"type": "object", "additionalProperties": {"type": "string"}}},
        required=("missing_statuses",))
 def route_served(ctx: CheckContext) -> None:
-    """``none_statuses``: for a route naming a resource by id, where the document does not say
+    """``operations``: several routes (default: the rule's operation); ``path_values``: their
+    path segments as settings (``{"id": "{CAMPAIGN_ID}"}``), else each parameter's x-setting.
+    ``placeholder_operations``: routes called with a made-up id, where a 404 may be "no such id"
+    rather than "no such route": only the rest of ``missing_statuses`` (405, 501) and a 5xx fail.
+
+    ``none_statuses``: for a route naming a resource by id, where the document does not say
     whether an id with nothing to show is answered 404 or an empty answer, those statuses
     cannot tell a missing route from "none for this id": skipped, naming the settings to change
     (405 and 501, the method not being there, always fail; a 5xx always fails)."""
-    operation = ctx.rule.operation
-    if not operation:
+    params = ctx.rule.params
+    listed = list(params.get("operations") or ([ctx.rule.operation] if ctx.rule.operation else []))
+    placeholders = list(params.get("placeholder_operations") or [])
+    if not listed and not placeholders:
         raise ContractFileError(f"{ctx.rule.id}: route-served needs an operation")
-    values = path_values(ctx, operation)
+    statuses = list(params["missing_statuses"])
+    given = params.get("path_values") or {}
+    for operation in listed:
+        template = operation.split(" ", 1)[1]
+        used = ctx.settings_in({k: v for k, v in given.items() if "{" + k + "}" in template})
+        _served(ctx, operation, path_values(ctx, operation, used or None), statuses)
+    for operation in placeholders:
+        names = [p["name"] for p in _path_parameters(ctx, operation)]
+        values = PathValues({name: "conformance-placeholder" for name in names}, {})
+        missing(ctx, operation, call_listed(ctx, operation, values), values, [s for s in statuses if s != 404])
+
+
+def _served(ctx: CheckContext, operation: str, values: PathValues, statuses: list[int]) -> None:
     exchange = call_listed(ctx, operation, values)
     status = exchange.response.status
     # A configured id does not settle it: the target may hold the token and still have nothing
@@ -161,7 +185,7 @@ def route_served(ctx: CheckContext) -> None:
         ctx.skip(f"{operation} answered {status} for {values.values}: the document does not say whether an id "
                  f"with nothing to show is answered {status} or an empty answer, so this cannot tell a missing "
                  f"route from none; set {settings} to values the target holds data for")
-    missing(ctx, operation, exchange, values, list(ctx.rule.params["missing_statuses"]))
+    missing(ctx, operation, exchange, values, statuses)
 
 
 # -- setting-path (an operation whose path only a target setting knows) --------------------
