@@ -13,6 +13,8 @@ parameter the params do not give takes its ``x-setting``).
   (``[{}]``: the example as it is). Keys and values may be ``{NAME}`` settings.
 * ``echoes``: members of the answer that carry what the request sent (a create answering the
   resource it made), by dotted name in the sent body and the answer alike.
+* ``same_on``: a setting naming a second base URL ("the two host names are equivalent"): the
+  same request sent there gets the same status and the same JSON body (skipped when not set).
 """
 
 from __future__ import annotations
@@ -20,13 +22,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from conformance.auth.variants import AUTH_AS_SCHEMA, DEFAULT, auth_as, render
+from conformance.auth.variants import AUTH_AS_SCHEMA, DEFAULT, AuthAs, auth_as, render
 from conformance.checks.context import CheckContext
 from conformance.checks.examples import example_body, fill, unique
 from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
 from conformance.checks.registry import named
 from conformance.checks.routes import path_values
-from conformance.errors import ContractFileError
+from conformance.errors import ContractFileError, SkipKind
+from conformance.settings import env_name
+from conformance.transport.model import Exchange
 
 __all__ = ["fill_path", "response_shape", "shape_statuses"]
 
@@ -38,6 +42,7 @@ _PARAMS: dict[str, Any] = {
     "status": {"type": "integer", "minimum": 200, "maximum": 299},
     "bodies": {"type": "array", "items": {"type": "object"}, "minItems": 1},
     "echoes": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+    "same_on": {"type": "string", "pattern": "^[A-Z][A-Z0-9_]*$"},
 }
 _PARAM = re.compile(r"\{([^}/]+)\}")
 
@@ -79,10 +84,28 @@ def _dig(node: Any, dotted: str) -> tuple[bool, Any]:
     return True, node
 
 
+def _same_on(ctx: CheckContext, operation: str, first: Exchange, how: AuthAs, values: dict[str, str],
+             query: dict[str, Any] | None, sent: Any, base: str) -> None:
+    """The request ``first`` answered, sent again to the base URL ``base``: the same answer."""
+    method, template = operation.split(" ", 1)
+    path = base.rstrip("/") + ctx.path(template, operation=operation, **values)
+    request = ctx.contract.body_request(operation, method, path, sent, params=query)
+    second = ctx.send(ctx.auth(request, operation, how), backoff=False)
+    expect(second.response.status == first.response.status and second.response.json() == first.response.json(),
+           ctx.rule.id, f"{base} answers {operation} differently", exchange=second,
+           expected=f"{first.response.status} with the same body as the first host")
+
+
 @named("response-shape", params=_PARAMS)
 def response_shape(ctx: CheckContext) -> None:
     params = ctx.rule.params
     how = auth_as(params["as"]) if "as" in params else DEFAULT
+    base = None
+    if "same_on" in params:
+        base = ctx.optional(params["same_on"])
+        if not base:
+            ctx.skip(f"needs {env_name(ctx.contract.service, params['same_on'])} (the second base URL)",
+                     SkipKind.CREDENTIAL_MISSING)
     query = ctx.query_in(params.get("base_query")) or None
     n = 0
     for operation in params.get("operations") or [ctx.rule.operation]:
@@ -109,3 +132,5 @@ def response_shape(ctx: CheckContext) -> None:
                 expect(got == (True, value), ctx.rule.id,
                        f"the answer's {dotted} is {got[1]!r}, not the {value!r} sent", exchange=exchange,
                        expected=f"{dotted} as sent")
+            if base is not None:
+                _same_on(ctx, operation, exchange, how, values, query, sent, base)

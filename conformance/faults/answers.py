@@ -44,7 +44,9 @@ def _merged(contract: Contract, schema: Any) -> dict[str, Any]:
     for part in parts:
         merged["type"] = merged.get("type") or part.get("type")
         merged["required"] += [n for n in part.get("required") or [] if n not in merged["required"]]
-        merged["properties"].update(part.get("properties") or {})
+        for name, sub in (part.get("properties") or {}).items():
+            # A member both parts describe (its type in one, its items in another): both hold.
+            merged["properties"][name] = {**contract.deref(merged["properties"].get(name) or {}), **contract.deref(sub)}
         if "items" in part:
             merged["items"] = part["items"]
     return merged

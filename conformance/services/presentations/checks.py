@@ -28,7 +28,6 @@ FINAL = ("completed", "failed")
 
 _POLLING = {"poll_seconds": {"type": "number", "exclusiveMinimum": 0},
             "ceiling_seconds": {"type": "number", "exclusiveMinimum": 0}}
-_OPERATIONS = {"operations": {"type": "array", "items": {"type": "string"}, "minItems": 1}}
 _BURST = {"max_burst_requests": {"type": "integer", "minimum": 1}}
 
 
@@ -229,23 +228,6 @@ def malformed_json(ctx: CheckContext) -> None:
     example = json.dumps(ctx.contract.request_example(CREATE)).encode()
     expect_refused(ctx, "a body that is not JSON", partial(send, ctx.rule.params["body"].encode()),
                    control=partial(send, example))
-
-
-@named("presentations/rate-limit-headers", params=_OPERATIONS, required=("operations",))
-def rate_limit_headers(ctx: CheckContext) -> None:
-    names = list(ctx.contract.openapi["x-rate-limit-headers"])
-    probes: list[Exchange] = []
-    for operation in ctx.rule.params["operations"]:
-        values = {"generationId": "conformance-unknown"}
-        body = ctx.contract.request_example(operation) if operation.startswith("POST") else None
-        probes.append(ctx.call(operation, path_values=values, json_body=body or None))
-        probes.append(ctx.call(operation, auth=False, path_values=values, json_body=body or None))
-    for exchange in probes:
-        for name in names:
-            value = exchange.response.header(name)
-            expect(value is not None and value.isdigit(), ctx.rule.id,
-                   f"response {exchange.response.status} lacks a numeric {name} header",
-                   exchange=exchange, expected=f"{name}: <number>")
 
 
 @named("presentations/burst", params=_BURST, required=tuple(_BURST))
