@@ -35,13 +35,13 @@ OPENAPI: dict[str, Any] = {
             "post": {
                 "requestBody": {"content": {"application/json": {
                     "schema": {"type": "object"}, "x-unique": ["name"], "example": {"name": "ada", "size": 1}}}},
-                "responses": {"200": {"description": "made", "headers": _HEADERS,
-                                      "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Thing"}}}},
+                "responses": {"200": {"description": "made", "headers": _HEADERS, "content": {
+                                          "application/json": {"schema": {"$ref": "#/components/schemas/Thing"}}}},
                               "201": {"description": "made, no body shown"},
                               "400": {"$ref": "#/components/responses/Error"}}},
-            "get": {"responses": {"2XX": {"description": "a page", "headers": _HEADERS, "content": {"application/json": {
-                "schema": {"allOf": [{"type": "object", "required": ["count"],
-                                      "properties": {"count": {"type": "integer"}}}]}}}}}},
+            "get": {"responses": {"2XX": {"description": "a page", "headers": _HEADERS, "content": {
+                "application/json": {"schema": {"allOf": [{"type": "object", "required": ["count"],
+                                                           "properties": {"count": {"type": "integer"}}}]}}}}}},
         },
         "/things/{id}": {"get": {"responses": {"200": {"description": "one", "content": {"application/json": {
             "schema": {"$ref": "#/components/schemas/Thing"}}}}}}},
