@@ -11,8 +11,6 @@ parameter the params do not give takes its ``x-setting``).
 * ``bodies``: the operation's example request body (``checks/examples.py``: settings, dates and
   ``x-unique`` members new per request), once per entry with that entry's members set on top
   (``[{}]``: the example as it is). Keys and values may be ``{NAME}`` settings.
-* ``echoes``: members of the answer that carry what the request sent (a create answering the
-  resource it made), by dotted name in the sent body and the answer alike.
 * ``same_on``: a setting naming a second base URL ("the two host names are equivalent"): the
   same request sent there gets the same status and the same JSON body (skipped when not set).
 """
@@ -41,7 +39,6 @@ _PARAMS: dict[str, Any] = {
     "path_values": {"type": "object", "additionalProperties": {"type": "string"}},
     "status": {"type": "integer", "minimum": 200, "maximum": 299},
     "bodies": {"type": "array", "items": {"type": "object"}, "minItems": 1},
-    "echoes": {"type": "array", "items": {"type": "string"}, "minItems": 1},
     "same_on": {"type": "string", "pattern": "^[A-Z][A-Z0-9_]*$"},
 }
 _PARAM = re.compile(r"\{([^}/]+)\}")
@@ -74,14 +71,6 @@ def _body(ctx: CheckContext, operation: str, members: dict[str, Any], n: int) ->
     # A member whose name the document does not show is a setting (``{WARMUP_EMAILS_FIELD}``).
     body.update({render(k, ctx.credential): fill(ctx, v) for k, v in members.items()})
     return unique(ctx, operation, body, n)
-
-
-def _dig(node: Any, dotted: str) -> tuple[bool, Any]:
-    for part in dotted.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return False, None
-        node = node[part]
-    return True, node
 
 
 def _same_on(ctx: CheckContext, operation: str, first: Exchange, how: AuthAs, values: dict[str, str],
@@ -123,14 +112,6 @@ def response_shape(ctx: CheckContext) -> None:
             if schema is None:
                 # Another documented success, one the document gives no body for: nothing to judge.
                 ctx.skip(f"{operation} answered {answered}, documented without a body: the shape was not exercised")
-            body = expect_json_schema(ctx.rule.id, ctx.contract, exchange, schema, operation)
-            for dotted in params.get("echoes") or []:
-                had, value = _dig(sent, dotted)
-                if not had:
-                    raise ContractFileError(f"{ctx.rule.id}: echoes {dotted}, which the request body does not hold")
-                got = _dig(body, dotted)
-                expect(got == (True, value), ctx.rule.id,
-                       f"the answer's {dotted} is {got[1]!r}, not the {value!r} sent", exchange=exchange,
-                       expected=f"{dotted} as sent")
+            expect_json_schema(ctx.rule.id, ctx.contract, exchange, schema, operation)
             if base is not None:
                 _same_on(ctx, operation, exchange, how, values, query, sent, base)

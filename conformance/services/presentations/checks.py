@@ -14,7 +14,6 @@ from conformance.auth import AuthAs
 from conformance.checks.boundary import baseline, send_variant
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
-from conformance.checks.paging import items_of
 from conformance.checks.refusal import expect_refused, refused_statuses
 from conformance.checks.registry import named
 from conformance.errors import SkipKind
@@ -243,25 +242,6 @@ def burst(ctx: CheckContext) -> None:
         expect_status(ctx.rule.id, exchange, {200, 429}, "a request in a burst")
     ctx.skip(f"no 429 within {params['max_burst_requests']} requests: the ceilings are undocumented "
              "and were not reached (bounded probe)")
-
-
-def _page_shape(ctx: CheckContext) -> None:
-    assert ctx.rule.operation
-    exchange = ctx.call(ctx.rule.operation)
-    expect_status(ctx.rule.id, exchange, 200, "first page")
-    schema = ctx.contract.response_schema(ctx.rule.operation, 200)
-    assert schema is not None
-    body = expect_json_schema(ctx.rule.id, ctx.contract, exchange, schema, "page")
-    items = items_of(body)
-    expect(items is not None and all(isinstance(i["id"], str) for i in items), ctx.rule.id,
-           "page items are not objects with a string id", exchange=exchange,
-           expected="one array of {id: string, ...}")
-    if body["hasMore"]:
-        expect(isinstance(body.get("nextCursor"), str), ctx.rule.id, "hasMore without nextCursor",
-               exchange=exchange, expected="nextCursor: string")
-
-
-named("presentations/page-shape")(_page_shape)
 
 
 @named("presentations/folder-ids-count")
