@@ -146,6 +146,7 @@ _OPERATIONS: dict[str, Any] = {"type": "array", "items": {"type": "string"}, "mi
 
 @named("route-served", params={"missing_statuses": MISSING_PARAM, "none_statuses": MISSING_PARAM,
                                "operations": _OPERATIONS, "placeholder_operations": _OPERATIONS,
+                               "alias_prefix": {"type": "string", "pattern": "^/"},
                                "path_values": {"type": "object", "additionalProperties": {"type": "string"}}},
        required=("missing_statuses",))
 def route_served(ctx: CheckContext) -> None:
@@ -153,6 +154,11 @@ def route_served(ctx: CheckContext) -> None:
     path segments as settings (``{"id": "{CAMPAIGN_ID}"}``), else each parameter's x-setting.
     ``placeholder_operations``: routes called with a made-up id, where a 404 may be "no such id"
     rather than "no such route": only the rest of ``missing_statuses`` (405, 501) and a 5xx fail.
+
+    ``alias_prefix``: the rule's operation is also sent with this prefix before its path (a
+    version segment the document may or may not put there too); whether it is served there is
+    reported for ``params.observes`` (a conflict whose alternatives read "served too", "not
+    served"), never judged.
 
     ``none_statuses``: for a route naming a resource by id, where the document does not say
     whether an id with nothing to show is answered 404 or an empty answer, those statuses
@@ -173,6 +179,12 @@ def route_served(ctx: CheckContext) -> None:
         names = [p["name"] for p in _path_parameters(ctx, operation)]
         values = PathValues({name: "conformance-placeholder" for name in names}, {})
         missing(ctx, operation, call_listed(ctx, operation, values), values, [s for s in statuses if s != 404])
+    if "alias_prefix" in params:
+        operation = ctx.rule.operation or listed[0]
+        method, template = operation.split(" ", 1)
+        request = Request.build(method, params["alias_prefix"] + template)
+        exchange = ctx.send(ctx.auth(request, operation, with_credential(ctx)))
+        ctx.observed(1 if exchange.response.status in statuses else 0)
 
 
 def _served(ctx: CheckContext, operation: str, values: PathValues, statuses: list[int]) -> None:

@@ -83,13 +83,6 @@ def scope_enforced(ctx: CheckContext) -> None:
                    control=lambda: full, credential_variant=True)
 
 
-@named("marketplace/v3-paths")
-def v3_paths(ctx: CheckContext) -> None:
-    client = oauth(ctx)
-    client.tokens(client.refresh(ctx.credential("REFRESH_TOKEN")), "the token endpoint under /v3/public")
-    page(ctx, LISTINGS)  # an application operation under /v3/application
-
-
 @named("marketplace/url-shape")
 def url_shape(ctx: CheckContext) -> None:
     page(ctx, RECEIPTS)
