@@ -155,8 +155,9 @@ def route_served(ctx: CheckContext) -> None:
     ``placeholder_operations``: routes called with a made-up id, where a 404 may be "no such id"
     rather than "no such route": only the rest of ``missing_statuses`` (405, 501) and a 5xx fail.
 
-    ``alias_prefix``: the rule's operation is also sent with this prefix before its path (a
-    version segment the document may or may not put there too); whether it is served there is
+    ``alias_prefix``: the rule's operation is also sent at this prefix followed by its path
+    template, no server prefix (a version segment the document may or may not put there too:
+    ``/v1`` + ``/ping``); whether it is served there (not a ``missing_statuses`` answer) is
     reported for ``params.observes`` (a conflict whose alternatives read "served too", "not
     served"), never judged.
 

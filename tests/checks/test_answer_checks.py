@@ -20,6 +20,7 @@ from conformance.checks.headers import response_header
 from conformance.checks.routes import route_served
 from conformance.checks.shape import response_shape
 from conformance.contract import Contract, Rule
+from conformance.contract.model import Conflict
 from conformance.errors import ContractFailure, RuleSkipped
 from conformance.targets.base import Capabilities
 from conformance.transport.session import Session
@@ -80,15 +81,20 @@ def server(**deviation: Any) -> Server:
     return handle
 
 
+ALIAS = Conflict("demo.conflict.alias", "s", None, ("served too", "not served"))  # type: ignore[arg-type]
+
+
 def run(check: Callable[[CheckContext], None], serve: Server, params: dict[str, Any],
-        operation: str | None = "GET /things", settings: dict[str, str] | None = None) -> None:
-    contract = Contract("demo", "demo", OPENAPI, [], [], [], {})
+        operation: str | None = "GET /things", settings: dict[str, str] | None = None) -> CheckContext:
+    contract = Contract("demo", "demo", OPENAPI, [], [], [ALIAS], {})
     rule = Rule(id="demo.things.rule", kind="schema", statement="s", source=None,  # type: ignore[arg-type]
                 operation=operation, params=params)
     target = SimpleNamespace(name="sim", capabilities=Capabilities(), credential=(settings or {}).get)
     client = httpx.Client(base_url="http://demo.invalid", transport=httpx.MockTransport(serve))
     session = Session(client, base_url="http://demo.invalid", sleep=lambda s: None)
-    check(CheckContext(contract, rule, target, session))  # type: ignore[arg-type]
+    ctx = CheckContext(contract, rule, target, session)  # type: ignore[arg-type]
+    check(ctx)
+    return ctx
 
 
 # -- response-shape ----------------------------------------------------------------------------
@@ -167,3 +173,14 @@ def test_every_listed_route_must_be_served_and_a_placeholder_id_may_be_unknown()
     run(route_served, server(unserved="/conformance-placeholder"), ROUTES, operation=None)
     with pytest.raises(ContractFailure, match="POST /things is listed but answered 404"):
         run(route_served, server(unserved="/things"), {**ROUTES, "operations": ["POST /things"]}, operation=None)
+
+
+def test_an_alias_prefix_is_observed_never_judged() -> None:
+    params = {"missing_statuses": [404, 405, 501], "alias_prefix": "/v1", "observes": "demo.conflict.alias"}
+
+    def versioned_too(request: httpx.Request) -> httpx.Response:
+        return server()(request) if request.url.path in ("/things", "/v1/things") else httpx.Response(404)
+
+    assert run(route_served, versioned_too, params).observations == {"demo.conflict.alias": "served too"}
+    only_plain = server(unserved="/v1/things")
+    assert run(route_served, only_plain, params).observations == {"demo.conflict.alias": "not served"}
