@@ -96,8 +96,8 @@ def page_size(ctx: CheckContext) -> None:
     params = member_names(ctx, ctx.rule.params)
     size_where = params.get("size_where") or ctx.rule.where
     shown: list[str] = []
-    totals: dict[Any, tuple[str, Exchange]] = {}
     for operation in params.get("operations") or [ctx.rule.operation]:
+        totals: dict[Any, tuple[str, Exchange]] = {}  # one list's stated total: the same on every answer
         send = sender(ctx, params, operation)
         schema = ctx.contract.where_schema(operation, size_where) if size_where and "page_size" not in params else {}
         name = _pointer(size_where)[1] if size_where and "page_size" not in params else ""
@@ -110,7 +110,7 @@ def page_size(ctx: CheckContext) -> None:
                 if len(totals) > 1:
                     (a, (at_a, _)), (b, (at_b, _)) = list(totals.items())[:2]
                     expect(False, ctx.rule.id, f"total {a} at {at_a} but {b} at {at_b}", exchange=exchange,
-                           expected="the same total for every page size and offset")
+                           expected=f"the same total for every page size and offset of {operation}")
                 if params.get("only_total"):
                     continue
                 shown.extend(_hold(ctx, params, (operation, send), exchange, body, rows, size, offset, label, members))
