@@ -15,6 +15,7 @@ places them (``PLACEMENT_PARAMS``: query or body), every number read from the co
   same order, as sending its schema ``default``.
 * ``page-past-end``: page 1 states the page count; the last page holds items and the page after
   it is refused (the rule's status).
+* ``same-total``: a count states the total the list it counts (``listed_by``) states.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import named
 from conformance.transport.model import Exchange
 
-__all__ = ["page_past_end", "page_size", "param_default"]
+__all__ = ["page_past_end", "page_size", "param_default", "same_total"]
 
 _NAME = {"type": "string"}
 _SIZE_PICKS = {"type": "array", "minItems": 1,
@@ -233,3 +234,23 @@ def page_past_end(ctx: CheckContext) -> None:
                expected="items on the last page")
     expect_refused(ctx, f"page {last + 1} of {stated}", partial(send, {page: last + 1}),
                    control=partial(send, {page: max(last, first)}))
+
+
+_SAME_PARAMS = {**PLACEMENT_PARAMS, "total_field": _NAME, "listed_by": _NAME}
+
+
+@named("same-total", params=_SAME_PARAMS, required=("total_field", "listed_by"))
+def same_total(ctx: CheckContext) -> None:
+    """The rule's operation (a count) states the total the operation ``listed_by`` (the list it
+    counts) states for the same request."""
+    operation = ctx.rule.operation
+    assert operation
+    params = member_names(ctx, ctx.rule.params)
+    field = params["total_field"]
+    listed = _answer(ctx, params["listed_by"], sender(ctx, params, params["listed_by"])({}),
+                     f"{params['listed_by']} (the list counted)")
+    exchange = sender(ctx, params)({})
+    counted = _answer(ctx, operation, exchange, f"{operation} (the count)")
+    expect(dig(counted, field) == dig(listed, field), ctx.rule.id, f"{operation} states {field} "
+           f"{dig(counted, field)!r}, {params['listed_by']} {dig(listed, field)!r}", exchange=exchange,
+           expected="the same total for the same request")
