@@ -81,13 +81,16 @@ PAGING_PARAMS: dict[str, Any] = {
     "count_field": {"type": "string"},
     "cap": {"type": "integer", "minimum": 1},
     "present_only_when_more": _NAMES,
+    # Where the first page's number is not shown: what the target states here for a request
+    # naming no page (used when ``first_page`` names a setting that is not set).
+    "first_page_field": _NAMES,
     **PLACEMENT_PARAMS,
 }
 
 # Params naming a member: a "{SETTING}" there is the target's name for it (gap: name not shown).
 _MEMBER_PARAMS = ("items_field", "id_field", "cursor_param", "next_field", "more_field", "page_param",
                   "total_pages_field", "total_field", "offset_param", "limit_param", "count_field", "body_member",
-                  "present_only_when_more")
+                  "present_only_when_more", "first_page_field")
 
 
 def member_names(ctx: CheckContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -100,6 +103,15 @@ def member_names(ctx: CheckContext, params: dict[str, Any]) -> dict[str, Any]:
             out[name] = setting_param(ctx, out[name], {"type": "string"})
     if out.get("id_fields"):
         out["id_fields"] = [setting_param(ctx, f, {"type": "string"}) for f in out["id_fields"]]
+    if isinstance(out.get("first_page"), str) and "first_page_field" in out:
+        # The target may state its first page instead (first_page_field): the setting is optional.
+        text = _optional_setting(ctx, out["first_page"])
+        if text is None:
+            del out["first_page"]
+        elif str(text).lstrip("-").isdigit():
+            out["first_page"] = int(text)
+        else:
+            ctx.skip(f"the first page number {out['first_page']} is {text!r}, not a number")
     for name in ("first_page", "page_size", "max_pages", "limit"):
         if isinstance(out.get(name), str):
             value = setting_param(ctx, out[name], {"type": "integer"})
@@ -107,6 +119,12 @@ def member_names(ctx: CheckContext, params: dict[str, Any]) -> dict[str, Any]:
                 ctx.skip(f"{name} {out[name]} is {value!r} on this target, not a number: the walk is not exercised")
             out[name] = value
     return out
+
+
+def _optional_setting(ctx: CheckContext, template: str) -> str | None:
+    """``"{NAME}"``: setting NAME when configured or defaulted, else None."""
+    name = template.strip("{}")
+    return ctx.optional(name) or (ctx.contract.settings.get("defaults") or {}).get(name)
 
 
 def _rendered(ctx: CheckContext, templates: dict[str, Any] | None) -> dict[str, Any]:
@@ -329,14 +347,25 @@ def paging_walk(ctx: CheckContext) -> None:
     params = member_names(ctx, rule.params)
     fields = list(params.get("id_fields") or [params.get("id_field", "id")])
     send = sender(ctx, params)
+    # A numbered walk names its page size on every request where the rule gives its member.
+    fixed = {params["limit_param"]: params["page_size"]} if params["style"] == "page" and "limit_param" in params \
+        and "page_size" in params else {}
 
     def fetch(query: dict[str, Any]) -> Exchange:
-        exchange = send(query)
+        exchange = send({**fixed, **query})
         schema = ctx.contract.response_schema(operation, exchange.response.status)
         if 200 <= exchange.response.status < 300 and schema is not None:
             expect_json_schema(rule.id, ctx.contract, exchange, schema, "a page of the walk")
         return exchange
 
+    if params["style"] == "page" and "first_page" not in params and "first_page_field" in params:
+        exchange = fetch({})
+        expect_status(rule.id, exchange, set(range(200, 300)), "the list without a page")
+        stated = str(dig(exchange.response.json(), params["first_page_field"]))
+        if not stated.lstrip("-").isdigit():
+            ctx.skip(f"the first page number is unknown (the target states {params['first_page_field']} "
+                     f"{stated!r}): set {rule.params.get('first_page', 'first_page')}")
+        params["first_page"] = int(stated)
     result = walk(ctx, fetch, params)
     last = result.pages[-1].exchange
     size = params.get("page_size") or params.get("limit")
