@@ -154,15 +154,6 @@ def search_shape(ctx: CheckContext) -> None:
     _page(ctx, ctx.rule.params["query"], 1)
 
 
-# -- count ------------------------------------------------------------------------------
-@named("scanning/count-matches-empty", params=_QUERY, required=("query",))
-def count_matches_empty(ctx: CheckContext) -> None:
-    exchange = ctx.call(COUNT, params={"query": ctx.rule.params["query"]})
-    body = expect_shape(ctx, exchange, COUNT, "host count")
-    expect(body["matches"] == [], ctx.rule.id, f"count returned {len(body['matches'])} matches",
-           exchange=exchange, expected="matches: []")
-
-
 # -- facets -----------------------------------------------------------------------------
 def _facet_names(ctx: CheckContext) -> list[str]:
     exchange = ctx.call(ctx.rule.params["facet_source"])
