@@ -8,7 +8,8 @@ places them (``PLACEMENT_PARAMS``: query or body), every number read from the co
   ``between``, ``maximum`` of that schema; or a number) a page holds at most the size, and
   exactly that many only where the answer shows more data follows (a stated total, a more
   flag, a next cursor, a page count above one, or the list without a size holding more);
-  where nothing shows more data, the size is not exercised (skip, saying why). Offset lists
+  where nothing shows more data, the size is not exercised (skip, saying why) unless a page
+  with no paging signal holds exactly the size (a cap reached). Offset lists
   are read at offset 0, at a page straddling the stated count and at the count (the remainder,
   and nothing past the end). Every answer states the same total.
 * ``param-default``: leaving the rule's parameter out (``where``) answers the same items, in the
@@ -173,7 +174,9 @@ def _hold(ctx: CheckContext, params: dict[str, Any], route: tuple[str, Sender], 
         why = "the list without a page size"
         more = len(_items(ctx, params, _answer(ctx, operation, whole, why), whole, why)) > size
     if not more:
-        return []
+        # Nothing shows more data; a page holding exactly the size still met the bound at its edge
+        # (a cap reached, as "returns at most 5000" needs), where no signal says otherwise.
+        return [label] if more is None and len(rows) == size else []
     expect(len(rows) == size, ctx.rule.id, f"{label}: {len(rows)} items on a page followed by more",
            exchange=exchange, expected=f"{size} (a full page) before the last")
     return [label]

@@ -134,6 +134,15 @@ def test_a_list_of_one_page_is_not_exercised_never_passed() -> None:
         run(page_size, list_server(ITEMS[:5], signal="none"), {"items_field": "results", "sizes": [5]})
 
 
+def test_a_cap_reached_with_no_paging_signal_is_exercised() -> None:
+    # "returns at most 10": no signal shows more data, but a page of exactly 10 met the bound
+    run(page_size, list_server(ITEMS[:10], signal="none"), {"items_field": "results", "page_size": 10},
+        where=None)
+    with pytest.raises(ContractFailure, match="11 items"):
+        run(page_size, list_server(ITEMS[:11], signal="none"), {"items_field": "results", "page_size": 10},
+            where=None)
+
+
 def test_without_a_signal_the_list_without_a_size_shows_more() -> None:
     run(page_size, list_server(signal="none"), {"items_field": "results", "sizes": [5]})
     with pytest.raises(ContractFailure, match="followed by more"):

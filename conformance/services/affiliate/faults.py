@@ -278,7 +278,6 @@ FAULTS: list[Fault] = [
         _oldest_email),
     fault("click-span-15-days", "a 15-day click span is accepted")(
         _rules(click_span_days=15)),
-    fault("clicks-5001", "5001 clicks are returned")(_rules(click_cap=5001)),
     fault("converted-clicks-purged", "clicks with conversions go after 3 months")(
         lambda sim: _purge_converted(sim)),
     fault("trending-on-cvr", "cvr carries trending_percentage")(
