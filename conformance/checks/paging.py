@@ -9,7 +9,8 @@ Styles (``params.style``), each with the names its document uses as params:
   ``total_field`` item count divided by ``page_size``, a ``more_field`` flag, or a short page.
 * ``offset``: ``offset_param``/``limit_param`` with a total ``count_field``.
 * ``key``: the next request passes the last item's ``id_field`` as ``cursor_param``
-  (``starting_after``); the end is a short or empty page, or ``cap`` items in all.
+  (``starting_after``); the end is a short or empty page, or ``cap`` items in all. A first page
+  carrying ``next_field`` (the target's own cursor member) makes it a cursor walk.
 
 Dotted field names reach into nested objects (``paging.next_cursor``). A walk that sees one page
 only probes the page after it: items there fail the walk, an empty page makes the rule skip
@@ -98,6 +99,13 @@ def member_names(ctx: CheckContext, params: dict[str, Any]) -> dict[str, Any]:
     the catalogue's ``settings.defaults``); integer params (``first_page``, ``page_size``,
     ``max_pages``) given as ``"{SETTING}"`` typed from the setting."""
     out = dict(params)
+    if out.get("style") == "key":
+        # A key walk may follow the target's own cursor member instead (``next_field``): either
+        # that member or the page size telling a full page from the last may be left unset.
+        for name in ("next_field", "page_size"):
+            value = out.get(name)
+            if isinstance(value, str) and value.startswith("{") and _optional_setting(ctx, value) is None:
+                del out[name]
     for name in _MEMBER_PARAMS:
         if isinstance(out.get(name), str):
             out[name] = setting_param(ctx, out[name], {"type": "string"})
@@ -358,6 +366,8 @@ def paging_walk(ctx: CheckContext) -> None:
             expect_json_schema(rule.id, ctx.contract, exchange, schema, "a page of the walk")
         return exchange
 
+    if params["style"] == "key":
+        _key_or_cursor(ctx, fetch, params)
     if params["style"] == "page" and "first_page" not in params and "first_page_field" in params:
         exchange = fetch({})
         expect_status(rule.id, exchange, set(range(200, 300)), "the list without a page")
@@ -412,6 +422,25 @@ def paging_walk(ctx: CheckContext) -> None:
                exchange=last, expected=f"at most {params['cap']} items")
     if len(result.pages) == 1 or (size and len(result.pages[-1].items) == size):
         _probe_past_end(ctx, fetch, params, result)
+
+
+def _key_or_cursor(ctx: CheckContext, fetch: Fetch, params: dict[str, Any]) -> None:
+    """A key walk whose first page carries ``next_field`` (the target's cursor member) is walked
+    as a cursor walk: that member's value is the next cursor, none ends the list. Otherwise the
+    last item's id is the cursor and the page size tells a full page from the last."""
+    if "next_field" in params:
+        first = fetch({})
+        expect_status(ctx.rule.id, first, set(range(200, 300)), "the first page")
+        body = first.response.json()
+        if isinstance(body, dict) and dig(body, params["next_field"]):
+            params["style"] = "cursor"
+            return
+        del params["next_field"]
+    if "page_size" not in params:
+        template = str(ctx.rule.params.get("page_size", ""))
+        if template.startswith("{"):
+            ctx.credential(template.strip("{}"))  # skips, naming the setting to configure
+        raise ContractFileError(f"{ctx.rule.id}: a key walk needs page_size")
 
 
 def _only_when_more(ctx: CheckContext, member: str, result: Walk) -> None:
