@@ -11,6 +11,10 @@ twice and misses another.
 ``member-on-last-page`` for every ``paging-walk`` rule with ``present_only_when_more``: a page
 lacking the member gets it, with a next cursor (``next_field``) that leads to a page of no items.
 
+``total-off-by-one`` for every ``paging-walk`` rule stating a total (``total_field``,
+``count_field``, ``total_pages_field``) and every ``same-total`` rule: the rule's operation states
+one more than it holds.
+
 The items are where the rule's ``items_field`` says (a ``{SETTING}`` read as the catalogue's
 default, the simulator's name), else the one array of objects carrying its ``id_field``.
 """
@@ -152,6 +156,23 @@ def _member_on_last_page(contract: Contract, rule: Rule) -> Wrap:
     return wrap
 
 
+def _total_plus_one(contract: Contract, rule: Rule, field: str) -> Wrap:
+    def edit(request: Request, body: Any) -> Any:
+        stated = dig(body, field)
+        if isinstance(body, dict) and isinstance(stated, int) and not isinstance(stated, bool):
+            _set(body, field, stated + 1)
+        return body
+
+    return lambda sim: FaultySimulator(sim, after=_answers(_matching(rule), edit))  # type: ignore[return-value]
+
+
+def _total_field(contract: Contract, rule: Rule) -> str | None:
+    for name in ("total_field", "count_field", "total_pages_field"):
+        if isinstance(rule.params.get(name), str):
+            return str(_named(contract, rule.params[name]))
+    return None
+
+
 def paging_faults(contract: Contract) -> list[Fault]:
     faults: list[Fault] = []
     for rule in contract.rules:
@@ -171,4 +192,9 @@ def paging_faults(contract: Contract) -> list[Fault]:
                                             f"{rule.operation}'s last page carries "
                                             f"{rule.params['present_only_when_more']}, leading to a page of no "
                                             "items")(_member_on_last_page(contract, rule)))
+        total = _total_field(contract, rule) if check in ("paging-walk", "same-total") else None
+        if total:
+            faults.append(derived_fault(f"total-off-by-one:{short}", rule.id,
+                                        f"{rule.operation} states {total} one more than it holds")(
+                _total_plus_one(contract, rule, total)))
     return faults

@@ -23,7 +23,7 @@ RULES = [
     Rule("demo.items.count", "paging", "s", SOURCE, operation="GET /items",
          params={"check": "page-size", "only_total": True, "count_field": "count"}),
     Rule("demo.items.walk", "paging", "s", SOURCE, operation="GET /items",
-         params={"check": "paging-walk", "style": "offset", "items_field": "{ITEMS_FIELD}"}),
+         params={"check": "paging-walk", "style": "offset", "items_field": "{ITEMS_FIELD}", "count_field": "count"}),
     Rule("demo.messages.walk", "paging", "s", SOURCE, operation="POST /messages",
          params={"check": "paging-walk", "in": "body", "style": "cursor", "cursor_param": "cursor",
                  "next_field": "paging.next", "items_field": "data", "present_only_when_more": "paging"}),
@@ -63,7 +63,7 @@ def _post(sim: Any, cursor: str | None = None) -> Any:
 
 def test_the_families_fit_their_rules_only() -> None:
     assert sorted(_faults()) == ["member-on-last-page:messages.walk", "page-one-over:items.page-size",
-                                 "row-repeated:items.walk", "row-repeated:messages.walk"]
+                                 "row-repeated:items.walk", "row-repeated:messages.walk", "total-off-by-one:items.walk"]
     assert {f.breaks for f in _faults().values()} == {"demo.items.page-size", "demo.items.walk", "demo.messages.walk"}
 
 
@@ -87,3 +87,9 @@ def test_member_on_last_page_leads_to_a_page_of_no_items() -> None:
     last = _post(sim, "10")
     assert [i["id"] for i in last["data"]] == [10, 11] and last["paging"] == {"next": PAST_END}
     assert _post(sim, PAST_END) == {"data": []}
+
+
+def test_total_off_by_one_states_one_more_than_held() -> None:
+    sim = _faults()["total-off-by-one:items.walk"].apply(Lists())
+    assert _get(sim, "/items")["count"] == len(ITEMS) + 1
+    assert _get(sim, "/other")["count"] == len(ITEMS)

@@ -257,9 +257,6 @@ FAULTS: list[Fault] = [
               k: v for k, v in b.items() if k != "facets"})),
     fault("count-returns-matches",
           "host count fills matches")(response_body(_COUNT, lambda b: {**b, "matches": [{"port": 80}]})),
-    fault("count-total-off-by-one",
-          "host count's total is one more than the search total")(
-        response_body(_COUNT, lambda b: {**b, "total": b["total"] + 1})),
     fault("facet-values-numbers",
           "facet values are numbers")(response_body(_COUNT, _facet_values_numbers)),
     fault("ports-as-strings",

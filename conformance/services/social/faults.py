@@ -154,12 +154,6 @@ def _past_end_served(match: Match) -> Wrap:
     return on_response(after)
 
 
-def _pages_plus_one(data: dict[str, Any]) -> dict[str, Any]:
-    if isinstance(data.get("paging"), dict) and "total_pages" in data["paging"]:
-        data["paging"]["total_pages"] += 1
-    return data
-
-
 def _pages_minus_one(data: dict[str, Any]) -> dict[str, Any]:
     if isinstance(data.get("paging"), dict) and data["paging"].get("total_pages", 0) > 1:
         data["paging"]["total_pages"] -= 1
@@ -269,8 +263,6 @@ FAULTS: list[Fault] = [
         attr("profile_page", 1001)),
     fault("no-result-cap", "analytics answers are not cut at 10000")(
         attr("cap", 10**9)),
-    fault("posts-total-pages-plus-one", "post paging states one page too many")(
-        response_body(_POSTS, _pages_plus_one)),
     fault("posts-page-above-total-200", "a post page above total_pages answers 200")(
         _past_end_served(_POSTS)),
     fault("posts-limit-cut-short", "a limit above 50 gives 5 rows fewer than asked")(
