@@ -17,6 +17,8 @@ places them (``PLACEMENT_PARAMS``: query or body), every number read from the co
 * ``page-past-end``: page 1 states the page count; the last page holds items and the page after
   it is refused (the rule's status).
 * ``same-total``: a count states the total the list it counts (``listed_by``) states.
+* ``count-limit``: at most ``most`` values in one request: ``most`` values the target lists
+  (``values_from``, ``checks/listed.py``) are accepted (the control), ``most + 1`` refused.
 """
 
 from __future__ import annotations
@@ -27,12 +29,13 @@ from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema, expect_status
+from conformance.checks.listed import VALUES_FROM, listed_values
 from conformance.checks.paging import PLACEMENT_PARAMS, Sender, dig, identity, items_of, member_names, sender
 from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import named
 from conformance.transport.model import Exchange
 
-__all__ = ["page_past_end", "page_size", "param_default", "same_total"]
+__all__ = ["count_limit", "page_past_end", "page_size", "param_default", "same_total"]
 
 _NAME = {"type": "string"}
 _SIZE_PICKS = {"type": "array", "minItems": 1,
@@ -257,3 +260,18 @@ def same_total(ctx: CheckContext) -> None:
     expect(dig(counted, field) == dig(listed, field), ctx.rule.id, f"{operation} states {field} "
            f"{dig(counted, field)!r}, {params['listed_by']} {dig(listed, field)!r}", exchange=exchange,
            expected="the same total for the same request")
+
+
+@named("count-limit", params={"values_from": VALUES_FROM, "most": {"type": "integer", "minimum": 1},
+                              "set": {"type": "object"}}, required=("values_from", "most", "set"))
+def count_limit(ctx: CheckContext) -> None:
+    """``most`` listed values in the body's ``set`` members are accepted, ``most + 1`` refused."""
+    params, most = ctx.rule.params, ctx.rule.params["most"]
+    values = listed_values(ctx, params["values_from"], most + 1)
+    if len(values) <= most:
+        ctx.skip(f"the target lists {len(values)} values: {most + 1} cannot be named")
+
+    def naming(count: int) -> Any:
+        return sender(ctx, {"in": "body", "set": params["set"]}, values=values[:count])({})
+
+    expect_refused(ctx, f"{most + 1} values", partial(naming, most + 1), control=partial(naming, most))

@@ -35,6 +35,7 @@ from conformance.auth.variants import render
 from conformance.checks.context import CheckContext
 from conformance.checks.examples import example_request, fill, setting, setting_param, today
 from conformance.checks.expect import expect, expect_json_schema, expect_status
+from conformance.checks.listed import VALUES_FROM, listed_values, with_values
 from conformance.checks.registry import named
 from conformance.checks.routes import path_values
 from conformance.errors import ContractFileError
@@ -59,6 +60,8 @@ PLACEMENT_PARAMS: dict[str, Any] = {
         "required": ["days"], "additionalProperties": False}},
     "base_query": {"type": "object"},
     "path_values": {"type": "object", "additionalProperties": {"type": "string"}},
+    # Values only the target's lists hold, put into "{values}" of the set members (checks/listed.py).
+    "values_from": VALUES_FROM,
 }
 
 PAGING_PARAMS: dict[str, Any] = {
@@ -143,10 +146,12 @@ def _rendered(ctx: CheckContext, templates: dict[str, Any] | None) -> dict[str, 
 Sender = Callable[..., Exchange]
 
 
-def sender(ctx: CheckContext, params: dict[str, Any], operation: str | None = None) -> Sender:
+def sender(ctx: CheckContext, params: dict[str, Any], operation: str | None = None,
+           values: list[str] | None = None) -> Sender:
     """``send(members, drop=())``: one request of the operation with the paging ``members``
     placed as ``params`` say (module doc); ``drop`` names members left out of the example body
-    (a page size sent by the example, where the check tests its absence)."""
+    (a page size sent by the example, where the check tests its absence). ``values`` (else the
+    first ``values_from.count`` the target lists) fill the ``"{values}"`` of the set members."""
     op = operation or ctx.rule.operation
     if not op:
         raise ContractFileError(f"{ctx.rule.id}: a paging check needs the rule's operation")
@@ -156,7 +161,11 @@ def sender(ctx: CheckContext, params: dict[str, Any], operation: str | None = No
     base_body: dict[str, Any] | None = None
     if params.get("in") == "body":
         example = example_request(ctx, op)
-        base_body = {**(example.body or {}), **fill(ctx, params.get("set") or {})}
+        spec = params.get("values_from")
+        if values is None and spec and "count" in spec:
+            values = listed_values(ctx, spec, int(spec["count"]))
+        members = with_values(params.get("set") or {}, values) if values is not None else params.get("set") or {}
+        base_body = {**(example.body or {}), **fill(ctx, members)}
         for member, spec in (params.get("relative_dates") or {}).items():
             day = today(ctx) + timedelta(days=int(spec["days"]))
             base_body[member] = f"{day.isoformat()} 00:00:00" if spec.get("format") == "datetime" else day.isoformat()

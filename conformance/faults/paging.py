@@ -15,6 +15,9 @@ lacking the member gets it, with a next cursor (``next_field``) that leads to a 
 ``count_field``, ``total_pages_field``) and every ``same-total`` rule: the rule's operation states
 one more than it holds.
 
+``count-accepted`` for every ``count-limit`` rule: a request naming more than ``most`` values
+where the rule's ``set`` puts them (``"{values}"``) is served as if it named the first ``most``.
+
 The items are where the rule's ``items_field`` says (a ``{SETTING}`` read as the catalogue's
 default, the simulator's name), else the one array of objects carrying its ``id_field``.
 """
@@ -22,13 +25,15 @@ default, the simulator's name), else the one array of objects carrying its ``id_
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
+from conformance.checks.listed import PLACEHOLDER
 from conformance.checks.paging import dig, items_of
 from conformance.contract import Contract, Rule
 from conformance.faults.base import Fault, FaultySimulator, derived_fault
-from conformance.faults.toolkit import Match, Wrap, operations
+from conformance.faults.toolkit import Match, Wrap, operations, request_body
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
 
@@ -173,6 +178,39 @@ def _total_field(contract: Contract, rule: Rule) -> str | None:
     return None
 
 
+def _strings(node: Any) -> list[str]:
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, list):
+        return [s for item in node for s in _strings(item)]
+    if isinstance(node, dict):
+        return [s for value in node.values() for s in _strings(value)]
+    return []
+
+
+def _count_accepted(rule: Rule) -> Wrap:
+    most = int(rule.params["most"])
+    # Each set string naming the values, as a pattern: its text around "{values}".
+    patterns = [re.compile(re.escape(a) + "(.*)" + re.escape(b) + "$")
+                for a, _, b in (t.partition(PLACEHOLDER) for t in _strings(rule.params["set"]) if PLACEHOLDER in t)]
+
+    def cut(node: Any) -> Any:
+        if isinstance(node, str):
+            for pattern in patterns:
+                found = pattern.match(node)
+                if found:
+                    values = found.group(1).split(", ")
+                    return node[:found.start(1)] + ", ".join(values[:most]) + node[found.end(1):]
+            return node
+        if isinstance(node, list):
+            return [cut(item) for item in node]
+        if isinstance(node, dict):
+            return {key: cut(value) for key, value in node.items()}
+        return node
+
+    return request_body(_matching(rule), cut)
+
+
 def paging_faults(contract: Contract) -> list[Fault]:
     faults: list[Fault] = []
     for rule in contract.rules:
@@ -192,6 +230,10 @@ def paging_faults(contract: Contract) -> list[Fault]:
                                             f"{rule.operation}'s last page carries "
                                             f"{rule.params['present_only_when_more']}, leading to a page of no "
                                             "items")(_member_on_last_page(contract, rule)))
+        if check == "count-limit":
+            faults.append(derived_fault(f"count-accepted:{short}", rule.id,
+                                        f"{rule.operation} serves more than {rule.params['most']} values as "
+                                        "the first of them")(_count_accepted(rule)))
         total = _total_field(contract, rule) if check in ("paging-walk", "same-total") else None
         if total:
             faults.append(derived_fault(f"total-off-by-one:{short}", rule.id,

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from conformance.checks.context import CheckContext
-from conformance.checks.page_size import page_past_end, page_size, param_default, same_total
+from conformance.checks.page_size import count_limit, page_past_end, page_size, param_default, same_total
 from conformance.contract import Contract, Rule
 from conformance.errors import ContractFailure, RuleSkipped
 from conformance.targets.base import Capabilities
@@ -33,6 +33,7 @@ OPENAPI: dict[str, Any] = {
                 {"name": "page", "in": "query", "schema": {"type": "integer", "default": 1}}],
             "responses": {"200": {"description": "a page", "content": {"application/json": {"schema": _LIST}}}}}},
         "/items/count": {"get": {"responses": {"200": {"description": "a count"}}}},
+        "/profiles": {"get": {"responses": {"200": {"description": "the customer's profiles"}}}},
         "/search": {"post": {
             "requestBody": {"content": {"application/json": {
                 "schema": {"type": "object", "properties": {"limit": {"type": "integer", "default": 10},
@@ -54,7 +55,16 @@ def list_server(items: list[dict[str, Any]] = ITEMS, *, default: int = 10, break
     def handle(request: httpx.Request) -> httpx.Response:
         sent = dict(request.url.params)
         if request.method == "POST":
-            sent = {k: str(v) for k, v in json.loads(request.content or b"{}").items()}
+            sent = {k: str(v) if not isinstance(v, list) else v[0] for k, v in
+                    json.loads(request.content or b"{}").items()}
+        if request.url.path.endswith("/profiles"):
+            return httpx.Response(200, json={"data": [{"pid": float(n)} for n in range(1, 8)]})
+        if "filters" in sent:  # at most 5 profiles named
+            named = sent["filters"].split("eq(")[1].split(")")[0].split(", ")
+            status = 400 if len(named) > 5 or break_ == "refuse-all" else 200
+            if break_ == "take-any":
+                status = 200
+            return httpx.Response(status, json={"named": named})
         if request.url.path.endswith("/count"):
             return httpx.Response(200, json={"total": len(items) + (1 if break_ == "count-off" else 0)})
         size = int(sent.get("limit", default + (1 if break_ == "default-over" else 0)))
@@ -203,3 +213,18 @@ def test_a_count_states_the_total_of_its_list() -> None:
     run(same_total, list_server(), params, operation="GET /items/count", where=None)
     with pytest.raises(ContractFailure, match="states total 24"):
         run(same_total, list_server(break_="count-off"), params, operation="GET /items/count", where=None)
+
+
+# -- count-limit --------------------------------------------------------------------------
+COUNT = {"most": 5, "values_from": {"operation": "GET /profiles", "items_field": "data", "member": "pid"},
+         "set": {"filters": ["profile.eq({values})"]}}
+
+
+def test_most_listed_values_accepted_one_more_refused() -> None:
+    run(count_limit, list_server(), COUNT, operation="POST /search", where=None)
+    with pytest.raises(ContractFailure, match="6 values: got status 200"):
+        run(count_limit, list_server(break_="take-any"), COUNT, operation="POST /search", where=None)
+    with pytest.raises(RuleSkipped, match="control request not accepted"):
+        run(count_limit, list_server(break_="refuse-all"), COUNT, operation="POST /search", where=None)
+    with pytest.raises(RuleSkipped, match="cannot be named"):
+        run(count_limit, list_server(), {**COUNT, "most": 7}, operation="POST /search", where=None)

@@ -24,6 +24,9 @@ RULES = [
          params={"check": "page-size", "only_total": True, "count_field": "count"}),
     Rule("demo.items.walk", "paging", "s", SOURCE, operation="GET /items",
          params={"check": "paging-walk", "style": "offset", "items_field": "{ITEMS_FIELD}", "count_field": "count"}),
+    Rule("demo.messages.profiles", "limit", "s", SOURCE, operation="POST /messages",
+         params={"check": "count-limit", "most": 2, "values_from": {"operation": "GET /other", "member": "id"},
+                 "set": {"filters": ["profile.eq({values})", "day.eq(1)"]}}),
     Rule("demo.messages.walk", "paging", "s", SOURCE, operation="POST /messages",
          params={"check": "paging-walk", "in": "body", "style": "cursor", "cursor_param": "cursor",
                  "next_field": "paging.next", "items_field": "data", "present_only_when_more": "paging"}),
@@ -39,7 +42,10 @@ class Lists:
 
     def handle(self, request: Request) -> Response:
         if request.method == "POST":
-            start = int(json.loads(request.body or b"{}").get("cursor", 0))
+            sent = json.loads(request.body or b"{}")
+            if "filters" in sent:
+                return Response.json_response(200, {"filters": sent["filters"]})
+            start = int(sent.get("cursor", 0))
             body: dict[str, Any] = {"data": ITEMS[start:start + 5]}
             if start + 5 < len(ITEMS):
                 body["paging"] = {"next": str(start + 5)}
@@ -62,9 +68,11 @@ def _post(sim: Any, cursor: str | None = None) -> Any:
 
 
 def test_the_families_fit_their_rules_only() -> None:
-    assert sorted(_faults()) == ["member-on-last-page:messages.walk", "page-one-over:items.page-size",
+    assert sorted(_faults()) == ["count-accepted:messages.profiles", "member-on-last-page:messages.walk",
+                                 "page-one-over:items.page-size",
                                  "row-repeated:items.walk", "row-repeated:messages.walk", "total-off-by-one:items.walk"]
-    assert {f.breaks for f in _faults().values()} == {"demo.items.page-size", "demo.items.walk", "demo.messages.walk"}
+    assert {f.breaks for f in _faults().values()} == {"demo.items.page-size", "demo.items.walk", "demo.messages.walk",
+                                                      "demo.messages.profiles"}
 
 
 def test_page_one_over_appends_a_copy_of_the_last_item_on_its_operation_only() -> None:
@@ -93,3 +101,10 @@ def test_total_off_by_one_states_one_more_than_held() -> None:
     sim = _faults()["total-off-by-one:items.walk"].apply(Lists())
     assert _get(sim, "/items")["count"] == len(ITEMS) + 1
     assert _get(sim, "/other")["count"] == len(ITEMS)
+
+
+def test_count_accepted_serves_more_values_as_the_first_most() -> None:
+    sim = _faults()["count-accepted:messages.profiles"].apply(Lists())
+    sent = {"filters": ["profile.eq(1, 2, 3)", "day.eq(1)"]}
+    answer = json.loads(sim.handle(Request.build("POST", "/messages", json_body=sent)).body)
+    assert answer["filters"] == ["profile.eq(1, 2)", "day.eq(1)"]

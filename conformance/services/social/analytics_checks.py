@@ -15,7 +15,7 @@ from conformance.checks.registry import named
 from conformance.services.social.body_checks import customer_profiles
 from conformance.services.social.support import POSTS, PROFILES, accepted, body, post, rows_of
 
-__all__ = ["max_profiles"]
+__all__: list[str] = []
 
 _FILTERS = {"type": "array", "items": {"type": "string"}}
 
@@ -34,24 +34,6 @@ def _utc(text: object) -> bool:
     except ValueError:
         return False
     return offset is not None and not offset
-
-
-@named("social/max-profiles",
-       params={"max_profiles": {"type": "integer", "minimum": 1}, "other_filters": _FILTERS},
-       required=("max_profiles", "other_filters"))
-def max_profiles(ctx: CheckContext) -> None:
-    operation = ctx.rule.operation
-    assert operation
-    most = ctx.rule.params["max_profiles"]
-    ids = customer_profiles(ctx, most + 1)
-    if len(ids) <= most:
-        ctx.skip(f"the customer has {len(ids)} profiles: {most + 1} cannot be named")
-
-    def with_ids(count: int) -> Any:
-        filters = [f"customer_profile_id.eq({', '.join(ids[:count])})", *ctx.rule.params["other_filters"]]
-        return post(ctx, operation, body(ctx, operation, filters=filters))
-
-    expect_refused(ctx, f"{most + 1} profiles", partial(with_ids, most + 1), control=partial(with_ids, most))
 
 
 @named("social/one-year",

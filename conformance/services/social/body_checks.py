@@ -1,24 +1,21 @@
 """Parameterised checks of POST-body operations (named, so rules choose them as data).
 
 ``refused-body`` and ``refused-path`` hold a changed request to a refusal after the control succeeded;
-``default-page-size`` is the core ``page-size`` over the customer's profiles; ``body-shape`` and
-``limit-reading`` read the numbers they test from the contract.
+``body-shape`` and ``limit-reading`` read the numbers they test from the contract.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from functools import partial
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema
-from conformance.checks.page_size import page_size
 from conformance.checks.refusal import expect_accepted, expect_refused
 from conformance.checks.registry import named
 from conformance.services.social.support import METADATA, accepted, body, post, values
 from conformance.transport.model import Exchange
 
-__all__ = ["customer_profiles", "default_page_size", "refused_body"]
+__all__ = ["customer_profiles", "refused_body"]
 
 _SET = {"set": {"type": "object"}}
 _OPS = {"operations": {"type": "array", "items": {"type": "string"}, "minItems": 1}}
@@ -60,19 +57,6 @@ def customer_profiles(ctx: CheckContext, count: int) -> list[str]:
     listing = ctx.call(METADATA, path_values=values(ctx, METADATA))
     data = accepted(ctx, listing, METADATA, "the customer's profiles")["data"]
     return [str(p["customer_profile_id"]).removesuffix(".0") for p in data][:count]
-
-
-@named("social/default-page-size", params={"profiles": {"type": "integer", "minimum": 1},
-                                           "other_filters": {"type": "array", "items": {"type": "string"}}},
-       required=("profiles",))
-def default_page_size(ctx: CheckContext) -> None:
-    """The core ``page-size`` over a filter naming ``profiles`` of the customer's profiles (their
-    ids come from the metadata listing: no rule param can hold them)."""
-    ids = customer_profiles(ctx, ctx.rule.params["profiles"])
-    filters = [f"customer_profile_id.eq({', '.join(ids)})", *ctx.rule.params.get("other_filters", [])]
-    params = {"in": "body", "set": {"filters": filters}, "items_field": "data",
-              "total_pages_field": "paging.total_pages"}
-    page_size(dataclasses.replace(ctx, rule=dataclasses.replace(ctx.rule, params=params)))
 
 
 @named("social/body-shape", params={"sets": {"type": "array", "items": {"type": "object"}, "minItems": 1}})

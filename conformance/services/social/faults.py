@@ -253,14 +253,10 @@ FAULTS: list[Fault] = [
         response_body(path(r"/metadata/customer/topics$"), _theme_ids)),
     fault("profile-groups-strings", "profile groups are strings")(
         response_body(path(r"/metadata/customer$"), _group_strings)),
-    fault("accepts-101-profiles", "101 profiles are accepted")(
-        attr("max_profiles", 101)),
     fault("two-year-period", "a reporting_period of two years is accepted")(
         attr("period_years", 2)),
     fault("profiles-page-above-total-200", "a page above total_pages answers 200")(
         _past_end_served(_PROFILES)),
-    fault("profiles-page-1001", "profile pages hold 1001 rows")(
-        attr("profile_page", 1001)),
     fault("no-result-cap", "analytics answers are not cut at 10000")(
         attr("cap", 10**9)),
     fault("posts-page-above-total-200", "a post page above total_pages answers 200")(
