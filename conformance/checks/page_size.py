@@ -17,6 +17,7 @@ places them (``PLACEMENT_PARAMS``: query or body), every number read from the co
 * ``page-past-end``: page 1 states the page count; the last page holds items and the page after
   it is refused (the rule's status).
 * ``same-total``: a count states the total the list it counts (``listed_by``) states.
+* ``result-cap``: a paged answer is cut at ``cap`` results (the page holding the cap-th read).
 * ``count-limit``: at most ``most`` values in one request: ``most`` values the target lists
   (``values_from``, ``checks/listed.py``) are accepted (the control), ``most + 1`` refused.
 """
@@ -35,7 +36,7 @@ from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import named
 from conformance.transport.model import Exchange
 
-__all__ = ["count_limit", "page_past_end", "page_size", "param_default", "same_total"]
+__all__ = ["count_limit", "page_past_end", "page_size", "param_default", "result_cap", "same_total"]
 
 _NAME = {"type": "string"}
 _SIZE_PICKS = {"type": "array", "minItems": 1,
@@ -275,3 +276,45 @@ def count_limit(ctx: CheckContext) -> None:
         return sender(ctx, {"in": "body", "set": params["set"]}, values=values[:count])({})
 
     expect_refused(ctx, f"{most + 1} values", partial(naming, most + 1), control=partial(naming, most))
+
+
+_CAP_PARAMS = {**PLACEMENT_PARAMS, **_ITEMS, "cap": {"type": "integer", "minimum": 1}, "page_param": _NAME,
+               "first_page": {"type": "integer"}, "total_pages_field": _NAME}
+
+
+@named("result-cap", params=_CAP_PARAMS, required=("cap", "page_param", "total_pages_field"))
+def result_cap(ctx: CheckContext) -> None:
+    """A paged answer is cut at ``cap`` results: no result past the cap-th comes back. Page 1
+    gives the page size; the page holding result ``cap``, and the one after it where stated, are
+    read (the pages before are full: the walk rule holds that). A page past the cut may be refused
+    like a page above the total. What the page count says of a cut answer is not judged."""
+    operation = ctx.rule.operation
+    assert operation
+    params = member_names(ctx, ctx.rule.params)
+    cap, page, first = int(params["cap"]), params["page_param"], int(params.get("first_page", 1))
+    send = sender(ctx, params)
+
+    def rows(number: int) -> tuple[Exchange, list[Any], Any]:
+        exchange = send({page: number})
+        body = _answer(ctx, operation, exchange, f"page {number}")
+        return exchange, _items(ctx, params, body, exchange, f"page {number}"), body
+
+    _, held, body = rows(first)
+    size, pages = len(held), dig(body, params["total_pages_field"])
+    if not isinstance(pages, int) or pages <= 1 or not size:
+        ctx.skip(f"the answer fits one page ({size} results): the cap was not approached")
+    at_cap = -(-cap // size)  # the page holding result cap
+    if pages < at_cap:
+        ctx.skip(f"{pages} pages of {size} are stated, fewer than the cap of {cap}: the cut was not exercised")
+    last = min(pages, at_cap + 1)
+    exchange = send({page: first + last - 1})
+    if last > at_cap and not 200 <= exchange.response.status < 300:
+        exchange, held, _ = rows(first + at_cap - 1)
+        seen = size * (at_cap - 1) + len(held)
+    else:
+        body = _answer(ctx, operation, exchange, f"page {first + last - 1}")
+        seen = size * (last - 1) + len(_items(ctx, params, body, exchange, f"page {first + last - 1}"))
+    expect(seen <= cap, ctx.rule.id, f"the pages hold {seen} results", exchange=exchange,
+           expected=f"at most {cap} (extra results cut)")
+    if seen < cap:
+        ctx.skip(f"the query has {seen} results, fewer than the cap of {cap}: the cut was not exercised")

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from conformance.checks.context import CheckContext
-from conformance.checks.page_size import count_limit, page_past_end, page_size, param_default, same_total
+from conformance.checks.page_size import count_limit, page_past_end, page_size, param_default, result_cap, same_total
 from conformance.contract import Contract, Rule
 from conformance.errors import ContractFailure, RuleSkipped
 from conformance.targets.base import Capabilities
@@ -53,6 +53,7 @@ def list_server(items: list[dict[str, Any]] = ITEMS, *, default: int = 10, break
     to get it wrong."""
 
     def handle(request: httpx.Request) -> httpx.Response:
+        nonlocal items  # a capped or uncut list: the same on every request
         sent = dict(request.url.params)
         if request.method == "POST":
             sent = {k: str(v) if not isinstance(v, list) else v[0] for k, v in
@@ -73,6 +74,10 @@ def list_server(items: list[dict[str, Any]] = ITEMS, *, default: int = 10, break
         if signal == "none" and "limit" not in sent:
             size = len(items)  # a list without paging members: everything
         page = int(sent.get("page", 2 if break_ == "default-page-2" else 1))
+        if break_ == "uncut":
+            items = ITEMS * 3
+        elif request.method == "POST" and "cap" in break_:
+            items = items[:int(break_.split("-")[1])]
         if break_ == "past-end-served" and page > -(-len(items) // size):
             page = 1
         start = int(sent.get("offset", 0)) + (page - 1) * size
@@ -228,3 +233,19 @@ def test_most_listed_values_accepted_one_more_refused() -> None:
         run(count_limit, list_server(break_="refuse-all"), COUNT, operation="POST /search", where=None)
     with pytest.raises(RuleSkipped, match="cannot be named"):
         run(count_limit, list_server(), {**COUNT, "most": 7}, operation="POST /search", where=None)
+
+
+# -- result-cap ---------------------------------------------------------------------------
+CAP = {"in": "body", "cap": 20, "page_param": "page", "total_pages_field": "paging.total_pages",
+       "items_field": "results"}
+
+
+def test_a_paged_answer_is_cut_at_the_cap() -> None:
+    # 23 results cut at 20: pages of 4, the page holding result 20 full, the next refused or empty
+    run(result_cap, list_server(signal="pages", break_="cap-20"), CAP, operation="POST /search", where=None)
+    with pytest.raises(ContractFailure, match="hold 24 results"):
+        run(result_cap, list_server(signal="pages", break_="uncut"), CAP, operation="POST /search", where=None)
+    with pytest.raises(RuleSkipped, match="fewer than the cap"):
+        run(result_cap, list_server(signal="pages", break_="cap-13"), CAP, operation="POST /search", where=None)
+    with pytest.raises(RuleSkipped, match="fits one page"):
+        run(result_cap, list_server(ITEMS[:3], signal="pages"), CAP, operation="POST /search", where=None)

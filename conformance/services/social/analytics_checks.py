@@ -1,5 +1,5 @@
-"""Scenario checks of profile and post analytics: profile counts, the one-year period, the
-10000-result cap, fields, sort, timezone and guid-cursor walking."""
+"""Scenario checks of profile and post analytics: the one-year period, fields, sort, timezone
+and guid-cursor walking (profile counts and the 10000-result cap are core checks)."""
 
 from __future__ import annotations
 
@@ -53,41 +53,6 @@ def one_year(ctx: CheckContext) -> None:
 
     expect_refused(ctx, f"a period of {days + ctx.rule.params['beyond_days']} days",
                    partial(period, days + ctx.rule.params["beyond_days"]), control=partial(period, days - 1))
-
-
-@named("social/result-cap",
-       params={"cap": {"type": "integer", "minimum": 1}, "profiles": {"type": "integer", "minimum": 1},
-               "other_filters": _FILTERS}, required=("cap", "profiles", "other_filters"))
-def result_cap(ctx: CheckContext) -> None:
-    """Any analytics response (profiles or posts: the rule's operation) is cut at the cap: no
-    result past the cap-th comes back. The stated page count is only where the walk looks: the
-    page holding result cap + 1, if it is stated, must hold nothing past the cap (the document
-    says the results are cut, not what total_pages then says)."""
-    cap, params, operation = ctx.rule.params["cap"], ctx.rule.params, ctx.rule.operation
-    assert operation
-    ids = customer_profiles(ctx, params["profiles"])
-    query = body(ctx, operation, filters=[f"customer_profile_id.eq({', '.join(ids)})", *params["other_filters"]])
-    query.pop("limit", None)
-    rows, paging = rows_of(ctx, operation, query, "page 1")
-    size, pages = len(rows), paging["total_pages"]
-    if pages <= 1:
-        ctx.skip(f"the answer fits one page ({size} rows): the cap was not approached")
-    # Pages before the last are full (the paging-walk rule holds that): the page holding the
-    # cap-th result, and the one after it if stated, give the count without reading the rest.
-    at_cap = -(-cap // size)
-    if pages < at_cap:
-        ctx.skip(f"{pages} pages of {size} rows are stated, fewer than the cap of {cap}: the cut was not exercised")
-    last = min(pages, at_cap + 1)
-    exchange = post(ctx, operation, {**query, "page": last})
-    if last > at_cap and exchange.response.status != 200:
-        # A page past the cut may be refused like a page above the total: nothing past the cap.
-        seen = size * (at_cap - 1) + len(rows_of(ctx, operation, {**query, "page": at_cap}, f"page {at_cap}")[0])
-    else:
-        seen = size * (last - 1) + len(accepted(ctx, exchange, operation, f"page {last}")["data"])
-    expect(seen <= cap, ctx.rule.id, f"the pages hold {seen} results", exchange=exchange,
-           expected=f"at most {cap} (extra results cut)")
-    if seen < cap:
-        ctx.skip(f"the query has {seen} results, fewer than the cap of {cap}: the cut was not exercised")
 
 
 @named("social/guid-only-default")
