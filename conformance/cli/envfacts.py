@@ -47,10 +47,14 @@ def facts_for(service: str) -> ServiceFacts:
 
 def _digest(service: str) -> str | None:
     folder = schemas_dir() / service
-    try:
-        data = (folder / "openapi.yaml").read_bytes() + b"\0" + (folder / "rules.yaml").read_bytes()
-    except OSError:
-        return None  # the loader names what is missing
+    from conformance.errors import ContractFileError
+    from conformance.files import CONTRACT, read_text
+
+    try:  # bounded as the loader reads them (a link to /dev/zero is not hashed until memory runs out)
+        data = (read_text(folder / "openapi.yaml", CONTRACT, ContractFileError) + "\0"
+                + read_text(folder / "rules.yaml", CONTRACT, ContractFileError)).encode()
+    except ContractFileError:
+        return None  # the loader names what is wrong
     return hashlib.sha256(f"{_FORMAT}\0{folder.resolve()}\0".encode() + data).hexdigest()
 
 
