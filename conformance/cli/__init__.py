@@ -47,6 +47,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `conformance env | head`: the reader left; nothing to report
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:  # a path the user gave that the system refuses (a name too long, no room)
+        where = f"{str(exc.filename)[:120]!a}: " if exc.filename else ""
+        print(f"conformance: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 (the last net: 1 means only "the target broke a rule")
+        print(f"conformance: internal error, a bug: {_where(exc)}: {type(exc).__name__}: "
+              f"{ascii(str(exc))[1:-1][:300]}", file=sys.stderr)
+        return 2
+
+
+def _where(exc: BaseException) -> str:
+    """The innermost frame of ``exc`` as ``file:line``: one line that still says where the bug is."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}" if tb is not None else "?"
 
 
 if __name__ == "__main__":

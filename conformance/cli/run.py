@@ -76,13 +76,12 @@ def run(args: argparse.Namespace) -> int:
     import pytest  # noqa: F401  (the heavy import, after the checkpoint a test pauses at)
 
     from conformance.cli.preflight import preflight
-    from conformance.cli.rundirs import new_run_dir
+    from conformance.cli.rundirs import check_report_dir, new_run_dir
 
     settings = preflight(args)
     report_dir = Path(args.report_dir) if args.report_dir else new_run_dir(Path("reports"))
+    check_report_dir(report_dir)
     argv = pytest_argv(args, settings, report_dir)
-    if report_dir.exists() and not report_dir.is_dir():
-        raise HarnessError(f"--report-dir {report_dir} is not a directory")
     return _execute(args, argv, report_dir)
 
 
