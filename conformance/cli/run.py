@@ -169,8 +169,10 @@ def _interrupted(report_dir: Path, signal_name: str) -> int:
     from conformance.cli.status import mark_interrupted
 
     mark_interrupted(report_dir, signal_name)
-    print(f"conformance: interrupted by {signal_name}; {report_dir / 'summary.json'} holds what finished",
-          file=sys.stderr)
+    summary = report_dir / "summary.json"
+    # Only a summary that was written holds anything: before the first rule ended there is none.
+    held = f"{summary} holds what finished" if summary.is_file() else "no rule finished; no summary.json written"
+    print(f"conformance: interrupted by {signal_name}; {held}", file=sys.stderr)
     return interrupts.exit_status() or 130
 
 
