@@ -27,7 +27,7 @@ from typing import Any
 
 from conformance.errors import HarnessError
 
-__all__ = ["CASSETTE", "CONTRACT", "SUMMARY", "FileBounds", "load_json", "load_yaml", "measure", "read_text"]
+__all__ = ["CASSETTE", "CONFIG", "CONTRACT", "SUMMARY", "FileBounds", "load_json", "load_yaml", "measure", "read_text"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,8 @@ CONTRACT = FileBounds("contract file", 4 * 1024 * 1024)
 # Cassettes hold response bodies, each at most CONFORMANCE_MAX_RESPONSE_BYTES (16 MiB) when
 # recorded; the largest committed one is 1.8 MB and nests 6 levels (bodies are strings).
 CASSETTE = FileBounds("cassette", 64 * 1024 * 1024)
+# conformance.toml: a few targets of a few keys (its size bound is cli/configfile.MAX_BYTES).
+CONFIG = FileBounds("configuration file", 1024 * 1024, max_depth=16, max_nodes=100_000)
 # summary.json of every service's run is ~1 MB; merged shards are several of those.
 SUMMARY = FileBounds("summary", 64 * 1024 * 1024)
 
