@@ -171,7 +171,7 @@ def _read(path: Path) -> dict[str, Any]:
         raise UsageError(f"{path}: larger than {MAX_BYTES // 1024} KiB; not a configuration file")
     try:
         # Depth bounded as every file read (conformance/files.py); tomllib recurses per level.
-        return measure(tomllib.loads(raw.decode("utf-8")), CONFIG, str(path), UsageError)  # type: ignore[no-any-return]
+        return measure(tomllib.loads(raw.decode("utf-8")), CONFIG, str(path), UsageError)
     except RecursionError:
         raise UsageError(f"{path}: nested too deep to read; not a configuration file") from None
     except UnicodeDecodeError as exc:
