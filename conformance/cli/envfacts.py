@@ -66,11 +66,14 @@ def _cache_dir() -> Path:
 
 
 def _read(path: Path) -> ServiceFacts | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+    from conformance.errors import HarnessError
+    from conformance.files import CONFIG, load_json
+
+    try:  # a cache: anything odd in it (a link to /dev/zero, a deep value) reads as not cached
+        data = load_json(path, CONFIG, HarnessError)
         paths = {name: (str(value), str(text)) for name, (value, text) in data["paths"].items()}
         return ServiceFacts(title=data["title"], credentials=data["credentials"], paths=paths, rates=data["rates"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (HarnessError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
