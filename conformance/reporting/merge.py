@@ -20,6 +20,7 @@ from conformance.files import SUMMARY, read_text
 from conformance.reporting.checked import checked_share
 from conformance.reporting.summary import write_atomic
 from conformance.reporting.triage import load_summary
+from conformance.reporting.verdict import verdict
 from conformance.settings import MinChecked
 
 __all__ = ["merge_runs", "merge_summaries"]
@@ -64,6 +65,7 @@ def merge_summaries(summaries: list[tuple[Path, dict[str, Any]]]) -> dict[str, A
                                   for s, names in (d.get("missing_required") or {}).items()}
     merged["services"] = services
     merged["merged_from"] = [str(p) for p, _d in summaries]
+    merged["verdict"] = verdict(merged).as_json()  # decided as a run's is, from the merged rules
     return merged
 
 
