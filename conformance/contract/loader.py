@@ -300,7 +300,8 @@ def _load(service: str, root: str) -> Contract:
     for i, raw in enumerate(cat["gaps"]):
         about = tuple((str(a["operation"]), a.get("where")) for a in raw.get("about") or ())
         gap = Gap(raw["id"], raw["statement"], _source(raw["source"], doc, part, f"{rules_path}: gaps[{i}]"),
-                  about=about, setting=raw.get("setting"), about_none=raw.get("about_none"))
+                  about=about, setting=raw.get("setting"), about_none=raw.get("about_none"),
+                  allows=tuple(dict(a) for a in raw.get("allows") or ()))
         if gap.setting and gap.setting not in credential_names:
             raise ContractFileError(f"{rules_path}: gaps[{i}] ({gap.id}): setting {gap.setting} is not among the "
                                     "credentials")
@@ -469,7 +470,9 @@ def _digest(openapi: dict[str, Any], catalogue: dict[str, Any]) -> str:
     harness and never change a verdict. Parsed, not raw bytes: a comment or a reflowed line
     changes no verdict either, so it leaves recorded cassettes current."""
     judged = {**catalogue, "rules": [{k: v for k, v in rule.items() if k not in ("faults", "derived_faults")}
-                                     for rule in catalogue["rules"]]}
+                                     for rule in catalogue["rules"]],
+              # What a gap allows builds variants that prove the harness; it judges nothing.
+              "gaps": [{k: v for k, v in gap.items() if k != "allows"} for gap in catalogue.get("gaps") or []]}
     judged.pop("derived_rules", None)
     text = json.dumps([openapi, judged], sort_keys=True, default=str, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()

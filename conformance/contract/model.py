@@ -83,6 +83,8 @@ class Gap:
     setting: str | None = None
     # Why the gap names no operation or member, when it has no ``about``.
     about_none: str | None = None
+    # The conforming choices it leaves open: core variant families with their params.
+    allows: tuple[dict[str, Any], ...] = ()
 
     def covers(self, rule: Rule) -> tuple[str, str | None] | None:
         """The point of ``about`` that ``rule`` checks, if any."""
