@@ -2,10 +2,8 @@
 contract's example themselves, and generated bodies a server may refuse.
 
 * ``settled(ctx)``: a context whose contract's examples are rendered for the target
-  (``checks/examples.py``: x-settings from the configured values, else ``settings.defaults``).
-  The generic limit, enum, required and wrong-types checks render examples themselves; the named
-  check ``settled`` runs the other generic checks that send an example (``params.generic``:
-  auth, body-cases, invalid-bodies) on that context.
+  (``checks/examples.py``: x-settings from the configured values, else ``settings.defaults``),
+  for the scenario checks below and in ``checks.py`` (the generic checks render examples themselves).
 * ``valid-bodies-refusable``: the generic ``valid-bodies`` with statuses a generated body may
   also get (``refusable``: a list, or ``any-4xx`` where the document names no status), for
   members whose format the document does not show: the example must be accepted first, then
@@ -18,20 +16,13 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from conformance.auth.variants import AUTH_AS_SCHEMA
-from conformance.checks.auth import auth_refused
-from conformance.checks.bodies import body_cases
-from conformance.checks.boundary import BASE_PARAMS, baseline
+from conformance.checks.boundary import baseline
 from conformance.checks.context import CheckContext
 from conformance.checks.examples import example_body
-from conformance.checks.properties import bodies_answered, documented_only, invalid_bodies_refused
+from conformance.checks.properties import bodies_answered, documented_only
 from conformance.checks.registry import named
 
-__all__ = ["settled", "settled_generic", "valid_bodies_refusable"]
-
-_GENERIC = {"auth": auth_refused, "body-cases": body_cases, "invalid-bodies": invalid_bodies_refused}
-_SETTLED_PARAMS: dict[str, Any] = {**BASE_PARAMS, "generic": {"enum": sorted(_GENERIC)}, "as": AUTH_AS_SCHEMA,
-                                   "cases": {"type": "array", "minItems": 1}}
+__all__ = ["settled", "valid_bodies_refusable"]
 
 
 def settled(ctx: CheckContext) -> CheckContext:
@@ -40,12 +31,6 @@ def settled(ctx: CheckContext) -> CheckContext:
     contract = ctx.contract
     examples = {op: example_body(ctx, op) for op in contract.operations() if contract.json_media(op).get("example")}
     return dataclasses.replace(ctx, contract=contract.with_examples(examples))
-
-
-@named("contracts/settled", params=_SETTLED_PARAMS, required=("generic",))
-def settled_generic(ctx: CheckContext) -> None:
-    """The generic check ``params.generic`` names, on the settled examples."""
-    _GENERIC[ctx.rule.params["generic"]](settled(ctx))
 
 
 _REFUSABLE = {"oneOf": [{"type": "array", "items": {"type": "integer"}, "minItems": 1}, {"const": "any-4xx"}]}
