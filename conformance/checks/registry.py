@@ -97,6 +97,7 @@ _GENERIC = (
     "conformance.checks.wellformed",
     "conformance.checks.observatory",
     "conformance.checks.bodies",
+    "conformance.checks.edits",
     "conformance.checks.derived",
 )
 _loaded = False

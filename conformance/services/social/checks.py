@@ -1,8 +1,7 @@
-"""Scenario checks of the envelope, the X-Svc headers, the error table, tags and the rate limit."""
+"""Scenario checks of the X-Svc headers, tags and the rate limit."""
 
 from __future__ import annotations
 
-import json
 from functools import partial
 from typing import Any
 
@@ -10,10 +9,9 @@ import jsonschema
 
 from conformance.auth.variants import NONE
 from conformance.checks.context import CheckContext
-from conformance.checks.expect import expect, expect_json_schema, expect_status
-from conformance.checks.refusal import expect_refused
+from conformance.checks.expect import expect, expect_status
 from conformance.checks.registry import named
-from conformance.services.social.support import METADATA, PROFILES, accepted, body, post, values
+from conformance.services.social.support import METADATA, PROFILES, accepted, values
 from conformance.transport.model import Exchange, Request
 
 __all__ = ["svc_header"]
@@ -52,65 +50,6 @@ def svc_header(ctx: CheckContext) -> None:
                expected=f"{name} on every response")
         expect(validator.is_valid(value), ctx.rule.id, f"{what}: {name} is {value!r}", exchange=exchange,
                expected=f"{name} matching {spec['schema'].get('pattern')} ({spec.get('description', '')})")
-
-
-@named("social/error-envelope")
-def error_envelope(ctx: CheckContext) -> None:
-    schema = ctx.contract.openapi["components"]["schemas"]["Envelope"]
-    for what, exchange in _samples(ctx)[1:]:
-        expect(400 <= exchange.response.status < 500, ctx.rule.id, f"{what} was not refused", exchange=exchange,
-               expected="a 4xx")
-        expect_json_schema(ctx.rule.id, ctx.contract, exchange, schema, f"{what}: the standard object")
-
-
-@named("social/unknown-endpoint")
-def unknown_endpoint(ctx: CheckContext) -> None:
-    operation = ctx.rule.operation
-    assert operation
-
-    def missing() -> Exchange:
-        request = Request.build("GET", _path(ctx, operation) + "/conformance-no-such-endpoint")
-        return ctx.send(ctx.auth(request, operation))
-
-    expect_refused(ctx, "a path that is no endpoint", missing, control=partial(_raw, ctx, operation))
-
-
-@named("social/wrong-method", params={"method": {"enum": ["DELETE", "PUT", "PATCH"]}}, required=("method",))
-def wrong_method(ctx: CheckContext) -> None:
-    operation = ctx.rule.operation
-    assert operation
-    method = ctx.rule.params["method"]
-    expect_refused(ctx, f"{method} on {operation}", partial(_raw, ctx, operation, method),
-                   control=partial(_raw, ctx, operation))
-
-
-@named("social/body-not-json")
-def body_not_json(ctx: CheckContext) -> None:
-    operation = ctx.rule.operation
-    assert operation
-    text = json.dumps(body(ctx, operation)).encode()
-    accepted(ctx, post(ctx, operation, body(ctx, operation)), operation, "the example as JSON (the control)")
-    expect_refused(ctx, "the example sent as text/plain",
-                   partial(_raw, ctx, operation, headers={"content-type": "text/plain"}, content=text))
-
-
-@named("social/response-not-json")
-def response_not_json(ctx: CheckContext) -> None:
-    operation = ctx.rule.operation
-    assert operation
-    expect_status(ctx.rule.id, _raw(ctx, operation, headers={"accept": "application/json"}), 200,
-                  "Accept application/json (the control)")
-    expect_refused(ctx, "Accept text/html", partial(_raw, ctx, operation, headers={"accept": "text/html"}))
-
-
-@named("social/malformed-body")
-def malformed_body(ctx: CheckContext) -> None:
-    operation = ctx.rule.operation
-    assert operation
-    accepted(ctx, post(ctx, operation, body(ctx, operation)), operation, "the example (the control)")
-    text = json.dumps(body(ctx, operation)).encode()
-    expect_refused(ctx, "the example cut in half", partial(
-        _raw, ctx, operation, headers={"content-type": "application/json"}, content=text[: len(text) // 2]))
 
 
 @named("social/archived-tags")
