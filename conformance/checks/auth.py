@@ -19,7 +19,7 @@ from conformance.auth.variants import AUTH_AS_SCHEMA, DEFAULT, AuthAs, auth_as
 from conformance.checks.context import CheckContext
 from conformance.checks.examples import example_body
 from conformance.checks.refusal import expect_refused
-from conformance.checks.registry import for_kind
+from conformance.checks.registry import for_kind, named
 from conformance.errors import RuleSkipped
 from conformance.transport.model import Exchange, Request
 
@@ -54,6 +54,8 @@ def send_as(ctx: CheckContext, operation: str, how: AuthAs, path_values: dict[st
     return ctx.send(ctx.auth(request_for(ctx, operation, path_values), operation, how))
 
 
+# By kind, and by name for a rule of another kind refused for its credential (a plan, a denied account).
+@named("auth", params=_PARAMS, required=("as",))
 @for_kind("auth", params=_PARAMS, required=("as",))
 def auth_refused(ctx: CheckContext) -> None:
     rule = ctx.rule

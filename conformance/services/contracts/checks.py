@@ -2,18 +2,15 @@
 
 Only what no generic check or building block expresses: a header carried on every
 call, a documented default compared with its explicit value (both on the settled examples:
-settled.py), a JSON string that must parse,
-and a malformed path id after a real one. Values come from the rule's params and the contract.
+settled.py) and a JSON string that must parse. Values come from the rule's params and the contract.
 """
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses
-from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import named
 from conformance.services.contracts.settled import settled
 from conformance.transport.jsonbody import loads
@@ -91,16 +88,3 @@ def abi_json_parses(ctx: CheckContext) -> None:
         parsed = None
     expect(isinstance(parsed, list), rule.id, f"abiJson {str(text)[:80]!r} is not a JSON-stringified ABI",
            exchange=exchange, expected="a string that parses as a JSON array of ABI entries")
-
-
-@named("contracts/malformed-id",
-       params={"path_values": _PATH_VALUES, "malformed": {"type": "string"}}, required=("path_values", "malformed"))
-def malformed_id(ctx: CheckContext) -> None:
-    rule = ctx.rule
-    assert rule.operation
-    operation = rule.operation
-    real = ctx.settings_in(rule.params["path_values"])
-    bad = {name: rule.params["malformed"] for name in real}
-    expect_refused(ctx, f"{operation} with id {rule.params['malformed']!r}, not a UUID",
-                   partial(ctx.call, operation, path_values=bad),
-                   control=partial(ctx.call, operation, path_values=real))
