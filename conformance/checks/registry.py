@@ -98,6 +98,7 @@ _GENERIC = (
     "conformance.checks.observatory",
     "conformance.checks.bodies",
     "conformance.checks.edits",
+    "conformance.checks.authorization",
     "conformance.checks.derived",
 )
 _loaded = False
