@@ -8,6 +8,11 @@ simulator refuses (4xx) is answered as that remembered request is, so the server
 never saw the edit (another body member, path value, method, content type, credential...).
 Before any accepted request, or when the simulator refuses the remembered request too, the
 answer stands.
+
+``code-despite-member`` for every rule the core check ``authorization-refused`` carries: the
+authorization request's member (``where: query.<name>``) is not checked. The fault remembers the
+member's value in the last authorization request the simulator granted (a redirect carrying a
+code) and puts it in place of any other value, or of none, so the simulator grants that one too.
 """
 
 from __future__ import annotations
@@ -15,15 +20,18 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable
+from urllib.parse import parse_qs, urlsplit
 
 from conformance.contract import Contract, Rule
 from conformance.faults.base import Fault, FaultySimulator, derived_fault, path_pattern
+from conformance.faults.toolkit import operations as to_any_of
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
 
 __all__ = ["edit_faults", "edited_operations"]
 
 CHECK = "refused-edit"
+AUTHORIZATION_CHECK = "authorization-refused"
 
 
 def edited_operations(rule: Rule) -> list[str]:
@@ -72,9 +80,47 @@ def _ignoring(operations: list[str]) -> Callable[[Simulator], Simulator]:
     return wrap
 
 
+def _grants_code(response: Response) -> bool:
+    location = response.headers.get("location") or response.headers.get("Location") or ""
+    return 300 <= response.status < 400 and bool(parse_qs(urlsplit(location).query).get("code"))
+
+
+def _granting(operation: str, name: str) -> Callable[[Simulator], Simulator]:
+    on_operation = to_any_of([operation])
+
+    def wrap(sim: Simulator) -> Simulator:
+        granted: list[str] = []  # the member's value in the last request that got a code
+        sent: list[str | None] = [None]
+
+        def before(request: Request) -> Request:
+            sent[0] = None
+            if not on_operation(request):
+                return request
+            values = [v for k, v in request.query if k == name]
+            if granted and values[:1] != granted[-1:]:
+                request.query = [*[(k, v) for k, v in request.query if k != name], (name, granted[-1])]
+            elif values:
+                sent[0] = values[0]
+            return request
+
+        def after(request: Request, response: Response) -> Response:
+            if sent[0] is not None and _grants_code(response):
+                granted.append(sent[0])
+            return response
+
+        return FaultySimulator(sim, before=before, after=after)  # type: ignore[return-value]
+
+    return wrap
+
+
 def edit_faults(contract: Contract) -> list[Fault]:
     faults: list[Fault] = []
     for rule in contract.rules:
+        area, _, name = (rule.where or "").partition(".")
+        if rule.params.get("check") == AUTHORIZATION_CHECK and rule.operation and area == "query":
+            faults.append(derived_fault(f"code-despite-member:{rule.id.split('.', 1)[1]}", rule.id,
+                                        f"{rule.operation} grants a code whatever {name} says (or without it)")(
+                _granting(rule.operation, name)))
         if rule.params.get("check") != CHECK:
             continue
         operations = edited_operations(rule)
