@@ -93,6 +93,7 @@ _GENERIC = (
     "conformance.checks.paging",
     "conformance.checks.types",
     "conformance.checks.shape",
+    "conformance.checks.headers",
     "conformance.checks.routes",
     "conformance.checks.wellformed",
     "conformance.checks.observatory",

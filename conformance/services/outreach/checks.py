@@ -61,12 +61,6 @@ def _created(ctx: CheckContext, exchange: Exchange, why: str) -> dict[str, Any]:
 _AS: dict[str, Any] = {"as": AUTH_AS_SCHEMA}
 
 
-@named("outreach/create-as", params=_AS, required=("as",))
-def create_as(ctx: CheckContext) -> None:
-    how = auth_as(ctx.rule.params["as"])
-    _created(ctx, Fresh(ctx).send(auth=how), f"a create with {how.describe()}")
-
-
 @named("outreach/scope-observe", params={**_AS, "gap": {"type": "string", "pattern": r"^[a-z]+\.gap\.[a-z0-9-]+$"}},
        required=("gap", "as"))
 def scope_observe(ctx: CheckContext) -> None:

@@ -12,7 +12,6 @@ from conformance.checks.registry import named
 from conformance.errors import SkipKind
 from conformance.services.scanning.checks import (
     ADD,
-    AS,
     HOST,
     ORG,
     REMOVE,
@@ -107,12 +106,6 @@ def resolve_reverse_round_trip(ctx: CheckContext) -> None:
 
 
 # -- organization -----------------------------------------------------------------------
-@named("scanning/org-shape", params=AS, required=("as",))
-def org_shape(ctx: CheckContext) -> None:
-    exchange = ctx.call(ORG, auth=auth_as(ctx.rule.params["as"]))
-    expect_shape(ctx, exchange, ORG, "the organization")
-
-
 def _members(ctx: CheckContext, admin: AuthAs) -> tuple[Exchange, list[Any]]:
     exchange = ctx.call(ORG, auth=admin)
     body = expect_shape(ctx, exchange, ORG, "the organization")

@@ -1,55 +1,18 @@
-"""Scenario checks of the X-Svc headers, tags and the rate limit."""
+"""Scenario checks of tags and the rate limit."""
 
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
 
-import jsonschema
-
-from conformance.auth.variants import NONE
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status
 from conformance.checks.registry import named
-from conformance.services.social.support import METADATA, PROFILES, accepted, values
-from conformance.transport.model import Exchange, Request
+from conformance.services.social.support import accepted, values
 
-__all__ = ["svc_header"]
+__all__: list[str] = []
 
 CLIENT = "GET /metadata/client"
 TAGS = "GET /{customer_id}/metadata/customer/tags"
-
-
-def _path(ctx: CheckContext, operation: str) -> str:
-    return ctx.path(operation.split(" ", 1)[1], operation=operation, **values(ctx, operation))
-
-
-def _raw(ctx: CheckContext, operation: str, method: str | None = None, **kwargs: Any) -> Exchange:
-    """The operation's path with another method, headers or raw content (credentials as usual)."""
-    request = Request.build(method or operation.split(" ", 1)[0], _path(ctx, operation), **kwargs)
-    return ctx.send(ctx.auth(request, operation))
-
-
-def _samples(ctx: CheckContext) -> list[tuple[str, Exchange]]:
-    """A success, a 401 and a 400: the answers every header rule holds."""
-    return [("a success", ctx.call(METADATA, path_values=values(ctx, METADATA))),
-            ("a 401 (no token)", ctx.call(CLIENT, auth=NONE)),
-            ("a 400 (broken JSON)", _raw(ctx, PROFILES, headers={"content-type": "application/json"},
-                                         content=b'{"filters": ['))]
-
-
-@named("social/svc-header", params={"header": {"type": "string"}}, required=("header",))
-def svc_header(ctx: CheckContext) -> None:
-    """The header is on a success and on error answers, valid under the contract's header schema."""
-    name = ctx.rule.params["header"]
-    spec = ctx.contract.operation(CLIENT)["responses"]["200"]["headers"][name]
-    validator = jsonschema.Draft202012Validator(spec["schema"])
-    for what, exchange in _samples(ctx):
-        value = exchange.response.headers.get(name.lower())
-        expect(value is not None, ctx.rule.id, f"{what} carries no {name}", exchange=exchange,
-               expected=f"{name} on every response")
-        expect(validator.is_valid(value), ctx.rule.id, f"{what}: {name} is {value!r}", exchange=exchange,
-               expected=f"{name} matching {spec['schema'].get('pattern')} ({spec.get('description', '')})")
 
 
 @named("social/archived-tags")

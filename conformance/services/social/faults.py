@@ -18,7 +18,6 @@ from conformance.faults.toolkit import (
     Match,
     Wrap,
     any_request,
-    drop_header,
     path,
     request_body,
     response_body,
@@ -225,7 +224,6 @@ FAULTS: list[Fault] = [
         _drop_token(OIDC_TOKEN)),
     fault("unprovisioned-served", "accounts not provisioned for API use are served")(
         _provision_all),
-    fault("no-request-id", "X-Svc-Request-ID missing")(drop_header(any_request, "x-svc-request-id")),
     fault("api-version-major-2", "X-Svc-API-Version 2.0 on /v1")(
         _set_header("x-svc-api-version", "2.0")),
     fault("server-version-two-parts", "X-Svc-Server-Version without a build")(
