@@ -108,7 +108,13 @@ def run(args: argparse.Namespace) -> int:
 # and its package's assertions rewritten in every run (114 modules, about 1 s of CPU where
 # bytecode is not cached, as under PYTHONDONTWRITEBYTECODE): schemathesis and hypothesis are
 # used as libraries here, not through their pytest plugins; benchmark and anyio serve other tests.
-_UNUSED_PLUGINS = ("-p", "no:benchmark", "-p", "no:anyio", "-p", "no:schemathesis")
+# unraisableexception collects garbage twice at the session's end (0.8 s) to report what a
+# finaliser raised, which a conformance run has no test of its own to blame for.
+_UNUSED_PLUGINS = ("-p", "no:benchmark", "-p", "no:anyio", "-p", "no:schemathesis", "-p", "no:unraisableexception")
+# Checks raise typed failures and never lean on pytest's assertion introspection, while rewriting
+# every module of the plugin's package costs a parse and a compile each (158 modules, about 1 s
+# where bytecode is not cached, as under PYTHONDONTWRITEBYTECODE).
+_PLAIN_ASSERTS = ("--assert=plain",)
 
 
 def _seed(args: argparse.Namespace) -> None:
@@ -129,7 +135,8 @@ def _seed(args: argparse.Namespace) -> None:
 
 def pytest_argv(args: argparse.Namespace, settings: RunSettings, report_dir: Path) -> list[str]:
     """The pytest command line of a run: the suites, this run's files and the selection."""
-    argv = [str(SUITES), "-p", "no:cacheprovider", *_UNUSED_PLUGINS, "-q", "-o", "console_output_style=classic",
+    argv = [str(SUITES), "-p", "no:cacheprovider", *_UNUSED_PLUGINS, *_PLAIN_ASSERTS, "-q",
+            "-o", "console_output_style=classic",
             "--rootdir", str(SUITES), "-c", str(SUITES / "pytest.ini"),
             "--report-dir", str(report_dir), "--cassette-dir", args.cassette_dir or str(cassettes_dir()),
             # JUnit XML for CI systems that read it (one testcase per rule, named by rule id).

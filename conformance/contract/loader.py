@@ -134,12 +134,22 @@ _OPENAPI_SHAPE: dict[str, Any] = {
 }
 
 
+_VALIDATORS: dict[int, jsonschema.protocols.Validator] = {}
+
+
+def _validator(schema: dict[str, Any]) -> jsonschema.protocols.Validator:
+    """One validator per file schema (ours, module-level: checked against the metaschema by
+    tests/contract/test_loader.py, not on every load as ``jsonschema.validate`` does, ~0.1 s each)."""
+    if id(schema) not in _VALIDATORS:
+        _VALIDATORS[id(schema)] = jsonschema.validators.validator_for(schema)(schema)
+    return _VALIDATORS[id(schema)]
+
+
 def _validate(doc: Any, schema: dict[str, Any], path: Path) -> None:
-    try:
-        jsonschema.validate(doc, schema)
-    except jsonschema.ValidationError as exc:
-        place = "/".join(str(p) for p in exc.absolute_path) or "(top)"
-        raise ContractFileError(f"{path}: at {place}: {exc.message}") from None
+    error = jsonschema.exceptions.best_match(_validator(schema).iter_errors(doc))
+    if error is not None:
+        place = "/".join(str(p) for p in error.absolute_path) or "(top)"
+        raise ContractFileError(f"{path}: at {place}: {error.message}") from None
 
 
 def _check_openapi(doc: Any, path: Path) -> None:

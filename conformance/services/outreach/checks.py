@@ -13,7 +13,6 @@ from conformance.checks.context import CheckContext
 from conformance.checks.examples import unique
 from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
 from conformance.checks.observatory import shape
-from conformance.checks.paging import items_of
 from conformance.checks.refusal import expect_accepted
 from conformance.checks.registry import named
 from conformance.checks.wellformed import ill_formed
@@ -174,28 +173,6 @@ def delete_removes(ctx: CheckContext) -> None:
     expect_status(ctx.rule.id, gone, set(range(200, 300)), "deleting an account just created")
     expect_status(ctx.rule.id, _account(ctx, email), set(range(400, 500)),
                   "GET of the deleted account must no longer return it")
-
-
-def _listed(ctx: CheckContext, exchange: Exchange) -> list[Any]:
-    body = exchange.response.json()
-    items = body if isinstance(body, list) else items_of(body, None, "email")
-    expect(items is not None, ctx.rule.id, "no list of accounts (objects with an email) in the answer",
-           exchange=exchange, expected="one array of accounts")
-    return list(items or [])
-
-
-@named("outreach/list-limit", params={"limit": {"type": "integer", "minimum": 1}}, required=("limit",))
-def list_limit(ctx: CheckContext) -> None:
-    limit = ctx.rule.params["limit"]
-    everything = ctx.call("GET /accounts")
-    expect_status(ctx.rule.id, everything, 200, "the account list without limit")
-    if len(_listed(ctx, everything)) <= limit:
-        ctx.skip(f"the target lists {limit} account(s) or fewer: limit {limit} shows nothing")
-    limited = ctx.call("GET /accounts", params={"limit": limit})
-    expect_status(ctx.rule.id, limited, 200, f"the account list with limit={limit}")
-    got = _listed(ctx, limited)
-    expect(1 <= len(got) <= limit, ctx.rule.id, f"limit={limit} gave {len(got)} accounts", exchange=limited,
-           expected=f"1 to {limit} accounts")
 
 
 _BURST = {"max_burst_requests": {"type": "integer", "minimum": 1}}
