@@ -99,6 +99,8 @@ _GENERIC = (
     "conformance.checks.wellformed",
     "conformance.checks.observatory",
     "conformance.checks.bodies",
+    "conformance.checks.edits",
+    "conformance.checks.authorization",
     "conformance.checks.derived",
 )
 _loaded = False

@@ -4,7 +4,6 @@ get, the rate limit on creation). Campaign, email and route checks: campaign_che
 
 from __future__ import annotations
 
-from functools import partial
 from itertools import count
 from typing import Any
 
@@ -14,7 +13,7 @@ from conformance.checks.context import CheckContext
 from conformance.checks.examples import unique
 from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
 from conformance.checks.observatory import shape
-from conformance.checks.refusal import expect_accepted, expect_refused
+from conformance.checks.refusal import expect_accepted
 from conformance.checks.registry import named
 from conformance.checks.wellformed import ill_formed
 from conformance.errors import ContractFileError, SkipKind
@@ -59,16 +58,6 @@ def _created(ctx: CheckContext, exchange: Exchange, why: str) -> dict[str, Any]:
 
 
 _AS: dict[str, Any] = {"as": AUTH_AS_SCHEMA}
-
-
-@named("outreach/create-needs-scope", params=_AS, required=("as",))
-def create_needs_scope(ctx: CheckContext) -> None:
-    """The control is the same create with a fresh email under the default key, so a refusal of
-    a reused email (gap duplicate-email) can neither pass nor fail the rule."""
-    how = auth_as(ctx.rule.params["as"])
-    fresh = Fresh(ctx)
-    expect_refused(ctx, f"a create with {how.describe()} (no accounts:create scope)",
-                   partial(fresh.send, auth=how), control=fresh.send)
 
 
 @named("outreach/scope-observe", params={**_AS, "gap": {"type": "string", "pattern": r"^[a-z]+\.gap\.[a-z0-9-]+$"}},

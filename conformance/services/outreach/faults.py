@@ -168,9 +168,6 @@ FAULTS: list[Fault] = [
     fault("reply-to-refused",
           "a create with reply_to is refused")(
         request_body(_CREATE, lambda b: {**b, "reply_to": 1} if "reply_to" in b else b, b"{}")),
-    fault("create-without-scope-allowed",
-          "a key without accounts:create may create")(
-        _key_as(_CREATE, "Bearer sim-outreach-campaigns-all", _ALL_ALL)),
     fault("accounts-create-key-refused",
           "a key with accounts:create is refused for account creation")(
         _key_as(_CREATE, "Bearer sim-outreach-accounts-create", "Bearer sim-outreach-campaigns-all")),
