@@ -98,6 +98,8 @@ _GENERIC = (
     "conformance.checks.observatory",
     "conformance.checks.bodies",
     "conformance.checks.derived",
+    "conformance.checks.effects",
+    "conformance.checks.filters",
 )
 _loaded = False
 

@@ -43,6 +43,7 @@ from conformance.auth.variants import INVALID_CREDENTIAL, render, scheme_locatio
 from conformance.contract import Contract, Rule
 from conformance.contract.derive import FORMAT_MISSES, MISSING, field_probes
 from conformance.faults.answers import answer_faults
+from conformance.faults.effects import effect_faults
 from conformance.faults.base import Fault, derived_fault, on_request, on_response, path_pattern
 from conformance.faults.members import member_faults
 from conformance.faults.toolkit import any_request, operations
@@ -136,7 +137,8 @@ def generic_faults(contract: Contract) -> list[Fault]:
             "for the listed value, while refusing a plainly foreign one",
         )(_near_miss(rule, list(allowed))))
     return (faults + derived_faults(contract) + credential_faults(contract) + route_faults(contract)
-            + mistake_faults(contract) + member_faults(contract) + answer_faults(contract))
+            + mistake_faults(contract) + member_faults(contract) + answer_faults(contract)
+            + effect_faults(contract))
 
 
 def _rendered(node: Any, seeded: dict[str, str]) -> Any:

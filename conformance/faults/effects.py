@@ -1,0 +1,131 @@
+"""Faults derived from what a rule says a write or a filter does (issue 35, items 4 and 5).
+
+``write-not-applied`` for every ``read-after-write`` rule: each write whose effect a later step
+judges (a step that echoes what it sent, or the write just before a read expecting the resource
+gone, a member in or out of a list) reaches the simulator without its effect: its JSON body
+without the members the later read compares (an update answered 2xx and not persisted), a
+bodiless write (a delete, a member added by path) turned into a GET of its path (answered, but
+nothing removed or added). Only the read back, or the write's own answer, can tell.
+
+``filter-ignored`` for every ``filter-applies`` rule: the filter is taken out of the request
+before the simulator sees it (the query parameter, the body member, or the appended entry of a
+body array), so the server answers everything, as one that ignores the filter does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from conformance.checks.effects import judged_members, written_steps
+from conformance.contract import Contract, Rule
+from conformance.faults.base import Fault, derived_fault, on_request
+from conformance.faults.toolkit import Match, operations
+from conformance.simulators.base import Simulator
+from conformance.transport.model import Request
+
+__all__ = ["effect_faults"]
+
+
+def _unapplied(match: Match, members: dict[str, list[str] | None]) -> Callable[[Simulator], Simulator]:
+    """The writes ``match`` picks reach the simulator without their effect: a JSON body loses the
+    members a later read compares (all of them: None), a bodiless write becomes a GET of its path."""
+
+    def before(request: Request) -> Request:
+        if not match(request):
+            return request
+        try:
+            body = json.loads(request.body) if request.body else None
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            request.method = "GET"
+            request.body = b""
+            return request
+        judged = members.get(request.method)
+        for member in (list(body) if judged is None else judged):
+            _pop(body, member)
+        request.body = json.dumps(body).encode()
+        return request
+
+    return on_request(before)
+
+
+def _without_filter(match: Match, where: dict[str, Any]) -> Callable[[Simulator], Simulator]:
+    def before(request: Request) -> Request:
+        if not match(request):
+            return request
+        if "query" in where:
+            request.query = [(k, v) for k, v in request.query if k != where["query"]]
+            return request
+        try:
+            body = json.loads(request.body or b"{}")
+        except ValueError:
+            return request
+        if not isinstance(body, dict):
+            return request
+        if "member" in where:
+            _pop(body, str(where["member"]))
+        else:
+            _drop_entries(body, str(where["append"]), where["entry"])
+        request.body = json.dumps(body).encode()
+        return request
+
+    return on_request(before)
+
+
+def _pop(body: dict[str, Any], dotted: str) -> None:
+    *parents, last = dotted.split(".")
+    node: Any = body
+    for part in parents:
+        node = node.get(part) if isinstance(node, dict) else None
+    if isinstance(node, dict):
+        node.pop(last, None)
+
+
+def _drop_entries(body: dict[str, Any], dotted: str, entry: Any) -> None:
+    """Leave out the entries of the array at ``dotted`` that the rule's ``entry`` template makes."""
+    *parents, last = dotted.split(".")
+    node: Any = body
+    for part in parents:
+        node = node.get(part) if isinstance(node, dict) else None
+    if not isinstance(node, dict) or not isinstance(node.get(last), list):
+        return
+    node[last] = [item for item in node[last] if not _made_by(entry, item)]
+
+
+def _made_by(entry: Any, item: Any) -> bool:
+    if isinstance(entry, str):
+        head = entry.split("{$value}", 1)[0]
+        return isinstance(item, str) and item.startswith(head)
+    if isinstance(entry, dict) and isinstance(item, dict):
+        fixed = {k: v for k, v in entry.items() if not (isinstance(v, str) and "{$value}" in v)}
+        return all(item.get(k) == v for k, v in fixed.items())
+    return False
+
+
+def _short(rule: Rule) -> str:
+    return rule.id.split(".", 1)[1]
+
+
+def effect_faults(contract: Contract) -> list[Fault]:
+    faults: list[Fault] = []
+    for rule in contract.rules:
+        check = rule.params.get("check")
+        if check == "read-after-write":
+            steps = written_steps(rule.params)
+            writes = [step["call"] for step in steps]
+            if writes:
+                members = {step["call"].split(" ", 1)[0]: judged_members(rule.params, step) for step in steps}
+                faults.append(derived_fault(
+                    f"write-not-applied:{_short(rule)}", rule.id,
+                    f"{', '.join(writes)} reach the simulator without their effect")(
+                    _unapplied(operations(writes), members)))
+        elif check == "filter-applies":
+            where = rule.params["filter"]
+            faults.append(derived_fault(
+                f"filter-ignored:{_short(rule)}", rule.id,
+                f"{rule.params['read']['call']} ignores its filter ({json.dumps(where)}): every row answered")(
+                _without_filter(operations([rule.params["read"]["call"]]), where)))
+    return faults
