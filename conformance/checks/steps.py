@@ -8,7 +8,8 @@ A step is a mapping in a rule's params::
 * ``body: example`` is the operation's example on this target (``checks/examples.py``), its
   ``x-unique`` members new on every step, so a create never collides with an earlier one;
   any other ``body`` is sent as given (after templates).
-* Templates in any value: ``"{NAME}"`` is target setting NAME; ``"{$update.sent.first_name}"``
+* Templates in any value: ``"{NAME}"`` is target setting NAME (configured, else its rules.yaml
+  default); ``"{$update.sent.first_name}"``
   is what step ``update`` sent, ``"{$read.answer.conversions.0.id}"`` what it got back (a whole
   string keeps the value's type, so ``"{$update.sent}"`` is a whole body). A reference that
   does not resolve (the answer holds no row) raises ``Unresolved``: the check decides whether
@@ -21,13 +22,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import partial
 from itertools import count
 from typing import Any
 
-from conformance.auth.variants import AUTH_AS_SCHEMA, DEFAULT, auth_as
+from conformance.auth.variants import AUTH_AS_SCHEMA, DEFAULT, auth_as, render
 from conformance.checks.boundary import MISSING, with_member
 from conformance.checks.context import CheckContext
-from conformance.checks.examples import example_body, example_request, fill, unique
+from conformance.checks.examples import example_body, example_request, setting, unique
 from conformance.transport.model import Exchange
 
 __all__ = ["STEP_SCHEMA", "Done", "Steps", "Unresolved", "dig"]
@@ -57,7 +59,7 @@ class Unresolved(Exception):
 
 
 def dig(node: Any, dotted: str) -> Any:
-    """The member at ``a.b.0.c`` (digits index arrays); ``_ABSENT``-safe: raises KeyError."""
+    """The member at ``a.b.0.c`` (digits index arrays); KeyError where any step is missing."""
     for part in [p for p in dotted.split(".") if p]:
         if isinstance(node, dict) and part in node:
             node = node[part]
@@ -105,7 +107,8 @@ class Steps:
             if whole:
                 return self._ref(whole)
             text = _REF.sub(lambda m: str(self._ref(m)), node)
-            return fill(self.ctx, text) if "{" in text else text
+            # A setting configured, else its rules.yaml default (the simulator's), else a skip.
+            return render(text, partial(setting, self.ctx)) if "{" in text else text
         if isinstance(node, list):
             return [self.resolve(item) for item in node]
         if isinstance(node, dict):

@@ -2,10 +2,11 @@
 
 ``write-not-applied`` for every ``read-after-write`` rule: each write whose effect a later step
 judges (a step that echoes what it sent, or the write just before a read expecting the resource
-gone, a member in or out of a list) reaches the simulator without its effect: its JSON body
-without the members the later read compares (an update answered 2xx and not persisted), a
-bodiless write (a delete, a member added by path) turned into a GET of its path (answered, but
-nothing removed or added). Only the read back, or the write's own answer, can tell.
+gone, a member in or out of a list) goes without its effect: its JSON body reaches the
+simulator without the members the later read compares (an update answered 2xx and not
+persisted); a bodiless write (a delete, a member added by path) never reaches it and is
+answered as its step expects (status, literal ``shows`` members): nothing removed or added.
+Only the read back can tell.
 
 ``filter-ignored`` for every ``filter-applies`` rule: the filter is taken out of the request
 before the simulator sees it (the query parameter, the body member, or the appended entry of a
@@ -19,37 +20,64 @@ from collections.abc import Callable
 from typing import Any
 
 from conformance.checks.effects import judged_members, written_steps
+from conformance.checks.expect import success_statuses
 from conformance.contract import Contract, Rule
 from conformance.faults.base import Fault, derived_fault, on_request
 from conformance.faults.toolkit import Match, operations
 from conformance.simulators.base import Simulator
-from conformance.transport.model import Request
+from conformance.transport.model import Request, Response
 
 __all__ = ["effect_faults"]
 
 
-def _unapplied(match: Match, members: dict[str, list[str] | None]) -> Callable[[Simulator], Simulator]:
-    """The writes ``match`` picks reach the simulator without their effect: a JSON body loses the
-    members a later read compares (all of them: None), a bodiless write becomes a GET of its path."""
+class _Unapplied:
+    """The writes ``match`` picks reach the simulator without their effect (module doc)."""
 
-    def before(request: Request) -> Request:
-        if not match(request):
-            return request
+    def __init__(self, inner: Simulator, match: Match, members: dict[str, list[str] | None],
+                 answers: dict[str, Response]) -> None:
+        self._inner = inner
+        self._match = match
+        self._members = members
+        self._answers = answers
+
+    def handle(self, request: Request) -> Response:
+        if not self._match(request):
+            return self._inner.handle(request)
         try:
             body = json.loads(request.body) if request.body else None
         except ValueError:
             body = None
         if not isinstance(body, dict):
-            request.method = "GET"
-            request.body = b""
-            return request
-        judged = members.get(request.method)
+            # Nothing to leave out: answered as the rule expects, and never applied.
+            canned = self._answers[request.method]
+            return Response(canned.status, dict(canned.headers), canned.body)
+        judged = self._members.get(request.method)
         for member in (list(body) if judged is None else judged):
             _pop(body, member)
         request.body = json.dumps(body).encode()
-        return request
+        return self._inner.handle(request)
 
-    return on_request(before)
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def _answer(contract: Contract, step: dict[str, Any]) -> Response:
+    """What a bodiless write is answered under the fault: the status its step expects (the least
+    documented success for ``success``) and the literal members its step's ``shows`` names."""
+    expected = step.get("expect", "success")
+    if isinstance(expected, int):
+        status = expected
+    elif isinstance(expected, list) and expected:
+        status = int(expected[0])
+    else:
+        status = min(success_statuses(contract, step["call"]) or {200})
+    shows = {k: v for k, v in (step.get("shows") or {}).items() if not (isinstance(v, str) and "{" in v)}
+    return Response.json_response(status, shows)
+
+
+def _wrapper(match: Match, members: dict[str, list[str] | None],
+             answers: dict[str, Response]) -> Callable[[Simulator], Simulator]:
+    return lambda sim: _Unapplied(sim, match, members, answers)  # type: ignore[return-value]
 
 
 def _without_filter(match: Match, where: dict[str, Any]) -> Callable[[Simulator], Simulator]:
@@ -117,11 +145,13 @@ def effect_faults(contract: Contract) -> list[Fault]:
             steps = written_steps(rule.params)
             writes = [step["call"] for step in steps]
             if writes:
-                members = {step["call"].split(" ", 1)[0]: judged_members(rule.params, step) for step in steps}
+                method = {step["call"].split(" ", 1)[0]: step for step in steps}
+                members = {m: judged_members(rule.params, step) for m, step in method.items()}
+                answers = {m: _answer(contract, step) for m, step in method.items()}
                 faults.append(derived_fault(
                     f"write-not-applied:{_short(rule)}", rule.id,
                     f"{', '.join(writes)} reach the simulator without their effect")(
-                    _unapplied(operations(writes), members)))
+                    _wrapper(operations(writes), members, answers)))
         elif check == "filter-applies":
             where = rule.params["filter"]
             faults.append(derived_fault(

@@ -359,8 +359,6 @@ FAULTS: list[Fault] = [
           "created_time too")(request_body(_TO_MESSAGES, _default("fields", ["guid", "created_time"]))),
     fault("messages-oldest-first", "without sort, messages come oldest first")(
         request_body(_TO_MESSAGES, _default("sort", ["created_time:asc"]))),
-    fault("post-type-filter-ignored", "post_type.eq is dropped")(
-        request_body(_TO_MESSAGES, filters(lambda fs: [f for f in fs if not f.startswith("post_type.")]))),
     fault("tag-id-filter-refused", "tag_id.eq is refused as an unknown filter")(
         request_body(_TO_MESSAGES, filters(lambda fs: [f.replace("tag_id.eq(", "tag.eq(") for f in fs]))),
     fault("language-code-filter-refused", "language_code.eq is refused as "
