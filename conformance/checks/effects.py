@@ -9,6 +9,7 @@ what its answer must be:
 * ``echoes: {of: <step>, members: [...]}``: the answer's members equal what step ``of`` sent
   (all members it sent when ``members`` is left out): an update persisted, a create kept;
 * ``shows: {member: value}``: the answer's member equals the (templated) value;
+* ``valid: true``: the answer is valid under the body the contract documents for its status;
 * ``contains`` / ``excludes: {at: member, value: v, keys: [k...]}``: the array at ``at`` holds
   (does not hold) ``v``, or an object whose member ``k`` is ``v``: added, then removed;
 * ``restore: true``: sent to leave the target as found, never judged; ``when: {step, contains}``
@@ -28,7 +29,7 @@ from typing import Any
 
 from conformance.auth.variants import AUTH_AS_SCHEMA
 from conformance.checks.context import CheckContext
-from conformance.checks.expect import expect, expect_status, success_statuses
+from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
 from conformance.checks.refusal import expect_accepted
 from conformance.checks.registry import named
 from conformance.checks.steps import STEP_SCHEMA, Done, Steps, Unresolved, dig
@@ -50,6 +51,7 @@ _JUDGED_STEP: dict[str, Any] = {
         "contains": _MATCH,
         "excludes": _MATCH,
         "restore": {"type": "boolean"},
+        "valid": {"type": "boolean"},
         "when": {"type": "object", "properties": {"step": {"type": "string"}, "contains": _MATCH},
                  "required": ["step", "contains"], "additionalProperties": False},
     },
@@ -104,6 +106,11 @@ def _judge(ctx: CheckContext, steps: Steps, done: Done) -> None:
         expect(exchange.response.status < 500, rule_id, f"{label} crashed", exchange=exchange,
                expected="an answer below 500")
         expect_status(rule_id, exchange, _statuses(ctx, step["call"], expected), why)
+    if step.get("valid"):
+        schema = ctx.contract.response_schema(step["call"], exchange.response.status)
+        expect(schema is not None, rule_id, f"{label}: status {exchange.response.status} has no documented body",
+               exchange=exchange, expected="a status whose body the contract documents")
+        expect_json_schema(rule_id, ctx.contract, exchange, schema or {}, label)
     wanted = dict(steps.resolve(step.get("shows") or {}))
     if "echoes" in step:
         wanted.update(_echoed(steps, step))
@@ -125,7 +132,7 @@ def _judge(ctx: CheckContext, steps: Steps, done: Done) -> None:
 
 
 @named("read-after-write",
-       params={"steps": {"type": "array", "items": _JUDGED_STEP, "minItems": 2}, "as": AUTH_AS_SCHEMA},
+       params={"steps": {"type": "array", "items": _JUDGED_STEP, "minItems": 1}, "as": AUTH_AS_SCHEMA},
        required=("steps",))
 def read_after_write(ctx: CheckContext) -> None:
     steps = Steps(ctx, ctx.rule.params.get("as"))
@@ -208,7 +215,7 @@ def written_steps(params: dict[str, Any]) -> list[dict[str, Any]]:
         if step["call"].startswith("GET "):
             continue
         later = declared[index + 1:]
-        echoed = any((s.get("echoes") or {}).get("of") == step.get("name") for s in [step, *later] if step.get("name"))
+        echoed = bool(step.get("name")) and any((s.get("echoes") or {}).get("of") == step["name"] for s in later)
         following = later[0] if later else {}
         judged_next = following.get("expect") == "gone" or "contains" in following or "excludes" in following
         if echoed or judged_next:

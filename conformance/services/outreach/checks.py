@@ -92,16 +92,6 @@ def scope_observe(ctx: CheckContext) -> None:
              f"{exchange.response.status} {shape(exchange.response)}", SkipKind.GAP_OBSERVED)
 
 
-@named("outreach/create-returns-account")
-def create_returns_account(ctx: CheckContext) -> None:
-    fresh = Fresh(ctx)
-    exchange = fresh.send()
-    body = _created(ctx, exchange, "a valid create")
-    for name in ("email", "first_name", "last_name", "provider_code"):
-        expect(body.get(name) == fresh.last[name], ctx.rule.id, f"the Account's {name} is {body.get(name)!r}, "
-               f"not the {fresh.last[name]!r} sent", exchange=exchange, expected=f"{name} as sent")
-
-
 @named("outreach/create-optional-fields", params={"body": {"type": "object"}}, required=("body",))
 def create_optional_fields(ctx: CheckContext) -> None:
     exchange = Fresh(ctx).send(dict(ctx.rule.params["body"]))
