@@ -119,10 +119,9 @@ def _candidates(ctx: CheckContext, steps: Steps, rows: list[Any], member: str) -
     if isinstance(given, str):
         return [setting_param(ctx, given, _STRING)]
     if isinstance(given, dict):
-        listing = steps.send(given["read"]).exchange
-        return [dig(item, given["member"]) for item in _rows(ctx, listing, given["read"]["call"], given["at"],
-                                           given["read"]["call"])
-                if isinstance(item, dict) and given["member"] in item]
+        call = given["read"]["call"]
+        listed = _rows(ctx, steps.send(given["read"]).exchange, call, given["at"], call)
+        return [dig(item, given["member"]) for item in listed if isinstance(item, dict) and given["member"] in item]
     seen: list[Any] = []
     for row in rows:
         try:

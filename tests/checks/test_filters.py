@@ -56,6 +56,8 @@ class RowServer:
             rows = []
         if self.break_ == "one-stray" and wanted:
             rows = [*rows, next(r for r in self.rows if r not in rows)]
+        if self.break_ == "drops-one" and wanted:
+            rows = rows[1:]
         if self.choice == "reversed":
             rows = rows[::-1]
         answer: dict[str, Any] = {"data": rows}
@@ -117,6 +119,13 @@ def test_a_server_that_filters_passes(params: dict[str, Any], choice: str) -> No
 def test_a_filter_that_changes_nothing_fails(params: dict[str, Any], break_: str, message: str) -> None:
     with pytest.raises(ContractFailure, match=message):
         run(RowServer(break_), params)
+
+
+def test_a_complete_answer_must_keep_every_row_with_the_value() -> None:
+    # exact: the unfiltered answer carries no paging, so it is complete; one matching row lost fails.
+    with pytest.raises(ContractFailure, match="of the complete unfiltered answer"):
+        run(RowServer("drops-one"), QUERY)
+    run(RowServer("drops-one"), MEMBER)  # without exact, a subset of the matching rows is not judged
 
 
 def test_no_value_that_splits_the_rows_is_not_exercised() -> None:
