@@ -29,10 +29,11 @@ from conformance.checks.examples import setting_param
 from conformance.checks.expect import expect, expect_status, success_statuses
 from conformance.checks.registry import named
 from conformance.checks.steps import STEP_SCHEMA, Steps, dig
+from conformance.contract import Contract
 from conformance.errors import ContractFileError
 from conformance.transport.model import Exchange
 
-__all__ = ["FILTER_SCHEMA", "filtered_step", "filter_request_member"]
+__all__ = ["FILTER_SCHEMA", "filtered_step", "listed_values", "with_value"]
 
 _STRING = {"type": "string"}
 FILTER_SCHEMA: dict[str, Any] = {
@@ -47,16 +48,16 @@ _CANDIDATES = {"type": "object", "properties": {"read": STEP_SCHEMA, "at": _STRI
                "required": ["read", "at", "member"], "additionalProperties": False}
 
 
-def _with_value(node: Any, value: Any) -> Any:
+def with_value(node: Any, value: Any) -> Any:
     """``node`` with ``{$value}`` replaced (a whole ``"{$value}"`` keeps the value's type)."""
     if node == "{$value}":
         return value
     if isinstance(node, str):
         return node.replace("{$value}", str(value))
     if isinstance(node, list):
-        return [_with_value(item, value) for item in node]
+        return [with_value(item, value) for item in node]
     if isinstance(node, dict):
-        return {key: _with_value(item, value) for key, item in node.items()}
+        return {key: with_value(item, value) for key, item in node.items()}
     return node
 
 
@@ -72,14 +73,7 @@ def filtered_step(step: dict[str, Any], body: Any, where: dict[str, Any], value:
         entries = dig(body, where["append"])
     except KeyError:
         entries = []
-    return step, with_member(body, where["append"], [*(entries or []), _with_value(where["entry"], value)])
-
-
-def filter_request_member(where: dict[str, Any]) -> tuple[str, str]:
-    """Where the filter travels: ('query', name) or ('body', top-level member)."""
-    if "query" in where:
-        return "query", str(where["query"])
-    return "body", str(where.get("member") or where["append"]).split(".", 1)[0]
+    return step, with_member(body, where["append"], [*(entries or []), with_value(where["entry"], value)])
 
 
 def _normal(value: Any) -> str:
@@ -187,20 +181,20 @@ def _more(exchange: Exchange, member: str) -> bool:
         return False
 
 
-def _listed(ctx: CheckContext, operation: str, pointer: str) -> list[Any]:
+def listed_values(contract: Contract, rule_id: str, operation: str, pointer: str) -> list[Any]:
     """The enum at ``pointer`` (``body.a.b[].c``: ``[]`` steps into array items) of the operation."""
     area, _, rest = pointer.partition(".")
     if area != "body":
-        raise ContractFileError(f"{ctx.rule.id}: values_at {pointer!r} must point into the body")
-    node: Any = ctx.contract.deref(ctx.contract.request_schema(operation))
+        raise ContractFileError(f"{rule_id}: values_at {pointer!r} must point into the body")
+    node: Any = contract.deref(contract.request_schema(operation))
     for part in rest.split("."):
         name, items = part.removesuffix("[]"), part.endswith("[]")
-        node = ctx.contract.deref((node.get("properties") or {}).get(name) or {})
+        node = contract.deref((node.get("properties") or {}).get(name) or {})
         if items:
-            node = ctx.contract.deref(node.get("items") or {})
+            node = contract.deref(node.get("items") or {})
     listed = node.get("enum")
     if not listed:
-        raise ContractFileError(f"{ctx.rule.id}: {operation} lists no enum at {pointer}")
+        raise ContractFileError(f"{rule_id}: {operation} lists no enum at {pointer}")
     return list(listed)
 
 
@@ -213,7 +207,7 @@ def filter_values_accepted(ctx: CheckContext) -> None:
     steps = Steps(ctx)
     refused: list[tuple[Any, Exchange]] = []
     last: Exchange | None = None
-    for value in _listed(ctx, read["call"], params["values_at"]):
+    for value in listed_values(ctx.contract, ctx.rule.id, read["call"], params["values_at"]):
         step, body = filtered_step(read, steps.body(read), params["filter"], value)
         last = steps.send(step, body).exchange
         if last.response.status not in _success(ctx, read["call"]):

@@ -11,6 +11,9 @@ Only the read back can tell.
 ``filter-ignored`` for every ``filter-applies`` rule: the filter is taken out of the request
 before the simulator sees it (the query parameter, the body member, or the appended entry of a
 body array), so the server answers everything, as one that ignores the filter does.
+``filter-refused``: a request carrying that filter is answered 400, as by a server that does not
+know it. ``listed-value-refused`` for every ``filter-values-accepted`` rule: a filter by the last
+value the contract lists is answered 400.
 """
 
 from __future__ import annotations
@@ -21,9 +24,10 @@ from typing import Any
 
 from conformance.checks.effects import judged_members, written_steps
 from conformance.checks.expect import success_statuses
+from conformance.checks.filters import listed_values, with_value
 from conformance.contract import Contract, Rule
-from conformance.faults.base import Fault, derived_fault, on_request
-from conformance.faults.toolkit import Match, operations
+from conformance.faults.base import Fault, derived_fault, on_request, on_response
+from conformance.faults.toolkit import Match, operations, sent_json
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
 
@@ -133,6 +137,37 @@ def _made_by(entry: Any, item: Any) -> bool:
     return False
 
 
+def _filtered(request: Request, where: dict[str, Any], value: Any = None) -> bool:
+    """The request carries the rule's filter (by ``value``, when given)."""
+    if "query" in where:
+        return any(k == where["query"] and (value is None or v == str(value)) for k, v in request.query)
+    body = sent_json(request)
+    dotted = str(where.get("member") or where["append"])
+    *parents, last = dotted.split(".")
+    node: Any = body
+    for part in parents:
+        node = node.get(part) if isinstance(node, dict) else None
+    if not isinstance(node, dict) or last not in node:
+        return False
+    if "member" in where:
+        return value is None or node[last] == value
+    items = node[last] if isinstance(node[last], list) else []
+    if value is None:
+        return any(_made_by(where["entry"], item) for item in items)
+    made = with_value(where["entry"], value)
+    return any(item == made or (isinstance(made, dict) and isinstance(item, dict)
+                                and all(item.get(k) == v for k, v in made.items())) for item in items)
+
+
+def _refused_when(match: Match, where: dict[str, Any], value: Any = None) -> Callable[[Simulator], Simulator]:
+    def after(request: Request, response: Response) -> Response:
+        if match(request) and _filtered(request, where, value):
+            return Response.json_response(400, {"message": "unknown filter"})
+        return response
+
+    return on_response(after)
+
+
 def _short(rule: Rule) -> str:
     return rule.id.split(".", 1)[1]
 
@@ -153,9 +188,20 @@ def effect_faults(contract: Contract) -> list[Fault]:
                     f"{', '.join(writes)} reach the simulator without their effect")(
                     _wrapper(operations(writes), members, answers)))
         elif check == "filter-applies":
-            where = rule.params["filter"]
+            where, call = rule.params["filter"], rule.params["read"]["call"]
             faults.append(derived_fault(
                 f"filter-ignored:{_short(rule)}", rule.id,
-                f"{rule.params['read']['call']} ignores its filter ({json.dumps(where)}): every row answered")(
-                _without_filter(operations([rule.params["read"]["call"]]), where)))
+                f"{call} ignores its filter ({json.dumps(where)}): every row answered")(
+                _without_filter(operations([call]), where)))
+            faults.append(derived_fault(
+                f"filter-refused:{_short(rule)}", rule.id,
+                f"{call} refuses its filter ({json.dumps(where)}) as unknown (400)")(
+                _refused_when(operations([call]), where)))
+        elif check == "filter-values-accepted":
+            where, call = rule.params["filter"], rule.params["read"]["call"]
+            last = listed_values(contract, rule.id, call, rule.params["values_at"])[-1]
+            faults.append(derived_fault(
+                f"listed-value-refused:{_short(rule)}", rule.id,
+                f"{call} refuses a filter by the listed value {last!r} (400)")(
+                _refused_when(operations([call]), where, last)))
     return faults

@@ -2,8 +2,8 @@
 (in a query parameter, a body member or an appended body-array entry; also one that orders its
 rows otherwise or pages them), fails one that ignores the filter, answers nothing, or lets rows
 through that do not carry the value, and skips (not exercised) where no value splits the rows.
-filter-values-accepted fails a server that refuses one listed value. The derived fault
-filter-ignored is shown caught."""
+filter-values-accepted fails a server that refuses one listed value. The derived faults
+filter-ignored, filter-refused and listed-value-refused are shown caught."""
 
 from __future__ import annotations
 
@@ -152,9 +152,20 @@ def test_the_derived_fault_filter_ignored_is_caught(params: dict[str, Any]) -> N
     contract = Contract("demo", "demo", {"openapi": "3.1.0", "paths": PATHS},
                         [Rule(id="demo.rows.filter", kind="state", statement="s", source=None,  # type: ignore[arg-type]
                               params=params)], [], [], {})
-    (fault,) = effect_faults(contract)
-    assert fault.name == "filter-ignored:rows.filter"
-    server = RowServer()
-    wrapped = fault.apply(server)  # type: ignore[arg-type]
+    ignored, refused = effect_faults(contract)
+    assert (ignored.name, refused.name) == ("filter-ignored:rows.filter", "filter-refused:rows.filter")
     with pytest.raises(ContractFailure, match="do not carry it"):
-        run(SimpleNamespace(transport=lambda: _transport(wrapped)), params)
+        run(SimpleNamespace(transport=lambda: _transport(ignored.apply(RowServer()))), params)  # type: ignore[arg-type]
+    with pytest.raises(ContractFailure, match="got status 400"):
+        run(SimpleNamespace(transport=lambda: _transport(refused.apply(RowServer()))), params)  # type: ignore[arg-type]
+
+
+def test_the_derived_fault_listed_value_refused_is_caught() -> None:
+    rule = Rule(id="demo.rows.types", kind="enum", statement="s", source=None,  # type: ignore[arg-type]
+                params=VALUES)
+    contract = Contract("demo", "demo", {"openapi": "3.1.0", "paths": PATHS}, [rule], [], [], {})
+    (fault,) = effect_faults(contract)
+    assert fault.name == "listed-value-refused:rows.types"
+    with pytest.raises(ContractFailure, match=r"tag \(400\)"):
+        run(SimpleNamespace(transport=lambda: _transport(fault.apply(RowServer()))), VALUES,  # type: ignore[arg-type]
+            filter_values_accepted)
