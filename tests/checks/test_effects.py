@@ -98,11 +98,13 @@ READ_ONLY = {"check": "read-only-ignored", "observes": "demo.conflict.read-only"
              "probes": {"status": ["active", "archived"]}}
 
 
-def run(store: Any, params: dict[str, Any], check: Any = read_after_write) -> dict[str, str]:
-    contract = Contract("demo", "demo", {"openapi": "3.1.0", "paths": PATHS}, [], [], [CONFLICT], {})
+def run(store: Any, params: dict[str, Any], check: Any = read_after_write, *, live: bool = False,
+        paths: dict[str, Any] = PATHS) -> dict[str, str]:
+    contract = Contract("demo", "demo", {"openapi": "3.1.0", "paths": paths}, [], [], [CONFLICT], {})
     rule = Rule(id="demo.things.effect", kind="state", statement="s", source=None,  # type: ignore[arg-type]
                 operation=params.get("steps", [params.get("write")])[0]["call"], params=params)
-    target = SimpleNamespace(name="sim", capabilities=Capabilities(), credential=lambda name: None)
+    target = SimpleNamespace(name="http" if live else "sim", capabilities=Capabilities(live=live),
+                             credential=lambda name: None, settings=SimpleNamespace(allow=()))
     client = httpx.Client(base_url="http://demo.invalid", transport=store.transport())
     ctx = CheckContext(contract, rule, target, Session(client, base_url="http://demo.invalid",  # type: ignore[arg-type]
                                                        sleep=lambda s: None))
@@ -142,6 +144,16 @@ def test_read_only_ignored_or_refused_both_pass_and_are_observed() -> None:
 def test_a_stored_read_only_member_fails() -> None:
     with pytest.raises(ContractFailure, match="read-only status was written"):
         run(Store("read-only-stored"), READ_ONLY, read_only_ignored)
+
+
+def test_no_step_is_sent_where_the_live_target_does_not_allow_writes() -> None:
+    # The delete is marked as a write: on a live target without --allow write the rule skips
+    # before its first step (the create), so nothing is created and left behind.
+    paths = {**PATHS, "/things/{id}": {**PATHS["/things/{id}"], "delete": {"responses": {}, "x-effects": ["write"]}}}
+    store = Store()
+    with pytest.raises(RuleSkipped, match="--allow write"):
+        run(store, DELETE, live=True, paths=paths)
+    assert store.serial == 1 and list(store.things) == ["t1"]
 
 
 def test_written_steps_are_those_a_later_step_reads_back() -> None:
