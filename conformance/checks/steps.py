@@ -9,9 +9,9 @@ A step is a mapping in a rule's params::
   ``x-unique`` members new on every step, so a create never collides with an earlier one;
   any other ``body`` is sent as given (after templates).
 * Templates in any value: ``"{NAME}"`` is target setting NAME (configured, else its rules.yaml
-  default); ``"{$update.sent.first_name}"``
-  is what step ``update`` sent, ``"{$read.answer.conversions.0.id}"`` what it got back (a whole
-  string keeps the value's type, so ``"{$update.sent}"`` is a whole body). A reference that
+  default); ``"{$update.sent.first_name}"`` is what step ``update`` sent,
+  ``"{$read.answer.conversions.0.id}"`` what it got back (a whole string keeps the value's type,
+  so ``"{$update.sent}"`` is a whole body). A reference that
   does not resolve (the answer holds no row) raises ``Unresolved``: the check decides whether
   that is a skip (nothing to exercise) or nothing at all (a restoring step).
 * Without ``path``, path values come from the operation's example request (catalogue
@@ -48,6 +48,7 @@ STEP_SCHEMA: dict[str, Any] = {
         "as": AUTH_AS_SCHEMA,
     },
     "required": ["call"],
+    "additionalProperties": False,
 }
 
 _REF = re.compile(r"\{\$([a-z][a-z0-9_-]*)\.(sent|answer)((?:\.[^.{}]+)*)\}")
@@ -123,8 +124,8 @@ class Steps:
         try:
             return dig(done.sent if side == "sent" else done.answer, dotted)
         except KeyError:
-            raise Unresolved(f"{match.group(0)}: step {name!r} {side} no{' member ' + dotted[1:] if dotted else 'thing'}"
-                             ) from None
+            what = f"member {dotted[1:]}" if dotted else "body"
+            raise Unresolved(f"{match.group(0)}: step {name!r} {side} no {what}") from None
 
     def body(self, step: dict[str, Any]) -> Any:
         operation = step["call"]

@@ -168,9 +168,9 @@ class Faulted:
     """The store behind one derived fault's wrapper."""
 
     def __init__(self, params: dict[str, Any]) -> None:
-        contract = Contract("demo", "demo", {"openapi": "3.1.0", "paths": PATHS},
-                            [Rule(id="demo.things.effect", kind="state", statement="s", source=None,  # type: ignore[arg-type]
-                                  params=params)], [], [], {})
+        rule = Rule(id="demo.things.effect", kind="state", statement="s", source=None,  # type: ignore[arg-type]
+                    params=params)
+        contract = Contract("demo", "demo", {"openapi": "3.1.0", "paths": PATHS}, [rule], [], [], {})
         (fault,) = effect_faults(contract)
         assert fault.name == "write-not-applied:things.effect"
         self.store = Store()
