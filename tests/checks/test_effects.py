@@ -2,7 +2,8 @@
 a store that keeps what it is told (and one that answers its writes differently where nothing
 is documented: 204 without a body, a refusal of a read-only member), and fail a store whose
 update is not persisted, whose delete keeps the resource, whose create is lost, or that stores
-a read-only member. The derived fault write-not-applied is shown caught on the same server."""
+a read-only member; a member added and removed is read back in the list (and the list left as
+found). The derived fault write-not-applied is shown caught on the same server."""
 
 from __future__ import annotations
 
@@ -189,3 +190,49 @@ class Faulted:
 def test_the_derived_fault_write_not_applied_is_caught(params: dict[str, Any]) -> None:
     with pytest.raises(ContractFailure):
         run(Faulted(params), params)
+
+
+class Org:
+    """GET /org lists members; PUT and DELETE /org/member/{user} add and remove one."""
+
+    def __init__(self, members: list[str], break_: str = "") -> None:
+        self.members, self.break_ = list(members), break_
+
+    def handle(self, request: Request) -> Response:
+        if request.path == "/org":
+            return Response.json_response(200, {"members": [{"username": m} for m in self.members]})
+        user = request.path.rsplit("/", 1)[-1]
+        if request.method == "PUT" and user not in self.members:
+            self.members.append(user)
+        if request.method == "DELETE" and self.break_ != "removal-invisible":
+            self.members = [m for m in self.members if m != user]
+        return Response.json_response(200, {"success": True})
+
+    def transport(self) -> httpx.MockTransport:
+        return Store.transport(self)  # type: ignore[arg-type]
+
+
+ORG_PATHS = {"/org": {"get": {"responses": {}}},
+             "/org/member/{user}": {"put": {"responses": {}}, "delete": {"responses": {}}}}
+MEMBER = {"at": "members", "value": "ada", "keys": ["username", "email"]}
+ADD_REMOVE = {"check": "read-after-write", "steps": [
+    {"call": "GET /org", "name": "before", "expect": 200},
+    {"call": "PUT /org/member/{user}", "path": {"user": "ada"}, "expect": 200, "shows": {"success": True}},
+    {"call": "GET /org", "expect": 200, "contains": MEMBER},
+    {"call": "DELETE /org/member/{user}", "path": {"user": "ada"}, "expect": 200},
+    {"call": "GET /org", "expect": 200, "excludes": MEMBER},
+    {"call": "PUT /org/member/{user}", "path": {"user": "ada"}, "restore": True,
+     "when": {"step": "before", "contains": MEMBER}},
+]}
+
+
+@pytest.mark.parametrize("present", [True, False])
+def test_a_member_added_then_removed_passes_and_the_org_is_left_as_found(present: bool) -> None:
+    org = Org(["ada", "bob"] if present else ["bob"])
+    run(org, ADD_REMOVE, paths=ORG_PATHS)
+    assert ("ada" in org.members) == present
+
+
+def test_a_removal_that_changes_nothing_fails() -> None:
+    with pytest.raises(ContractFailure, match="'ada' is still in members"):
+        run(Org(["bob"], "removal-invisible"), ADD_REMOVE, paths=ORG_PATHS)
