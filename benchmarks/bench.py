@@ -33,7 +33,8 @@ sys.path.insert(0, str(ROOT))
 
 from conformance.contract import load_contract  # noqa: E402
 from conformance.contract.loader import available_services  # noqa: E402
-from conformance.recording.cassettes import MATCH_ON, CassetteFormat, cassette_context  # noqa: E402
+from conformance.recording.cassettes import MATCH_ON, CassetteFormat  # noqa: E402
+from conformance.recording.recorder import cassette_context  # noqa: E402
 from conformance.recording.replay import ReplayTransport  # noqa: E402
 from conformance.runner import collect_cases, run_case  # noqa: E402
 from conformance.services import create_simulator, target_for  # noqa: E402
@@ -120,8 +121,8 @@ def replay(sizes: tuple[int, ...] = (10, 100, 2000)) -> list[Row]:
     for n in sizes:
         path = folder / f"bench-{n}.yaml"
         calls = _requests(n)
-        with cassette_context(path, secrets=[]):
-            _replay_all(httpx.Client(base_url="http://sim", transport=httpx.MockTransport(_echo)), calls)
+        with cassette_context(path, secrets=[]) as recorder:
+            _replay_all(recorder.wrap(httpx.Client(base_url="http://sim", transport=httpx.MockTransport(_echo))), calls)
         refusing = httpx.Client(base_url="http://sim", transport=httpx.MockTransport(_refuse))
 
         def ours() -> None:

@@ -24,6 +24,7 @@ __all__ = [
     "CassetteStale",
     "OverBudget",
     "ResponseTooLarge",
+    "ResponseUndecodable",
     "RuleSkipped",
     "SkipKind",
     "ContractFailure",
@@ -102,6 +103,11 @@ class CassetteStale(CassetteMissing):
 
 class ResponseTooLarge(HarnessError):
     """A response body exceeded the configured cap; it was not read further."""
+
+
+class ResponseUndecodable(HarnessError):
+    """A response body the harness does not decode: more content encodings than it allows, one it
+    does not know, or data that does not decode. Not read; no document says what to make of it."""
 
 
 class OverBudget(HarnessError):

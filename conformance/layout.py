@@ -23,6 +23,12 @@ def schemas_dir() -> Path:
     return Path(os.environ.get("CONFORMANCE_SCHEMAS_DIR", _ROOT / "schemas"))
 
 
+def cassettes_dir() -> Path:
+    """The project's cassettes, wherever the command runs from (as its contracts are found): a
+    replay started in another directory reads the committed cassettes, not an empty ./cassettes."""
+    return _ROOT / "cassettes"
+
+
 def docs_dir() -> Path:
     return Path(os.environ.get("CONFORMANCE_DOCS_DIR", _ROOT / "docs" / "spec"))
 

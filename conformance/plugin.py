@@ -19,17 +19,19 @@ from conformance.contract import Contract, load_contract
 from conformance.contract.catalogue_schema import DERIVED_KINDS, RULE_KINDS
 from conformance.contract.loader import available_services, docs_dir
 from conformance.errors import UsageError
+from conformance.layout import cassettes_dir
 from conformance.parallel import ParallelRun, is_worker, rule_of, run_started
 from conformance.reporting.allure_meta import HARNESS_ERROR_MARK
 from conformance.reporting.progress import Progress
 from conformance.reporting.redact import curl_line, render_request, render_response
 from conformance.reporting.summary import RunSummary
+from conformance.reporting.text import visible
 from conformance.runner import ERROR, FAILED, INTERRUPTED, SKIPPED, Case, Outcome, collect_cases, interrupted, run_case
 from conformance.services import target_for
 from conformance.settings import MIN_CHECKED_DEFAULTS, PROFILES, RECORD_MODES, TARGETS, MinChecked, RunSettings
 from conformance.targets import Target, base_urls
 from conformance.targets.sim import SimTarget
-from conformance.transport.scrub import REDACTED
+from conformance.transport.scrub import REDACTED, scrub_headers
 
 __all__ = ["pytest_addoption", "pytest_configure", "pytest_generate_tests"]
 
@@ -59,13 +61,14 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
                     help="apply a named fault to the simulator (see `conformance selftest --list`)")
     group.addoption("--allow", dest="conformance_allow", action="append", choices=("spend", "write"), default=None,
                     help="on --target http, allow rules that spend credits or write vendor data (repeatable)")
-    group.addoption("--conformance-progress", dest="conformance_progress", choices=("auto", "live", "lines", "off"),
+    group.addoption("--conformance-progress", dest="conformance_progress",
+                    choices=("auto", "live", "lines", "off", "quiet"),
                     default="auto", help="progress line: live on a terminal, a line per service and every 25 rules "
-                                         "in a log (auto), or off (pytest's dots)")
+                                         "in a log (auto), off (pytest's dots) or quiet (neither)")
     group.addoption("--conformance-every-rule", dest="conformance_every_rule", action="store_true",
                     help="the per-rule summary lists every rule (default: only what did not pass, and the totals)")
-    group.addoption("--cassette-dir", dest="conformance_cassettes", default="cassettes",
-                    help="where cassettes live (default: cassettes)")
+    group.addoption("--cassette-dir", dest="conformance_cassettes", default=str(cassettes_dir()),
+                    help="where cassettes live (default: the project's cassettes/)")
     group.addoption("--report-dir", dest="conformance_reports", default="reports",
                     help="where summary.json and triage.md are written (default: reports)")
     group.addoption("--min-checked", dest="conformance_min_checked", default=None,
@@ -239,6 +242,20 @@ def _attach(outcome: Outcome, target: Target, settings: RunSettings) -> None:
                   allure.attachment_type.TEXT)
 
 
+def _reproduce(outcome: Outcome, target: Target, settings: RunSettings) -> str:
+    """The failing request's headers and a runnable curl line, redacted, under the failure: the
+    headers are often the point of the rule (a bearer sent where a key belongs), and the console
+    and JUnit are where CI readers look first (Allure has them as attachments too)."""
+    exchange = outcome.failure.exchange if outcome.failure else None
+    if exchange is None:
+        return ""
+    headers = scrub_headers(exchange.request.headers, outcome.secrets)
+    base_url, _ = _reproduction(target, settings)
+    sent = "; ".join(f"{name}: {value}" for name, value in headers.items() if name not in ("content-length", "host"))
+    curl = curl_line(exchange, outcome.secrets, base_url=base_url, env=_credential_variables(target))
+    return visible(f"\n  headers:  {sent}\n  curl:     {curl}")
+
+
 @pytest.fixture
 def conformance_check(conformance_settings: RunSettings, conformance_summary: RunSummary,
                       conformance_targets: dict[str, Target], pytestconfig: pytest.Config) -> Any:
@@ -268,7 +285,7 @@ def conformance_check(conformance_settings: RunSettings, conformance_summary: Ru
             kind = outcome.skip_kind.value if outcome.skip_kind else "not-exercised"
             pytest.skip(f"[{kind}] {outcome.message}")
         if outcome.status == FAILED:
-            pytest.fail(outcome.message, pytrace=False)
+            pytest.fail(outcome.message + _reproduce(outcome, target, conformance_settings), pytrace=False)
         if outcome.status == ERROR:
             pytest.fail(f"{HARNESS_ERROR_MARK} (not a target failure): {outcome.message}", pytrace=False)
 
@@ -332,9 +349,17 @@ def _start_progress(config: pytest.Config, total: int) -> None:
     if (mode == "off" or not total or reporter is None or config.get_verbosity() > 0 or config.option.collectonly
             or is_worker(config)):
         return
+    if mode == "quiet":  # counted, not shown: neither a line nor a dot (run -q)
+        config.stash[_PROGRESS] = Progress(total=total, out=_Silent(), live=False, beating=False)
+        return
     live = mode == "live" or (mode == "auto" and bool(getattr(reporter, "isatty", False)))
     reporter.write_line("")
     config.stash[_PROGRESS] = Progress(total=total, out=reporter, live=live)
+
+
+class _Silent:
+    def write(self, content: str, *, flush: bool = False) -> None:
+        pass
 
 
 @pytest.hookimpl(wrapper=True)

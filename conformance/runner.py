@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 import traceback
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from conformance.checks.context import CheckContext
 from conformance.checks.registry import CheckSpec, check_params, spec_for
@@ -33,11 +34,22 @@ from conformance.targets.base import Target
 from conformance.transport.model import Exchange
 from conformance.transport.scrub import scrub_text
 
-__all__ = ["Case", "Outcome", "collect_cases", "interrupted", "run_case"]
+__all__ = ["Case", "Outcome", "Status", "collect_cases", "interrupted", "run_case"]
 
-PASSED, FAILED, SKIPPED, ERROR = "passed", "failed", "skipped", "error"
-# A rule stopped by Ctrl-C or SIGTERM: never passed, never "not run".
-INTERRUPTED = "interrupted"
+
+class Status(StrEnum):
+    """A rule's outcome, decided by what the check raised (its type, never its message). The
+    values are what summary.json, JUnit and Allure carry."""
+
+    PASSED = "passed"
+    FAILED = "failed"  # the target broke the rule
+    SKIPPED = "skipped"  # not checked, with a kind saying why (errors.SkipKind)
+    ERROR = "error"  # we could not test: a harness error, never the target's fault
+    INTERRUPTED = "interrupted"  # stopped by Ctrl-C or SIGTERM: never passed, never "not run"
+
+
+PASSED, FAILED, SKIPPED, ERROR, INTERRUPTED = (Status.PASSED, Status.FAILED, Status.SKIPPED, Status.ERROR,
+                                               Status.INTERRUPTED)
 
 
 @dataclass(frozen=True, repr=False)
@@ -59,7 +71,7 @@ class Case:
 @dataclass
 class Outcome:
     case_id: str
-    status: str
+    status: Status
     message: str = ""
     skip_kind: SkipKind | None = None
     failure: ContractFailure | None = None

@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass, field, fields
 
 from conformance.errors import UsageError
+from conformance.layout import cassettes_dir
 
 __all__ = ["ALLOWANCES", "LIMIT_HELP", "LIMIT_VARIABLES", "MIN_CHECKED_DEFAULTS", "PROFILES", "RUN_VARIABLES", "Limits",
            "MinChecked", "RunSettings", "RunVariable", "env_name", "limit_in_force", "run_variables"]
@@ -58,6 +59,10 @@ class Limits:
     # the eight contracts nests 8 levels; Python's parser and validators recurse per level and share
     # its recursion limit (1000), so the bound is far above the one and far below the other.
     max_json_depth: int = 128
+    # Content encodings one response may stack (``gzip, gzip``); more are not decoded and the
+    # response is not read (CONFORMANCE_MAX_ENCODINGS). Each layer multiplies what a few bytes
+    # expand to; no server needs more than one.
+    max_encodings: int = 2
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -97,6 +102,7 @@ _LIMIT_ENV = {
     "spend_per_rule": "CONFORMANCE_SPEND_PER_RULE",
     "spend_budget": "CONFORMANCE_SPEND_BUDGET",
     "max_json_depth": "CONFORMANCE_MAX_JSON_DEPTH",
+    "max_encodings": "CONFORMANCE_MAX_ENCODINGS",
 }
 LIMIT_VARIABLES = dict(_LIMIT_ENV)
 
@@ -112,6 +118,7 @@ LIMIT_HELP = {
     "spend_per_rule": "credit-spending requests one rule may send once --allow spend is given",
     "spend_budget": "credit-spending requests per run (auto: what the selected rules need, per rule as above)",
     "max_json_depth": "nesting levels of a JSON body parsed at most; deeper is a body that does not parse",
+    "max_encodings": "content encodings of one response decoded at most (gzip, gzip is 2); more: a harness error",
 }
 
 
@@ -189,6 +196,7 @@ RUN_VARIABLES: tuple[RunVariable, ...] = (
                 "least share of selected rules checked, a percentage or a count (--min-checked); below: exit 3"),
     RunVariable("CONFORMANCE_RECORD_MODE", "none", "cassette mode: none, once, new_episodes, all, rewrite"),
     RunVariable("CONFORMANCE_TIME_SCALE", "1", "divide real waits (a simulator served with --clock-rate)"),
+    RunVariable("CONFORMANCE_SEED", "random (nightly; printed)", "seed of the nightly profile's generation (--seed)"),
     RunVariable("CONFORMANCE_DOCS_URL", "", "base URL for source links in reports (default: the local file)"),
     *(RunVariable(_LIMIT_ENV[f.name], "auto" if f.default is None else f"{f.default:g}"
                   if isinstance(f.default, float) else str(f.default), LIMIT_HELP[f.name])
@@ -226,7 +234,10 @@ class RunSettings:
     # Real seconds per simulated second on an HTTP target: a simulator served with
     # `--clock-rate R` needs the harness to wait 1/R as long.
     time_scale: float = 1.0
-    cassette_dir: str = "cassettes"
+    cassette_dir: str = field(default_factory=lambda: str(cassettes_dir()))
+    # The nightly profile's generation is random; a seed makes a run's examples reproducible.
+    # (The gate is always seeded, from each rule's id: its examples never change.)
+    seed: int | None = None
     limits: Limits = field(default_factory=Limits)
     # Effects (x-effects of operations) a live target may suffer: "spend", "write".
     allow: frozenset[str] = frozenset()
@@ -257,12 +268,19 @@ class RunSettings:
     @classmethod
     def from_env(cls, **overrides: object) -> RunSettings:
         values: dict[str, object] = {
-            "target": os.environ.get("CONFORMANCE_TARGET", "sim"),
-            "profile": os.environ.get("CONFORMANCE_PROFILE", "gate"),
+            # Empty is unset, as for every variable (a CI expression that yields nothing).
+            "target": os.environ.get("CONFORMANCE_TARGET") or "sim",
+            "profile": os.environ.get("CONFORMANCE_PROFILE") or "gate",
             "limits": Limits.from_env(),
             "allow": frozenset(a.strip() for a in os.environ.get("CONFORMANCE_ALLOW", "").split(",") if a.strip()),
-            "record_mode": os.environ.get("CONFORMANCE_RECORD_MODE", "none"),
+            "record_mode": os.environ.get("CONFORMANCE_RECORD_MODE") or "none",
         }
+        seed = os.environ.get("CONFORMANCE_SEED", "").strip()
+        if seed:
+            try:
+                values["seed"] = int(seed)
+            except ValueError:
+                raise UsageError(f"CONFORMANCE_SEED must be a whole number, got '{seed}'") from None
         scale = os.environ.get("CONFORMANCE_TIME_SCALE")
         if scale:
             try:

@@ -154,9 +154,7 @@ def _base_query(ctx: CheckContext, operation: str) -> dict[str, Any]:
     """Query values the operation needs: a catalogue rule's ``base_query`` for the operation,
     then each required parameter's ``x-setting`` or ``example``."""
     query = ctx.query_in(_catalogue_params(ctx, operation, "base_query"))
-    for param in ctx.contract.operation(operation).get("parameters") or []:
-        if "$ref" in param:
-            param = ctx.contract.openapi["components"]["parameters"][param["$ref"].rsplit("/", 1)[-1]]
+    for param in ctx.contract.parameters(operation):
         if param.get("in") != "query" or not param.get("required") or param["name"] in query:
             continue
         if param.get("x-setting"):

@@ -141,17 +141,54 @@ def _settings_of(ctx: CheckContext, operation: str) -> list[str]:
     return names
 
 
-@named("route-served", params={"missing_statuses": MISSING_PARAM, "none_statuses": MISSING_PARAM},
+_OPERATIONS: dict[str, Any] = {"type": "array", "items": {"type": "string"}, "minItems": 1}
+
+
+@named("route-served", params={"missing_statuses": MISSING_PARAM, "none_statuses": MISSING_PARAM,
+                               "operations": _OPERATIONS, "placeholder_operations": _OPERATIONS,
+                               "alias_prefix": {"type": "string", "pattern": "^/"},
+                               "path_values": {"type": "object", "additionalProperties": {"type": "string"}}},
        required=("missing_statuses",))
 def route_served(ctx: CheckContext) -> None:
-    """``none_statuses``: for a route naming a resource by id, where the document does not say
+    """``operations``: several routes (default: the rule's operation); ``path_values``: their
+    path segments as settings (``{"id": "{CAMPAIGN_ID}"}``), else each parameter's x-setting.
+    ``placeholder_operations``: routes called with a made-up id, where a 404 may be "no such id"
+    rather than "no such route": only the rest of ``missing_statuses`` (405, 501) and a 5xx fail.
+
+    ``alias_prefix``: the rule's operation is also sent at this prefix followed by its path
+    template, no server prefix (a version segment the document may or may not put there too:
+    ``/v1`` + ``/ping``); whether it is served there (not a ``missing_statuses`` answer) is
+    reported for ``params.observes`` (a conflict whose alternatives read "served too", "not
+    served"), never judged.
+
+    ``none_statuses``: for a route naming a resource by id, where the document does not say
     whether an id with nothing to show is answered 404 or an empty answer, those statuses
     cannot tell a missing route from "none for this id": skipped, naming the settings to change
     (405 and 501, the method not being there, always fail; a 5xx always fails)."""
-    operation = ctx.rule.operation
-    if not operation:
+    params = ctx.rule.params
+    listed = list(params.get("operations") or ([ctx.rule.operation] if ctx.rule.operation else []))
+    placeholders = list(params.get("placeholder_operations") or [])
+    if not listed and not placeholders:
         raise ContractFileError(f"{ctx.rule.id}: route-served needs an operation")
-    values = path_values(ctx, operation)
+    statuses = list(params["missing_statuses"])
+    given = params.get("path_values") or {}
+    for operation in listed:
+        template = operation.split(" ", 1)[1]
+        used = ctx.settings_in({k: v for k, v in given.items() if "{" + k + "}" in template})
+        _served(ctx, operation, path_values(ctx, operation, used or None), statuses)
+    for operation in placeholders:
+        names = [p["name"] for p in _path_parameters(ctx, operation)]
+        values = PathValues({name: "conformance-placeholder" for name in names}, {})
+        missing(ctx, operation, call_listed(ctx, operation, values), values, [s for s in statuses if s != 404])
+    if "alias_prefix" in params:
+        operation = ctx.rule.operation or listed[0]
+        method, template = operation.split(" ", 1)
+        request = Request.build(method, params["alias_prefix"] + template)
+        exchange = ctx.send(ctx.auth(request, operation, with_credential(ctx)))
+        ctx.observed(1 if exchange.response.status in statuses else 0)
+
+
+def _served(ctx: CheckContext, operation: str, values: PathValues, statuses: list[int]) -> None:
     exchange = call_listed(ctx, operation, values)
     status = exchange.response.status
     # A configured id does not settle it: the target may hold the token and still have nothing
@@ -161,7 +198,7 @@ def route_served(ctx: CheckContext) -> None:
         ctx.skip(f"{operation} answered {status} for {values.values}: the document does not say whether an id "
                  f"with nothing to show is answered {status} or an empty answer, so this cannot tell a missing "
                  f"route from none; set {settings} to values the target holds data for")
-    missing(ctx, operation, exchange, values, list(ctx.rule.params["missing_statuses"]))
+    missing(ctx, operation, exchange, values, statuses)
 
 
 # -- setting-path (an operation whose path only a target setting knows) --------------------

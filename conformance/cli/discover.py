@@ -8,6 +8,8 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from conformance.cli.env import add_config_options
+
 if TYPE_CHECKING:
     from conformance.discovery import Proposal
 
@@ -18,14 +20,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     disc = sub.add_parser("discover", help="propose a target's settings from its answers to documented reads "
                                            "(prints export lines)")
     disc.add_argument("--service", action="append", required=True, help="service id (repeatable)")
+    add_config_options(disc)
     disc.set_defaults(func=discover)
 
 
 def discover(args: argparse.Namespace) -> int:
     """`conformance discover --service X`: export lines for every setting it can derive."""
+    from conformance.cli.configfile import configure
     from conformance.discovery import export_lines
     from conformance.settings import env_name
 
+    configure(args)  # base URL and credentials from the configuration file's target too
     for service in args.service:
         proposals = _proposals_for(service)
         print("\n".join(export_lines(service, os.environ.get(env_name(service, "BASE_URL"), ""),

@@ -20,13 +20,15 @@ from conformance.cli.ids import schemas_dir
 
 __all__ = ["ServiceFacts", "facts_for"]
 
-_FORMAT = 1  # bump when ServiceFacts changes: old entries are then never read
+_FORMAT = 2  # bump when ServiceFacts changes: old entries are then never read
 
 
 @dataclass(frozen=True)
 class ServiceFacts:
     title: str
-    credentials: list[dict[str, Any]]  # rules.yaml credentials: name, statement, optional
+    # rules.yaml credentials: name, statement, optional, secret (true unless the catalogue says
+    # false), default (settings.defaults, when the catalogue gives one)
+    credentials: list[dict[str, Any]]
     # Server variable name -> (value the documents set: rules.yaml settings over the OpenAPI
     # default, description). The environment's override is applied when shown, never cached.
     paths: dict[str, tuple[str, str]]
@@ -82,7 +84,10 @@ def _load(service: str) -> ServiceFacts:
     from conformance.contract import load_contract
 
     contract = load_contract(service)
-    credentials = [{k: c[k] for k in ("name", "statement", "optional") if k in c}
+    defaults = contract.settings.get("defaults") or {}
+    credentials = [{**{k: c[k] for k in ("name", "statement", "optional") if k in c},
+                    "secret": bool(c.get("secret", True)),
+                    **({"default": str(defaults[c["name"]])} if c["name"] in defaults else {})}
                    for c in contract.settings.get("credentials", [])]
     return ServiceFacts(title=contract.title, credentials=credentials, paths=_documented(service, contract),
                         rates=list(contract.openapi.get("x-client-rate-limits") or []))

@@ -65,7 +65,22 @@ class _Parser(argparse.ArgumentParser):
         wrong = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
         if wrong:
             message += did_you_mean(wrong.group(1), re.findall(r"'([^']*)'", wrong.group(2)))
+        unknown = re.search(r"unrecognized arguments: (.*)", message)
+        if unknown:  # an option typo (--max-failure): the closest option of any command
+            for word in unknown.group(1).split():
+                if word.startswith("--"):
+                    message += did_you_mean(word.split("=", 1)[0], _options(self))
         super().error(message)
+
+
+def _options(parser: argparse.ArgumentParser) -> list[str]:
+    """Every long option of ``parser`` and of its subcommands."""
+    found = [o for action in parser._actions for o in action.option_strings if o.startswith("--")]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                found += _options(child)
+    return found
 
 
 def build_parser() -> argparse.ArgumentParser:

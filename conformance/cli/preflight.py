@@ -98,6 +98,20 @@ def _check_fault(services: list[str], fault: str) -> None:
         fault_decorator(service, fault)
 
 
+def _check_reachable(services: list[str]) -> None:
+    """A base URL nobody listens on: one line for the run, not a failure block for every rule."""
+    from conformance.cli.reachable import why_unreachable
+    from conformance.errors import TargetUnreachable
+    from conformance.settings import env_name
+
+    for service in services:
+        url = os.environ[env_name(service, "BASE_URL")]
+        why = why_unreachable(url)
+        if why:
+            raise TargetUnreachable(f"nothing answers at {url} for {service} ({why}): start the target or set "
+                                    f"{env_name(service, 'BASE_URL')}; no rule was run")
+
+
 def _check_http(services: list[str], settings: RunSettings, *, discover: bool) -> None:
     """Every selected service has a well-formed base URL; --discover fills the rest of its settings."""
     from conformance.contract import load_contract
@@ -110,6 +124,7 @@ def _check_http(services: list[str], settings: RunSettings, *, discover: bool) -
                          "`conformance env` lists every variable")
     for service in services:
         make_target(load_contract(service), settings).base_url()  # a malformed URL: one line, now
+    _check_reachable(services)
     if discover:
         from conformance.cli.discover import apply_discovery
 

@@ -19,6 +19,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--history", default="reports/history.jsonl",
                         help="Allure history file kept across runs (default: reports/history.jsonl)")
     parser.add_argument("--no-history", action="store_true", help="build without history")
+    parser.add_argument("--baseline", default=None, metavar="RUN",
+                        help="the run the report's triage compares with (default: the last earlier run against the "
+                             "same target with the same services selected)")
     parser.add_argument("--exit-status", action="store_true",
                         help="after building, exit with the reported run's status (1 when the target broke a rule)")
     parser.set_defaults(func=report)
@@ -30,7 +33,7 @@ def report(args: argparse.Namespace) -> int:
 
     dirs = [Path(d) for d in args.report_dir or ["reports/latest"]]
     report_dir = dirs[0] if len(dirs) == 1 else merge_into_new_run(dirs, Path(args.reports))
-    triage_page = _triage_page(report_dir)
+    triage_page = _triage_page(report_dir, Path(args.baseline) if args.baseline else None)
     history = None if args.no_history else Path(args.history)
     print(f"report: {build_html(report_dir, history=history, triage_markdown=triage_page)}")
     if history is not None:
@@ -42,15 +45,18 @@ def report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _triage_page(report_dir: Path) -> str | None:
-    """What changed since the run before, as markdown (None for a first run); also written
-    beside the run, where the report shows it under Global Attachments."""
+def _triage_page(report_dir: Path, baseline: Path | None) -> str | None:
+    """What changed since the baseline (given, else the last comparable run before), as markdown
+    (None without one); also written beside the run, where the report shows it under Global
+    Attachments."""
     from conformance.reporting.triage import compare, load_summary, run_before
 
-    base = run_before(report_dir) if (report_dir / "summary.json").is_file() else None
+    base = baseline
+    if base is None and (report_dir / "summary.json").is_file():
+        base = run_before(report_dir, comparable=True)
     if base is None:
         return None
-    page = (f"Base: `{base.name}`; current: `{report_dir.resolve().name}`\n\n"
+    page = (f"Base: `{base.resolve().name}`; current: `{report_dir.resolve().name}`\n\n"
             + compare(load_summary(base), load_summary(report_dir)).markdown(
                 os.environ.get("CONFORMANCE_DOCS_URL", "")))
     (report_dir / "triage-since-previous.md").write_text(page, encoding="utf-8")

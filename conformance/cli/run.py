@@ -11,7 +11,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from conformance.cli.env import add_config_options
 from conformance.errors import HarnessError, UsageError
+from conformance.layout import cassettes_dir
 from conformance.settings import RECORD_MODES
 
 if TYPE_CHECKING:
@@ -32,6 +34,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     select.add_argument("--service", action="append", help="service id (repeatable; default all)")
     where.add_argument("--target", choices=("sim", "http", "replay"), default=None,
                        help="sim (default), http or replay; or set CONFORMANCE_TARGET")
+    add_config_options(where)
     where.add_argument("--profile", choices=("gate", "nightly"), default=None,
                        help="gate (default: derandomized, bounded) or nightly (deep, random); or CONFORMANCE_PROFILE")
     record.add_argument("--record", action="store_true", help="record cassettes while running (--record-mode rewrite)")
@@ -44,12 +47,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                             "e.g. shop_resource=shops")
     output.add_argument("--report-dir", default=None,
                         help="where to write (default: new reports/runs/<time>-<pid>/; reports/latest points there)")
-    record.add_argument("--cassette-dir", default="cassettes", help="where cassettes are read and written")
+    record.add_argument("--cassette-dir", default=None,
+                        help="where cassettes are read and written (default: the project's cassettes/, found "
+                             "beside its schemas/ wherever the command runs from)")
     output.add_argument("--no-allure", action="store_true", help="do not write allure-results")
     select.add_argument("-k", metavar="EXPR", help="only rules whose id matches this pytest -k expression")
     select.add_argument("-m", metavar="MARKEXPR",
                         help="only rules whose markers match this pytest -m expression: service ids, rule "
-                             "kinds, document or standard (e.g. -m 'tokenrisk and limit')")
+                             "kinds, document or standard (e.g. -m 'presentations and limit')")
     where.add_argument("-n", "--jobs", type=int, default=1, metavar="N",
                        help="check services side by side in N worker processes (pytest-xdist); one service's rules "
                             "run in one worker in order; one merged report (default 1)")
@@ -63,6 +68,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                              "(CONFORMANCE_MIN_CHECKED)")
     output.add_argument("--allow-skips", action="store_true",
                         help="exit 0 even when rules were not checked (missing cassettes, credentials, rate limits)")
+    where.add_argument("--seed", type=int, default=None, metavar="N",
+                       help="seed the nightly profile's random generation: the same N draws the same examples (a "
+                            "nightly run without one picks one and prints it); or CONFORMANCE_SEED")
+    output.add_argument("-x", "--exitfirst", action="store_const", const=1, dest="max_failures",
+                        help="stop at the first failing rule (the rest are reported not run)")
+    output.add_argument("--max-failures", type=int, default=None, metavar="N",
+                        help="stop after N failing rules (the rest are reported not run)")
+    output.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress lines and no failure blocks: the per-rule summary and the verdict only")
+    output.add_argument("--no-color", action="store_true", help="no colour in the output (NO_COLOR also works)")
     where.add_argument("--discover", action="store_true",
                        help="with --target http: fill unset target settings from the target's answers to documented "
                             "reads first (`conformance discover`); settings you give win")
@@ -75,9 +90,12 @@ def run(args: argparse.Namespace) -> int:
     interrupts.checkpoint("imports")
     import pytest  # noqa: F401  (the heavy import, after the checkpoint a test pauses at)
 
+    from conformance.cli.configfile import configure
     from conformance.cli.preflight import preflight
     from conformance.cli.rundirs import new_run_dir
 
+    configure(args)  # the configuration file's target fills what the environment leaves unset
+    _seed(args)  # after: the file may set the profile
     settings = preflight(args)
     report_dir = Path(args.report_dir) if args.report_dir else new_run_dir(Path("reports"))
     argv = pytest_argv(args, settings, report_dir)
@@ -90,14 +108,37 @@ def run(args: argparse.Namespace) -> int:
 # and its package's assertions rewritten in every run (114 modules, about 1 s of CPU where
 # bytecode is not cached, as under PYTHONDONTWRITEBYTECODE): schemathesis and hypothesis are
 # used as libraries here, not through their pytest plugins; benchmark and anyio serve other tests.
-_UNUSED_PLUGINS = ("-p", "no:benchmark", "-p", "no:anyio", "-p", "no:schemathesis")
+# unraisableexception collects garbage twice at the session's end (0.8 s) to report what a
+# finaliser raised, which a conformance run has no test of its own to blame for.
+_UNUSED_PLUGINS = ("-p", "no:benchmark", "-p", "no:anyio", "-p", "no:schemathesis", "-p", "no:unraisableexception")
+# Checks raise typed failures and never lean on pytest's assertion introspection, while rewriting
+# every module of the plugin's package costs a parse and a compile each (158 modules, about 1 s
+# where bytecode is not cached, as under PYTHONDONTWRITEBYTECODE).
+_PLAIN_ASSERTS = ("--assert=plain",)
+
+
+def _seed(args: argparse.Namespace) -> None:
+    """--seed, else a nightly run's own random seed: set where the run's settings read it
+    (CONFORMANCE_SEED), and printed, so a nightly failure can be drawn again."""
+    import os
+    import random
+
+    if args.seed is not None:
+        os.environ["CONFORMANCE_SEED"] = str(args.seed)
+    profile = args.profile or os.environ.get("CONFORMANCE_PROFILE", "gate")
+    if profile == "nightly":
+        if not os.environ.get("CONFORMANCE_SEED"):
+            os.environ["CONFORMANCE_SEED"] = str(random.SystemRandom().randrange(2**32))
+        print(f"conformance: nightly seed {os.environ['CONFORMANCE_SEED']} "
+              f"(--seed {os.environ['CONFORMANCE_SEED']} draws the same examples)")
 
 
 def pytest_argv(args: argparse.Namespace, settings: RunSettings, report_dir: Path) -> list[str]:
     """The pytest command line of a run: the suites, this run's files and the selection."""
-    argv = [str(SUITES), "-p", "no:cacheprovider", *_UNUSED_PLUGINS, "-q", "-o", "console_output_style=classic",
+    argv = [str(SUITES), "-p", "no:cacheprovider", *_UNUSED_PLUGINS, *_PLAIN_ASSERTS, "-q",
+            "-o", "console_output_style=classic",
             "--rootdir", str(SUITES), "-c", str(SUITES / "pytest.ini"),
-            "--report-dir", str(report_dir), "--cassette-dir", args.cassette_dir,
+            "--report-dir", str(report_dir), "--cassette-dir", args.cassette_dir or str(cassettes_dir()),
             # JUnit XML for CI systems that read it (one testcase per rule, named by rule id).
             "--junitxml", str(report_dir / "junit.xml"), "-o", "junit_suite_name=conformance",
             "--target", settings.target, "--profile", settings.profile]
@@ -115,6 +156,14 @@ def pytest_argv(args: argparse.Namespace, settings: RunSettings, report_dir: Pat
     argv += _jobs_argv(args.jobs)
     if args.min_checked is not None:
         argv += ["--min-checked", args.min_checked]
+    if args.max_failures is not None:
+        if args.max_failures < 1:
+            raise UsageError(f"--max-failures must be 1 or more, got {args.max_failures}")
+        argv += ["--maxfail", str(args.max_failures)]
+    if args.quiet:
+        argv += ["--conformance-progress", "quiet", "--tb=no"]
+    if args.no_color:
+        argv += ["--color=no"]
     return argv
 
 

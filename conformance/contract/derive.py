@@ -179,15 +179,7 @@ def _body_probes(contract: Contract, schema: dict[str, Any], example: Any, where
 
 
 def _parameters(contract: Contract, operation: str) -> list[dict[str, Any]]:
-    method, path = operation.split(" ", 1)
-    item = contract.openapi["paths"][path]
-    params = list(item.get("parameters") or []) + list(contract.operation(operation).get("parameters") or [])
-    out = []
-    for param in params:
-        if "$ref" in param:
-            param = contract.openapi["components"]["parameters"][param["$ref"].rsplit("/", 1)[-1]]
-        out.append(param)
-    return out
+    return [*contract.path_parameters(operation), *contract.parameters(operation)]
 
 
 def _open_points(contract: Contract, operation: str) -> list[str | None]:

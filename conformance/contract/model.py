@@ -8,7 +8,11 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.errors import ContractFileError
 from conformance.transport.model import Request
+
+# Hops through chained $refs before the chain is called a cycle (real contracts chain one or two).
+_MAX_REF_HOPS = 32
 
 __all__ = ["Conflict", "Contract", "Gap", "Rule", "Source"]
 
@@ -242,11 +246,34 @@ class Contract:
                     out.append(f"{method.upper()} {path}")
         return out
 
+    def resolve(self, node: dict[str, Any]) -> dict[str, Any]:
+        """``node`` with its local ``$ref`` followed (``#/components/<kind>/<name>``, any kind,
+        through chains): the one look-up every schema, parameter and response goes through. A
+        cycle or a reference to nothing is a contract error, never a hang or a KeyError."""
+        for _ in range(_MAX_REF_HOPS):
+            ref = node.get("$ref") if isinstance(node, dict) else None
+            if not isinstance(ref, str):
+                return node
+            parts = ref.removeprefix("#/").split("/")
+            target: Any = self.openapi
+            for part in parts:
+                target = target.get(part.replace("~1", "/").replace("~0", "~")) if isinstance(target, dict) else None
+            if not ref.startswith("#/") or not isinstance(target, dict):
+                raise ContractFileError(f"{self.service}: $ref {ref!r} points at nothing in openapi.yaml")
+            node = target
+        raise ContractFileError(f"{self.service}: $ref chain longer than {_MAX_REF_HOPS} (a cycle?) "
+                                f"at {node.get('$ref')!r}")
+
     def deref(self, schema: dict[str, Any]) -> dict[str, Any]:
-        while "$ref" in schema:
-            name = schema["$ref"].rsplit("/", 1)[-1]
-            schema = self.openapi["components"]["schemas"][name]
-        return schema
+        return self.resolve(schema)
+
+    def parameters(self, operation: str) -> list[dict[str, Any]]:
+        """The operation's own parameters, resolved."""
+        return [self.resolve(p) for p in self.operation(operation).get("parameters") or []]
+
+    def path_parameters(self, operation: str) -> list[dict[str, Any]]:
+        """The parameters of the operation's path item (shared by its methods), resolved."""
+        return [self.resolve(p) for p in self.openapi["paths"][operation.split(" ", 1)[1]].get("parameters") or []]
 
     def standalone(self, schema: dict[str, Any]) -> dict[str, Any]:
         """A copy that validates on its own: component refs travel along under $defs."""
@@ -289,8 +316,7 @@ class Contract:
         spec = responses.get(str(status)) or responses.get(f"{str(status)[0]}XX")
         if spec is None:
             return None
-        if "$ref" in spec:
-            spec = self.openapi["components"]["responses"][spec["$ref"].rsplit("/", 1)[-1]]
+        spec = self.resolve(spec)
         content = spec.get("content") or {}
         media = content.get("application/json") or next(iter(content.values()), None)
         return None if media is None else media.get("schema", {})
@@ -321,10 +347,7 @@ class Contract:
             return schema
         if area in ("query", "header", "path"):
             # The operation's own parameters, then those of its path item (shared by its methods).
-            shared = self.openapi["paths"][operation.split(" ", 1)[1]].get("parameters", [])
-            for param in [*self.operation(operation).get("parameters", []), *shared]:
-                if "$ref" in param:
-                    param = self.openapi["components"]["parameters"][param["$ref"].rsplit("/", 1)[-1]]
+            for param in [*self.parameters(operation), *self.path_parameters(operation)]:
                 if param["in"] == area and param["name"] == rest:
                     return self.deref(param["schema"])
         raise KeyError(f"{operation}: {where}")

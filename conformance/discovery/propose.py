@@ -20,7 +20,7 @@ from typing import Any
 
 from conformance.auth.variants import DEFAULT, apply_auth
 from conformance.contract import Contract
-from conformance.errors import HarnessError, ResponseTooLarge, RuleSkipped
+from conformance.errors import HarnessError, ResponseTooLarge, ResponseUndecodable, RuleSkipped
 from conformance.targets.base import Target
 from conformance.transport.model import Exchange, Request
 from conformance.transport.session import Session
@@ -70,7 +70,8 @@ class _Reader:
             # A target that cannot be reached (TargetUnreachable) ends discovery with that one line.
             try:
                 self._answers[key] = self.session.send_with_backoff(request)
-            except (RuleSkipped, ResponseTooLarge) as exc:  # still 429 after backing off; a body past the cap
+            # Still 429 after backing off; a body past the cap, or one that does not decode.
+            except (RuleSkipped, ResponseTooLarge, ResponseUndecodable) as exc:
                 raise _Unset(f"{method} {path}: {exc}") from None
         answer = self._answers[key]
         if not 200 <= answer.response.status < 300:

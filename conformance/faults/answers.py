@@ -36,12 +36,28 @@ def _remapped(rule: Rule, status: int) -> Wrap:
     return toolkit_status(_operations(rule), _INSTEAD.get(status, 400), when=status)
 
 
+def _merged(contract: Contract, schema: Any) -> dict[str, Any]:
+    """A schema with the parts of its ``allOf`` folded in (a collection built on a base schema)."""
+    schema = contract.deref(schema) if isinstance(schema, dict) else {}
+    parts = [schema, *(_merged(contract, part) for part in schema.get("allOf") or [])]
+    merged: dict[str, Any] = {"required": [], "properties": {}}
+    for part in parts:
+        merged["type"] = merged.get("type") or part.get("type")
+        merged["required"] += [n for n in part.get("required") or [] if n not in merged["required"]]
+        for name, sub in (part.get("properties") or {}).items():
+            # A member both parts describe (its type in one, its items in another): both hold.
+            merged["properties"][name] = {**contract.deref(merged["properties"].get(name) or {}), **contract.deref(sub)}
+        if "items" in part:
+            merged["items"] = part["items"]
+    return merged
+
+
 def _first_member(contract: Contract, schema: Any) -> tuple[bool, str, str] | None:
     """(in array items?, member, its type) of the first required, typed member of an answer."""
-    schema = contract.deref(schema) if isinstance(schema, dict) else {}
+    schema = _merged(contract, schema)
     items = schema.get("type") == "array"
     if items:
-        schema = contract.deref(schema.get("items") or {})
+        schema = _merged(contract, schema.get("items") or {})
     props = schema.get("properties") or {}
     for name in schema.get("required") or []:
         kind = contract.deref(props.get(name) or {}).get("type")
@@ -84,16 +100,18 @@ def answer_faults(contract: Contract) -> list[Fault]:
             faults.append(derived_fault(f"status-remapped:{short}", rule.id,
                                         f"{rule.operation} answers {_INSTEAD.get(status, 400)} where the document "
                                         f"says {status}")(_remapped(rule, status)))
-        if rule.params.get("check") == "response-shape" and rule.operation:
+        listed = rule.params.get("operations") or [rule.operation]
+        if rule.params.get("check") == "response-shape" and listed[0]:
+            operation = str(listed[0])
             answered = int(rule.params.get("status", 200))
-            member = _first_member(contract, contract.response_schema(rule.operation, answered) or {})
+            member = _first_member(contract, contract.response_schema(operation, answered) or {})
             if member is None:
                 continue
             items, name, kind = member
             faults.append(derived_fault(f"member-dropped:{short}", rule.id,
-                                        f"{rule.operation} answers without its required member {name}")(
+                                        f"{operation} answers without its required member {name}")(
                 _edit_answer(rule, answered, items, _dropping(name))))
             faults.append(derived_fault(f"member-retyped:{short}", rule.id,
-                                        f"{rule.operation} answers {name} as another type than {kind}")(
+                                        f"{operation} answers {name} as another type than {kind}")(
                 _edit_answer(rule, answered, items, _retyping(name, kind))))
     return faults

@@ -43,8 +43,9 @@ from conformance.auth.variants import INVALID_CREDENTIAL, render, scheme_locatio
 from conformance.contract import Contract, Rule
 from conformance.contract.derive import FORMAT_MISSES, MISSING, field_probes
 from conformance.faults.answers import answer_faults
-from conformance.faults.effects import effect_faults
 from conformance.faults.base import Fault, derived_fault, on_request, on_response, path_pattern
+from conformance.faults.effects import effect_faults
+from conformance.faults.headers import header_faults
 from conformance.faults.members import member_faults
 from conformance.faults.toolkit import any_request, operations
 from conformance.simulators.base import Simulator
@@ -138,7 +139,7 @@ def generic_faults(contract: Contract) -> list[Fault]:
         )(_near_miss(rule, list(allowed))))
     return (faults + derived_faults(contract) + credential_faults(contract) + route_faults(contract)
             + mistake_faults(contract) + member_faults(contract) + answer_faults(contract)
-            + effect_faults(contract))
+            + header_faults(contract) + effect_faults(contract))
 
 
 def _rendered(node: Any, seeded: dict[str, str]) -> Any:
@@ -339,8 +340,9 @@ def credential_faults(contract: Contract) -> list[Fault]:
     return faults
 
 
-def _answer(rule: Rule, status: int, headers: dict[str, str] | None = None) -> Callable[[Simulator], Simulator]:
-    on_operation = _on_operation(rule)
+def _answer(rule: Rule, status: int, headers: dict[str, str] | None = None,
+            operation: str | None = None) -> Callable[[Simulator], Simulator]:
+    on_operation = operations([operation]) if operation else _on_operation(rule)
 
     def after(request: Request, response: Response) -> Response:
         if not on_operation(request):
@@ -360,23 +362,26 @@ def mistake_faults(contract: Contract) -> list[Fault]:
 def route_faults(contract: Contract) -> list[Fault]:
     """For every ``route-served`` rule: the route missing (404, unless the rule reads a 404 as
     "none for this id") and the listed method missing (405 naming another method in Allow), each
-    where the rule's ``missing_statuses`` lists it; for the first, a crash (500)."""
-    served = [r for r in contract.rules if r.params.get("check") == "route-served" and r.operation]
+    where the rule's ``missing_statuses`` lists it, on its operation (the last of its
+    ``operations``: a check that stops early misses it); for the first rule, a crash (500)."""
+    served = [(r, str((r.params.get("operations") or [r.operation])[-1])) for r in contract.rules
+              if r.params.get("check") == "route-served" and (r.operation or r.params.get("operations"))]
     faults: list[Fault] = []
-    for rule in served:
+    for rule, operation in served:
         short = rule.id.split(".", 1)[1]
         missing = set(rule.params.get("missing_statuses") or ())
         if 404 in missing and 404 not in (rule.params.get("none_statuses") or ()):
             faults.append(derived_fault(f"route-missing:{short}", rule.id,
-                                        f"{rule.operation} answers 404 (the listed route is missing)")(
-                _answer(rule, 404)))
+                                        f"{operation} answers 404 (the listed route is missing)")(
+                _answer(rule, 404, operation=operation)))
         if 405 in missing:
-            other = "GET" if rule.method != "GET" else "POST"
+            method = operation.split(" ", 1)[0]
+            other = "GET" if method != "GET" else "POST"
             faults.append(derived_fault(f"method-missing:{short}", rule.id,
-                                        f"{rule.operation} answers 405; the route serves only {other}")(
-                _answer(rule, 405, {"allow": other})))
+                                        f"{operation} answers 405; the route serves only {other}")(
+                _answer(rule, 405, {"allow": other}, operation=operation)))
     if served:
-        rule = served[0]
+        rule, operation = served[0]
         faults.append(derived_fault(f"route-crash:{rule.id.split('.', 1)[1]}", rule.id,
-                                    f"{rule.operation} answers 500")(_answer(rule, 500)))
+                                    f"{operation} answers 500")(_answer(rule, 500, operation=operation)))
     return faults

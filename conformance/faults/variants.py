@@ -99,9 +99,7 @@ def _enum_points(contract: Contract) -> list[tuple[str, str, list[str]]]:
 
     for operation in contract.operations():
         walk(operation, contract.request_schema(operation), "body")
-        for param in contract.operation(operation).get("parameters") or []:
-            if "$ref" in param:
-                param = contract.openapi["components"]["parameters"][param["$ref"].rsplit("/", 1)[-1]]
+        for param in contract.parameters(operation):
             if param.get("in") == "query":
                 walk(operation, param.get("schema") or {}, f"query.{param['name']}")
     return out

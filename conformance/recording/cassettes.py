@@ -1,23 +1,20 @@
-"""vcrpy cassettes, one per case: recording through vcrpy, the format, and the one reader."""
+"""vcrpy cassettes, one per case: the format, the scrubbers they are recorded through, and the one reader
+(recording itself: ``recorder.py``)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-import vcr
 import yaml
-from vcr.errors import CannotOverwriteExistingCassetteException
 from vcr.serializers import yamlserializer
 
-from conformance.errors import CassetteMismatch, CassetteMissing, CassetteStale, HarnessError
+from conformance.errors import CassetteMismatch, CassetteMissing, CassetteStale
 from conformance.transport.scrub import scrub_headers, scrub_json_text, scrub_pairs, scrub_text
 
-__all__ = ["MATCH_ON", "CassetteFormat", "cassette_context", "check_digest", "read_cassette", "request_scrubber"]
+__all__ = ["MATCH_ON", "CassetteFormat", "check_digest", "read_cassette", "request_scrubber", "response_scrubber"]
 
 # Host and port are left out: recordings made against a simulator on a random port, a sandbox
 # or the in-process transport must replay the same.
@@ -49,7 +46,7 @@ def request_scrubber(secrets: list[str]) -> Any:
     return before_record_request
 
 
-def _response_scrubber(secrets: list[str]) -> Any:
+def response_scrubber(secrets: list[str]) -> Any:
     def before_record_response(response: dict[str, Any]) -> dict[str, Any]:
         response["headers"] = scrub_headers(response.get("headers", {}), secrets)
         text = _text(response.get("body", {}).get("string"))
@@ -167,33 +164,3 @@ def _interaction_problem(item: Any) -> str | None:
     if not isinstance(response.get("body"), dict) or "string" not in response["body"]:
         return "has a response without a body"
     return None
-
-
-@contextmanager
-def cassette_context(path: Path, *, secrets: list[str], mode: str = "rewrite",
-                     contract_digest: str | None = None) -> Iterator[None]:
-    """Record every exchange inside the block into ``path`` (vcrpy), scrubbed of ``secrets``.
-
-    ``mode``: pytest-recording's vocabulary (settings.RECORD_MODES); "rewrite" replaces the old
-    cassette whole, the others are vcrpy's own modes over the existing file."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if mode == "rewrite":
-            path.unlink(missing_ok=True)
-    except OSError as exc:
-        raise HarnessError(f"cannot write cassettes into {path.parent}: {exc.strerror}") from None
-    recorder = vcr.VCR(
-        record_mode="all" if mode == "rewrite" else mode,
-        match_on=MATCH_ON,
-        before_record_request=request_scrubber(secrets),
-        before_record_response=_response_scrubber(secrets),
-        decode_compressed_response=True,
-    )
-    recorder.register_serializer("cassette", CassetteFormat(path, secrets, contract_digest))
-    try:
-        with recorder.use_cassette(str(path), serializer="cassette"):
-            yield
-    except CannotOverwriteExistingCassetteException:
-        raise CassetteMismatch(
-            f"record mode {mode}: {path} exists and does not hold a request this rule now sends; "
-            "record it again with --record-mode new_episodes (add) or rewrite (afresh)") from None

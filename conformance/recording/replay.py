@@ -26,8 +26,9 @@ import httpx
 
 from conformance.errors import CassetteMismatch
 from conformance.recording.cassettes import read_cassette, request_scrubber
+from conformance.transport.session import CUT_EXTENSION
 
-__all__ = ["ReplayTransport", "match_key"]
+__all__ = ["ReplayTransport", "match_key", "response_from_cassette"]
 
 Key = tuple[str, str, tuple[tuple[str, str], ...], bytes]
 
@@ -78,14 +79,23 @@ class _Incoming:
     body: Any
 
 
-def _to_httpx(response: dict[str, Any]) -> httpx.Response:
+def response_from_cassette(response: dict[str, Any]) -> httpx.Response:
+    """A recorded response as httpx hands a live one up: status, headers, the body as a stream."""
     headers = [(name, value) for name, values in (response.get("headers") or {}).items()
                for value in (values if isinstance(values, list) else [values])]
     body = response["body"]["string"]
+    content = body if isinstance(body, bytes) else str(body).encode("utf-8")
+    if not any(name.lower() == "content-length" for name, _ in headers):
+        headers.append(("Content-Length", str(len(content))))  # as httpx adds for content=
     message = response["status"].get("message")
-    return httpx.Response(response["status"]["code"], headers=headers,
-                          content=body if isinstance(body, bytes) else str(body).encode("utf-8"),
-                          extensions={"reason_phrase": message.encode("ascii", "replace")} if message else None)
+    extensions: dict[str, Any] = {"reason_phrase": message.encode("ascii", "replace")} if message else {}
+    if response.get("cut"):
+        extensions[CUT_EXTENSION] = str(response["cut"])
+    # A stream, not content=: httpx decodes content= whole as the response is built (a 3 KB
+    # cassette of `gzip, gzip` gave 1 GiB in one call); the session decodes the stream in bounded
+    # steps, as it does a live answer.
+    return httpx.Response(response["status"]["code"], headers=headers, stream=httpx.ByteStream(content),
+                          extensions=extensions or None)
 
 
 class ReplayTransport(httpx.BaseTransport):
@@ -117,4 +127,4 @@ class ReplayTransport(httpx.BaseTransport):
                 f"replay: no recorded response for {request.method} {request.url.raw_path.decode('ascii')}. "
                 "The suite now sends a request the cassette does not hold: re-record with "
                 "`conformance run --record` against a live target.")
-        return _to_httpx(self._responses[queue.popleft()])
+        return response_from_cassette(self._responses[queue.popleft()])

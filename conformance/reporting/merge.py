@@ -115,11 +115,12 @@ def _triage(merged: dict[str, Any], sources: list[Path]) -> str:
 
 
 def _junit(paths: list[Path], checked: dict[str, Any]) -> str | None:
-    """One testsuite with every shard's testcases; its counts are the sums; its conformance
-    properties the merged run's checked share (each shard's name only its own rules)."""
+    """Every shard's suites (one per service, reporting/junit.py), a suite two shards share made
+    one with summed counts; each suite's conformance properties the merged run's checked share
+    (each shard's named only its own rules)."""
     if not paths:
         return None
-    suite: ET.Element | None = None
+    suites: dict[str, ET.Element] = {}
     others: dict[str, str] = {}
     for path in paths:
         try:
@@ -127,8 +128,9 @@ def _junit(paths: list[Path], checked: dict[str, Any]) -> str | None:
         except (OSError, ET.ParseError) as exc:
             raise UsageError(f"cannot read {path}: {exc}") from None
         for shard in ([root] if root.tag == "testsuite" else root.findall("testsuite")):
+            suite = suites.get(shard.get("name", ""))
             if suite is None:
-                suite = ET.Element("testsuite", dict(shard.attrib))
+                suite = suites[shard.get("name", "")] = ET.Element("testsuite", dict(shard.attrib))
                 for key in ("tests", "errors", "failures", "skipped"):
                     suite.set(key, "0")
                 suite.set("time", "0")
@@ -142,18 +144,21 @@ def _junit(paths: list[Path], checked: dict[str, Any]) -> str | None:
                 for prop in child:  # other global properties kept once; conformance.* recomputed below
                     if not prop.get("name", "").startswith("conformance."):
                         others.setdefault(prop.get("name", ""), prop.get("value", ""))
-    if suite is None:
+    if not suites:
         return None
     props: dict[str, Any] = {**others, "conformance.checked": checked["checked"], "conformance.rules": checked["of"],
                              "conformance.checked_line": checked["line"],
                              "conformance.floor": checked["floor"] or "none", "conformance.floor_met": checked["met"]}
     props.update({f"conformance.not_checked.{k}": n for k, n in checked["not_checked"].items()})
-    properties = ET.Element("properties")
-    for name, value in props.items():
-        ET.SubElement(properties, "property", {"name": name, "value": str(value)})
-    suite.insert(0, properties)
-    root = ET.Element("testsuites")
-    root.append(suite)
+    root = ET.Element("testsuites", {"name": "conformance"})
+    for suite in suites.values():
+        properties = ET.Element("properties")
+        for name, value in props.items():
+            ET.SubElement(properties, "property", {"name": name, "value": str(value)})
+        suite.insert(0, properties)
+        root.append(suite)
+    for key in ("tests", "failures", "errors"):
+        root.set(key, str(sum(int(s.get(key, "0")) for s in root)))
     return ET.tostring(root, encoding="unicode", xml_declaration=True)
 
 

@@ -61,7 +61,7 @@ class RunSummary:
         self.outcomes[outcome.case_id] = outcome
 
     def counts(self) -> Counter[str]:
-        return Counter(o.status for o in self.outcomes.values())
+        return Counter(str(o.status) for o in self.outcomes.values())
 
     def lines(self, every_rule: bool = False) -> list[str]:
         """Per service its counts, then each rule that did not pass (every rule with
@@ -69,7 +69,7 @@ class RunSummary:
         out: list[str] = []
         for service, contract in self.contracts.items():
             got = [self.outcomes[r.id] for r in contract.rules if r.id in self.outcomes]
-            c = Counter(o.status for o in got)
+            c = Counter(str(o.status) for o in got)
             out.append(
                 f"{service} ({self.target}, {self.profile}): {len(contract.rules)} rules: "
                 f"{c[PASSED]} passed, {c[FAILED]} failed, {c[SKIPPED]} skipped, {c[ERROR]} errors"

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import UsageError
-from conformance.reporting.text import code_span, shorten
+from conformance.reporting.text import code_block, code_span
 
 __all__ = ["Change", "Drift", "Triage", "compare", "finished_runs", "load_summary", "previous_run", "run_before"]
 
@@ -55,13 +55,32 @@ def finished_runs(reports: Path) -> list[Path]:
     return sorted(p for p in (reports / "runs").glob("*") if (p / "summary.json").is_file())
 
 
-def run_before(run_dir: Path) -> Path | None:
-    """The finished run just before ``run_dir`` in its runs/ folder, if any."""
+def run_before(run_dir: Path, *, comparable: bool = False) -> Path | None:
+    """The finished run just before ``run_dir`` in its runs/ folder, if any. ``comparable``: the
+    last one against the same target with the same services selected (a baseline, not whatever
+    ran last: a one-service fault run is no baseline for a full run)."""
     run_dir = run_dir.resolve()
     if run_dir.parent.name != "runs":
         return None
     earlier = [p for p in finished_runs(run_dir.parent.parent) if p.resolve().name < run_dir.name]
+    if comparable:
+        key = _scope(load_summary(run_dir))
+        earlier = [p for p in earlier if _scope_of(p) == key]
     return earlier[-1] if earlier else None
+
+
+def _scope(summary: dict[str, Any]) -> tuple[str, frozenset[str]]:
+    """What a run looked at: its target and the services it selected rules of."""
+    services = frozenset(name for name, data in summary["services"].items()
+                         if any(isinstance(r, dict) and r.get("selected", True) for r in data.get("rules") or []))
+    return str(summary.get("target")), services
+
+
+def _scope_of(run_dir: Path) -> tuple[str, frozenset[str]] | None:
+    try:
+        return _scope(load_summary(run_dir))
+    except UsageError:
+        return None
 
 
 def previous_run(reports: Path) -> tuple[Path, Path]:
@@ -152,9 +171,10 @@ class Triage:
             for c in items:
                 lines.append(f"- `{c.rule}`: {c.before} → {c.after}{note(c)}{link(c)}")
                 if show_message and c.message:
-                    # Quoted as code: a message quotes the target, and no Markdown or HTML in it
-                    # may close the list, add a heading or hide what follows in a comment.
-                    lines.append(f"  > {code_span(shorten(c.message, 200))}")
+                    # The whole message (expected, sent, got: the lines that say why), fenced: it
+                    # quotes the target, and no Markdown or HTML in it may close the list, add a
+                    # heading or hide what follows in a comment.
+                    lines += ["", *(f"  {line}" for line in code_block(c.message)), ""]
             lines.append("")
         if empty:
             words = [_EMPTY[t] for t in empty]
@@ -164,7 +184,7 @@ class Triage:
             for d in self.gap_drift:
                 # What the target showed, quoted as code (it may hold Markdown or HTML of its own).
                 was, now = (code_span("; ".join(shown)[:200]) if shown else "nothing" for shown in (d.before, d.after))
-                lines.append(f"- `{d.service}.{d.id}`: {was} → {now}")
+                lines.append(f"- `{d.id}`: {was} → {now}")  # the id names its service
             lines.append("")
         for title, services, rules in (("Not in this run (out of scope, not compared)", self.services_not_in_this_run,
                                         self.not_in_this_run),
@@ -208,6 +228,32 @@ def _flips(rule_id: str, service: str, runs: list[tuple[dict[str, Any], dict[str
     return sum(1 for a, b in zip(seen, seen[1:], strict=False) if a != b)
 
 
+def _observers(service: str) -> dict[str, set[str]]:
+    """Gap or conflict id -> the rules of ``service`` that observe it (``params.gap``,
+    ``params.observes``), from its contract; empty when the contract cannot be loaded."""
+    from conformance.contract import load_contract
+    from conformance.errors import HarnessError
+
+    try:
+        rules = load_contract(service).rules
+    except HarnessError:
+        return {}
+    out: dict[str, set[str]] = {}
+    for rule in rules:
+        for key in ("gap", "observes"):
+            if isinstance(rule.params.get(key), str):
+                out.setdefault(rule.params[key], set()).add(rule.id)
+    return out
+
+
+def _ran(rule: tuple[str, dict[str, Any]] | None) -> bool:
+    """The rule ran in that run (judged, or skipped having observed): it could have seen the gap."""
+    if rule is None:
+        return False
+    status, kind = rule[1].get("status"), rule[1].get("skip_kind")
+    return status in ("passed", "failed") or (status == "skipped" and kind == "gap-observed")
+
+
 def _observed(summary: dict[str, Any]) -> dict[tuple[str, str], list[str]]:
     out: dict[tuple[str, str], list[str]] = {}
     for service, data in summary["services"].items():
@@ -230,9 +276,16 @@ def compare(base: dict[str, Any], current: dict[str, Any], earlier: list[dict[st
             (result.added if rule_id in after else result.removed).append(rule_id)
     window = [(run, _rules(run)) for run in (*(earlier or []), base, current)]
     seen_before, seen_after = _observed(base), _observed(current)
+    observers = {service: _observers(service) for service in base_services & current_services}
     for key in sorted(set(seen_before) & set(seen_after)):
-        if seen_before[key] != seen_after[key] and seen_after[key]:
-            result.gap_drift.append(Drift(key[0], key[1], seen_before[key], seen_after[key]))
+        if seen_before[key] == seen_after[key] or not seen_after[key]:
+            continue
+        # Scoped to what both runs looked at: "nothing" in a run where no observing rule ran is
+        # not something the target stopped showing.
+        watchers = observers.get(key[0], {}).get(key[1], set())
+        if watchers and not (any(_ran(before.get(r)) for r in watchers) and any(_ran(after.get(r)) for r in watchers)):
+            continue
+        result.gap_drift.append(Drift(key[0], key[1], seen_before[key], seen_after[key]))
     for rule_id in sorted(set(before) & set(after)):
         (service, old), (_, new) = before[rule_id], after[rule_id]
         was, now = str(old.get("status")), str(new.get("status"))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -25,7 +25,7 @@ import httpx
 from conformance.auth.forms import CredentialForms
 from conformance.contract import Contract
 from conformance.errors import CassetteMissing
-from conformance.recording.cassettes import cassette_context
+from conformance.recording.recorder import cassette_context
 from conformance.recording.replay import ReplayTransport
 from conformance.settings import RunSettings, env_name
 from conformance.simulators import Simulator
@@ -161,37 +161,41 @@ class Target:
 
     @contextmanager
     def session(self, case_id: str) -> Iterator[Session]:
+        """One rule's session, built with the transport its requests go through."""
         self.rule_spent = 0  # one session per rule: its spend count starts afresh
+        # Shared by reference: the session learns obtained tokens into it, the cassette scrubs them.
+        secrets = self.secrets()
+        with ExitStack() as stack:
+            session = Session(self._rule_client(case_id, secrets, stack), base_url=self.base_url(),
+                              sleep=self._sleep(), secrets=secrets, limits=self.settings.limits,
+                              throttle=self._throttle(), run_deadline=self.run_deadline(),
+                              issuers=self._forms().issuers, joins=self._forms().obtained)
+            self._session = session
+            try:
+                yield session
+            finally:
+                self._session = None
+                session.close()
+
+    def _rule_client(self, case_id: str, secrets: list[str], stack: ExitStack) -> httpx.Client:
+        """The rule's client: the rule's cassette on replay (a check that skips before sending
+        still gives its own reason; the first request without a cassette makes the rule
+        cassette-missing), else the target's own, wrapped by the recorder when recording."""
+        cassette = Path(self.settings.cassette_dir) / self.service / f"{case_id}.yaml"
+        if self.capabilities.replays:
+            transport: httpx.BaseTransport = (
+                ReplayTransport(cassette, secrets, contract_digest=self.contract.digest, rule_id=case_id,
+                                service=self.service)
+                if cassette.is_file() else httpx.MockTransport(partial(_no_cassette, cassette)))
+            return httpx.Client(base_url=self.base_url(), transport=transport)
         client = self._client()
-        session = Session(client, base_url=self.base_url(), sleep=self._sleep(), secrets=self.secrets(),
-                          limits=self.settings.limits, throttle=self._throttle(), run_deadline=self.run_deadline(),
-                          issuers=self._forms().issuers, joins=self._forms().obtained)
-        self._session = session
-        try:
-            cassette = Path(self.settings.cassette_dir) / self.service / f"{case_id}.yaml"
-            if self.capabilities.replays and not cassette.is_file():
-                # No recording: a check that skips before sending still gives its own reason;
-                # the first request it sends makes the rule cassette-missing.
-                session._client = httpx.Client(base_url=self.base_url(), transport=httpx.MockTransport(
-                    partial(_no_cassette, cassette)))
-                yield session
-            elif self.capabilities.replays:
-                session._client = httpx.Client(base_url=self.base_url(),
-                                               transport=ReplayTransport(
-                                                   cassette, session.secrets, contract_digest=self.contract.digest,
-                                                   rule_id=case_id, service=self.service))
-                yield session
-            elif self.settings.record:
-                folder = Path(self.settings.cassette_dir) / self.service
-                remember_configured(folder, self.configured(), self.recorded_settings())
-                with cassette_context(cassette, secrets=session.secrets, mode=self.settings.record_mode,
-                                      contract_digest=self.contract.digest):
-                    yield session
-            else:
-                yield session
-        finally:
-            self._session = None
-            session.close()
+        if not self.settings.record:
+            return client
+        remember_configured(cassette.parent, self.configured(), self.recorded_settings())
+        recorder = stack.enter_context(cassette_context(cassette, secrets=secrets, mode=self.settings.record_mode,
+                                                        contract_digest=self.contract.digest,
+                                                        limits=self.settings.limits))
+        return recorder.wrap(client)
 
     def secrets(self) -> list[str]:
         """Every secret credential value this target knows, and every combined value the auth

@@ -1,7 +1,7 @@
 """The replay target: cassettes only, so the network is never used.
 
-Its own client refuses every call; a case's session is handed the cassette's transport instead
-(``Target.session``). Credentials are the ``REDACTED`` placeholders the cassettes hold, for those
+A case's session is built with its cassette's transport (``Target.session``); there is no other
+client. Credentials are the ``REDACTED`` placeholders the cassettes hold, for those
 configured when they were recorded (``credentials.py``).
 """
 
@@ -10,22 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import httpx
-
 from conformance.contract import Contract
 from conformance.settings import RunSettings
 from conformance.targets.base import Capabilities, Target
 from conformance.targets.credentials import read_configured
 from conformance.transport.scrub import REDACTED
 
-__all__ = ["REPLAY_BASE_URL", "ReplayTarget", "refuse"]
+__all__ = ["REPLAY_BASE_URL", "ReplayTarget"]
 
 REPLAY_BASE_URL = "http://{service}.replay.invalid"
-
-
-def refuse(request: httpx.Request) -> httpx.Response:
-    """A ``MockTransport`` handler that never answers: replay sends nothing."""
-    raise httpx.ConnectError(f"replay target never uses the network ({request.url})")
 
 
 class ReplayTarget(Target):
@@ -46,9 +39,6 @@ class ReplayTarget(Target):
         if name in self._settings:
             return self._settings[name]
         return REDACTED if name in self._configured else None
-
-    def _client(self) -> httpx.Client:
-        return httpx.Client(base_url=self.base_url(), transport=httpx.MockTransport(refuse))
 
     def _sleep(self) -> Callable[[float], None]:
         return lambda seconds: None

@@ -33,7 +33,9 @@ from dataclasses import dataclass
 import httpcore
 import httpx
 
-__all__ = ["Deadline", "DeadlineBackend", "bounded_client", "within"]
+from conformance.transport.decoding import ACCEPTED
+
+__all__ = ["Deadline", "DeadlineBackend", "bounded_client", "current", "within"]
 
 # What each bound is called where it is set, and how a message says it ran out.
 _BOUNDS = {
@@ -95,6 +97,11 @@ def within(deadline: Deadline) -> Iterator[Deadline]:
         yield deadline
     finally:
         _current.reset(token)
+
+
+def current() -> Deadline | None:
+    """The deadline of the request being sent in this context, or None outside a ``within`` block."""
+    return _current.get()
 
 
 def _clip(timeout: float | None, stage: str, gone: type[Exception]) -> float | None:
@@ -174,7 +181,9 @@ def _bound(transport: httpx.BaseTransport | None) -> None:
 def bounded_client(*, base_url: str, timeout: httpx.Timeout) -> httpx.Client:
     """An httpx client whose requests keep the deadline of the ``within`` block they are sent in:
     the direct transport and any proxy the environment names alike."""
-    client = httpx.Client(base_url=base_url, timeout=timeout)
+    # Accept-Encoding names what transport/decoding.py decodes, bounded (httpx would add br and
+    # zstd when their packages happen to be installed).
+    client = httpx.Client(base_url=base_url, timeout=timeout, headers={"Accept-Encoding": ACCEPTED})
     _bound(client._transport)
     for transport in client._mounts.values():
         _bound(transport)

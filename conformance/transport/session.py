@@ -26,14 +26,18 @@ from conformance.errors import (
 )
 from conformance.settings import Limits
 from conformance.transport.deadline import Deadline, within
+from conformance.transport.decoding import decoded
 from conformance.transport.issued import issued_values, looks_issued
 from conformance.transport.model import Exchange, Request, Response
 from conformance.transport.scrub import REDACTED
 
-__all__ = ["Session", "from_httpx_request", "retry_after", "to_httpx"]
+__all__ = ["CUT_EXTENSION", "Session", "from_httpx_request", "retry_after", "to_httpx"]
 
 # Enough history for a failure report without holding a whole run in memory.
 _KEEP_EXCHANGES = 50
+# The response extension a cassette's answer carries when its body passed the cap as it was
+# recorded: the message then (recording/recorder.py writes it, recording/replay.py serves it).
+CUT_EXTENSION = "conformance_cut"
 
 
 class _NeverKeep(DefaultCookiePolicy):
@@ -154,8 +158,7 @@ class Session:
 
     @_client.setter
     def _client(self, client: httpx.Client) -> None:
-        # Set here and by the target when replay swaps the client in: every client a session
-        # sends through keeps no cookie.
+        # Every client a session sends through keeps no cookie.
         self._httpx = _without_cookies(client)
 
     def _budgets(self) -> dict[str, tuple[float, float]]:
@@ -209,22 +212,34 @@ class Session:
         return OverBudget(f"{where}: {deadline.reached()}", deadline.variable)
 
     def _read(self, raw: httpx.Response, request: Request, deadline: Deadline) -> bytes:
+        """The body, decoded as it arrives (``transport/decoding.py``): the cap counts decoded bytes
+        and the deadline is checked between steps, so neither a bomb nor an endless body is held
+        past them. Live answers and cassettes' alike: replay serves a body as one raw chunk."""
         cap = self.limits.max_response_bytes
+        where = f"{request.method} {request.path}: "
         declared = raw.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > cap:
-            raise ResponseTooLarge(f"{request.method} {request.path}: the response declares {declared} bytes, "
+            raise ResponseTooLarge(f"{where}the response declares {declared} bytes, "
                                    f"over the cap of {cap} (CONFORMANCE_MAX_RESPONSE_BYTES)")
-        chunks: list[bytes] = []
-        size = 0
-        for chunk in raw.iter_bytes():
-            size += len(chunk)
-            if size > cap:
-                raise ResponseTooLarge(f"{request.method} {request.path}: the response body passed {cap} bytes "
-                                       "and was not read further (CONFORMANCE_MAX_RESPONSE_BYTES)")
+
+        def tick() -> None:
             if deadline.passed():
                 raise self._cut(request, deadline, TimeoutError())
-            chunks.append(chunk)
-        return b"".join(chunks)
+
+        if raw.is_stream_consumed:
+            # Built whole in this process (a simulator's MockTransport answer): httpx holds it
+            # decoded already, so it is only counted.
+            chunks, encoding = iter([raw.content]), None
+        else:
+            chunks, encoding = raw.iter_raw(), raw.headers.get("content-encoding")
+        body = b"".join(decoded(chunks, encoding, cap=cap, max_encodings=self.limits.max_encodings, tick=tick,
+                                where=where))
+        cut = raw.extensions.get(CUT_EXTENSION)
+        if cut:
+            # Replay of an answer that passed the cap when it was recorded: the cassette holds what
+            # was read then, and the rule ends as it did then.
+            raise ResponseTooLarge(f"{where}{cut}")
+        return body
 
     def send(self, request: Request) -> Exchange:
         self._check_budget()

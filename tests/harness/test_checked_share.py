@@ -118,23 +118,22 @@ def _services() -> list[str]:
     return available_services()
 
 
-def test_nightly_sets_allowances_spend_and_the_floor() -> None:
+def test_nightly_sets_allowances_spend_and_the_floor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The nightly workflow and `tox -e nightly` run conformance.toml's target sandbox, which
+    allows write and spend, gives spending rules their budget and sets the floor."""
     import configparser
 
-    import yaml
+    from conformance.cli import configfile
 
     root = PACKAGE.parent
-    workflow = yaml.safe_load((root / ".github/workflows/nightly.yml").read_text(encoding="utf-8"))
-    # The run steps' environment: the job's, then each step's own (steps map their credentials).
-    runs = [(job, step) for job in workflow["jobs"].values() for step in job.get("steps", [])
-            if str(step.get("name", "")).startswith("Run against")]
-    assert runs, "no run step in the nightly workflow"
-    job, step = runs[0]
-    env = {**job.get("env", {}), **step.get("env", {})}
-    assert "write,spend" in env["CONFORMANCE_ALLOW"] and env["CONFORMANCE_MIN_CHECKED"]
-    assert "CONFORMANCE_SPEND_PER_RULE" in env and "CONFORMANCE_SPEND_BUDGET" in env
+    for name in [k for k in os.environ if k.startswith(("CONFORMANCE_", "SANDBOX_"))]:
+        monkeypatch.delenv(name)
+    config = configfile.load(str(root / "conformance.toml"), "sandbox")
+    assert config is not None
+    values = {name: entry.value for name, entry in config.entries.items()}
+    assert values["CONFORMANCE_ALLOW"] == "write,spend" and values["CONFORMANCE_MIN_CHECKED"]
+    assert "CONFORMANCE_SPEND_PER_RULE" in values and "CONFORMANCE_SPEND_BUDGET" in values
+    assert "conformance run --target-name sandbox" in (root / ".github/nightly-run.sh").read_text(encoding="utf-8")
     tox = configparser.ConfigParser(interpolation=None)
     tox.read(root / "tox.ini")
-    setenv = tox["testenv:nightly"]["setenv"]
-    for name in ("CONFORMANCE_ALLOW", "CONFORMANCE_SPEND_PER_RULE", "CONFORMANCE_MIN_CHECKED"):
-        assert name in setenv, name
+    assert "conformance run --target-name sandbox" in tox["testenv:nightly"]["commands"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -70,6 +71,9 @@ def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> 
         (["serve", "presentations", "--option", "product=x"], "takes no option product"),
         (["serve", "scanning", "--option", "product"], "NAME=VALUE"),
         (["run", "--target", "http", "--service", "scanning"], "needs CONFORMANCE_SCANNING_BASE_URL"),
+        (["run", "--max-falures", "2"], "did you mean '--max-failures'"),
+        (["run", "--max-failures", "0"], "--max-failures must be 1 or more"),
+        (["run", "--seed", "x"], "invalid int value"),
     ],
 )
 def test_bad_input_is_one_clear_line(cli: CLI, args: list[str], message: str) -> None:
@@ -77,6 +81,79 @@ def test_bad_input_is_one_clear_line(cli: CLI, args: list[str], message: str) ->
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert message in proc.stderr + proc.stdout
     assert "Traceback" not in proc.stderr
+
+
+def test_a_base_url_nobody_listens_on_is_one_line(cli: CLI, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not a failure block per rule: one line, exit 2, before any rule (schemathesis stops too)."""
+    import socket
+
+    from conformance.cli.reachable import why_unreachable
+
+    monkeypatch.setenv("CONFORMANCE_PRESENTATIONS_BASE_URL", "http://127.0.0.1:9")  # the discard port
+    monkeypatch.setenv("CONFORMANCE_PRESENTATIONS_API_KEY", "k")
+    proc = cli("run", "--target", "http", "--service", "presentations", "--no-allure")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    lines = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
+    assert len(lines) == 1
+    assert "nothing answers at http://127.0.0.1:9 for presentations (connection refused)" in lines[0]
+    with socket.create_server(("127.0.0.1", 0)) as listening:  # something listens: the run goes on
+        assert why_unreachable(f"http://127.0.0.1:{listening.getsockname()[1]}") is None
+    assert why_unreachable("http://no-such-host.invalid") in ("no such host 'no-such-host.invalid'", None)
+
+
+def test_replay_from_another_directory_reads_the_project_cassettes(
+        cli: CLI, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The cassettes are found beside the contracts, not in ./cassettes of wherever the user is."""
+    monkeypatch.chdir(tmp_path)
+    proc = cli("run", "--target", "replay", "--service", "tokenrisk", "-k", "general", "--no-allure",
+               "--report-dir", str(tmp_path / "r"))
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text(encoding="utf-8"))
+    rules = [r for r in summary["services"]["tokenrisk"]["rules"] if r["selected"]]
+    assert rules and all(r["status"] == "passed" for r in rules), [(r["id"], r["message"]) for r in rules]
+    assert not (tmp_path / "cassettes").exists()
+
+
+def test_the_marker_examples_the_readme_and_help_give_select_rules(cli: CLI, tmp_path: Path) -> None:
+    from conformance.cli import _parser
+
+    root = Path(__file__).resolve().parents[2]
+    readme = "".join((root / name).read_text(encoding="utf-8") for name in ("README.md", "docs/reference.md"))
+    run_help = _parser()._subparsers._group_actions[0].choices["run"].format_help()  # type: ignore[union-attr]
+    examples = set(re.findall(r'`-m "([^"]+)"`', readme)) | set(re.findall(r"-m '([^']+)'", run_help))
+    assert examples
+    for i, expression in enumerate(sorted(examples)):
+        proc = cli("run", "-m", expression, "--no-allure", "--report-dir", str(tmp_path / str(i)))
+        assert proc.returncode == 0 and "no rule was selected" not in proc.stderr, (expression, proc.stderr)
+
+
+def test_exitfirst_stops_at_the_first_failure_and_quiet_prints_the_verdict_only(cli: CLI, tmp_path: Path) -> None:
+    proc = cli("run", "--service", "presentations", "--fault", "accepts-bearer", "-x", "-q", "--no-color",
+               "--no-allure", "--report-dir", str(tmp_path / "r"))
+    assert proc.returncode == 1
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text(encoding="utf-8"))
+    statuses = [r["status"] for r in summary["services"]["presentations"]["rules"]]
+    assert statuses.count("failed") == 1 and "not run" in statuses  # stopped: the rest not run
+    assert "FAIL  presentations.auth.bearer-rejected" in proc.stdout  # the verdict stays
+    assert "starting" not in proc.stdout and "= FAILURES =" not in proc.stdout and "\x1b[" not in proc.stdout
+
+
+def test_a_seed_draws_the_nightly_examples_again() -> None:
+    """--seed (CONFORMANCE_SEED) seeds each rule's generation in the nightly profile; the gate's
+    seed is the rule's own either way (its examples, and so its cassettes, never move)."""
+    from types import SimpleNamespace
+
+    from conformance.checks.context import CheckContext
+    from conformance.settings import RunSettings
+
+    def drawn(profile: str, seed: int | None) -> Any:
+        target = SimpleNamespace(settings=RunSettings(seed=seed))
+        ctx = CheckContext(None, SimpleNamespace(id="svc.rule"), target, None, profile)  # type: ignore[arg-type]
+        return getattr(ctx.property_test("GET /x")(lambda: None), "_hypothesis_internal_use_seed", None)
+
+    assert drawn("nightly", 5) == drawn("nightly", 5) != drawn("nightly", 6)
+    assert drawn("nightly", None) is None  # random, as the profile says
+    assert drawn("gate", None) == drawn("gate", 5) is not None
 
 
 def test_rules_lists_each_rule_with_its_check(cli: CLI) -> None:
@@ -141,7 +218,7 @@ def test_each_run_writes_its_own_directory_and_latest_points_at_it(tmp_path: Pat
     runs = sorted((tmp_path / "reports" / "runs").iterdir())
     assert len(runs) == 2 and all((r / "summary.json").is_file() for r in runs)
     junit = (runs[-1] / "junit.xml").read_text(encoding="utf-8")
-    assert 'testsuite name="conformance"' in junit and "presentations.auth.key-required" in junit
+    assert 'testsuite name="conformance.presentations"' in junit and "presentations.auth.key-required" in junit
     assert (tmp_path / "reports" / "latest").resolve() == runs[-1].resolve()
 
 
@@ -297,7 +374,7 @@ def test_help_groups_options_and_shows_defaults() -> None:
     run_help = _parser()._subparsers._group_actions[0].choices["run"].format_help()  # type: ignore[union-attr]
     for title in ("target:", "selection:", "cassettes:", "output and exit status:"):
         assert f"\n{title}\n" in run_help, run_help
-    assert "(default: cassettes)" in " ".join(run_help.split())
+    assert "(default: the project's cassettes/" in " ".join(run_help.split())
     subparsers = _parser()._subparsers
     serve_help = " ".join(subparsers._group_actions[0].choices["serve"].format_help().split())  # type: ignore[union-attr]
     assert "port to listen on; 0: any free port (the printed URL names it) (default: 8080)" in serve_help

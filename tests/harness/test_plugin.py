@@ -13,6 +13,7 @@ import pytest
 
 from conformance.cli import SUITES
 from conformance.contract import load_contract
+from tests.harness.test_junit import violations
 
 pytest_plugins = ["pytester"]
 
@@ -172,18 +173,28 @@ def test_unreachable_http_target_is_a_harness_error_not_a_failure(unreachable_ru
 def test_junit_classes_rules_by_service_and_operation_with_properties_and_errors(
         bearer_fault_run: SharedRun, unreachable_run: SharedRun) -> None:
     """One testcase per rule, classed conformance.<service>.<operation> (not one flat test_rules
-    list), carrying the rule's service, operation, kind and source; a harness error is <error>."""
+    list), in one suite per service, carrying the rule's service, operation, kind and source as
+    text (the XSD allows no testcase properties); a harness error is <error>."""
     import xml.etree.ElementTree as ET
 
     junit = bearer_fault_run.junit
-    cases = {c.get("name"): c for c in ET.parse(junit).iter("testcase")}
+    root = ET.parse(junit).getroot()
+    assert violations(root) == []  # the JUnit XSD's shape (test_junit.py), a failure in the file
+    assert root.tag == "testsuites" and [s.get("name") for s in root] == ["conformance.presentations"]
+    cases = {c.get("name"): c for c in root.iter("testcase")}
     assert set(cases) == {f"presentations.auth.{n}" for n in ("key-required", "invalid-key", "bearer-rejected")}
     bearer = cases["presentations.auth.bearer-rejected"]
     assert bearer.get("classname") == "conformance.presentations.GET /themes"
-    props = {p.get("name"): p.get("value") for p in bearer.iter("property")}
-    assert props == {"service": "presentations", "operation": "GET /themes", "kind": "auth",
-                     "source": "docs/spec/volume-1.md#b-presentation-generation-service-4"}
-    assert bearer.find("failure") is not None and bearer.find("error") is None  # the target's fault
+    assert bearer.find("properties") is None
+    assert bearer.findtext("system-out", "").splitlines()[:4] == [
+        "service: presentations", "operation: GET /themes", "kind: auth",
+        "source: docs/spec/volume-1.md#b-presentation-generation-service-4"]
+    failure = bearer.find("failure")
+    assert failure is not None and bearer.find("error") is None  # the target's fault
+    # The header that is the point of the rule, and a runnable curl line, both redacted.
+    assert "headers:  authorization: Bearer REDACTED" in (failure.text or "")
+    assert 'curl:     curl -sS -X GET http://127.0.0.1:8080/v1.0/themes -H "authorization: Bearer ${' in (
+        failure.text or "")
     junit = unreachable_run.junit
     [case] = ET.parse(junit).iter("testcase")
     assert case.find("failure") is None and "HARNESS ERROR" in case.find("error").get("message", "")
@@ -243,3 +254,24 @@ def test_the_live_line_is_rewritten_in_place_and_cleared() -> None:
     assert all(w.startswith("\r") for w in written[:-1]) and "a.x.two" in written[1]
     assert written[-1].startswith("[3/3] 1 passed, 1 failed, 1 skipped") and written[-1].endswith("done\n")
     assert max(len(w.strip("\r\n")) for w in written) <= 60
+
+
+def test_a_log_hears_from_a_long_rule_every_heartbeat() -> None:
+    """In a CI log a rule that takes minutes (a rate-limit window at a served simulator's real
+    clock) still prints a line every 30 s; the clock is given, so no test waits for it."""
+    from conformance.reporting.progress import Progress
+
+    written: list[str] = []
+
+    class Out:
+        def write(self, content: str, *, flush: bool = False) -> None:
+            written.append(content)
+
+    progress = Progress(total=2, out=Out(), live=False, heartbeat=30.0, beating=False)  # the test beats
+    progress.start("a.rate.burst")
+    started = progress._last_line
+    assert not progress.beat(started + 29.0)
+    assert progress.beat(started + 31.0) and written[-1].endswith("a.rate.burst (still running)\n")
+    assert not progress.beat(progress._last_line + 1.0)  # the beat itself is a line: the next is 30 s on
+    progress.finish("a.rate.burst", "passed")
+    progress.close()

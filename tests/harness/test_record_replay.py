@@ -144,7 +144,7 @@ def test_replay_matches_as_recorded_through_vcrpy_and_the_scrubber(tmp_path: Pat
     """Incoming requests are scrubbed as vcrpy recorded them: secret values and secret-named query
     parameters and JSON members compare as REDACTED, JSON member order does not count, repeated
     requests are served in recorded order, and what differs elsewhere is a mismatch."""
-    from conformance.recording.cassettes import cassette_context
+    from conformance.recording.recorder import cassette_context
     from conformance.recording.replay import ReplayTransport
 
     secret = "s3cr3t-value"
@@ -166,8 +166,8 @@ def test_replay_matches_as_recorded_through_vcrpy_and_the_scrubber(tmp_path: Pat
         ]
 
     path = tmp_path / "case.yaml"
-    with cassette_context(path, secrets=[secret]):
-        recorded = _send_all(httpx.Client(base_url="http://h", transport=httpx.MockTransport(numbered)),
+    with cassette_context(path, secrets=[secret]) as recorder:
+        recorded = _send_all(recorder.wrap(httpx.Client(base_url="http://h", transport=httpx.MockTransport(numbered))),
                              calls("t1", "pw1", "c1"))
 
     replayed = httpx.Client(base_url="http://replay.invalid", transport=ReplayTransport(path, [secret]))

@@ -23,6 +23,7 @@ def _checkout(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     tree = tmp_path / "tree"
     (tree / "scripts").mkdir(parents=True)
     shutil.copy(ROOT / "scripts" / "setup", tree / "scripts" / "setup")
+    shutil.copy(ROOT / "scripts" / "vendor-clients.txt", tree / "scripts" / "vendor-clients.txt")
     shutil.copy(ROOT / "pyproject.toml", tree / "pyproject.toml")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -66,9 +67,23 @@ def test_setup_skips_pip_when_the_installed_project_is_current(tmp_path: Path) -
         log.write_text("")
         return calls
 
-    # Four: pip, the project, rugcheck, the MCP-packaged clients.
-    assert _setup(tree, env).returncode == 0 and pip_calls() == 4
+    # Three: pip, the project, the vendors' clients (scripts/vendor-clients.txt).
+    assert _setup(tree, env).returncode == 0 and pip_calls() == 3
     assert _setup(tree, env).returncode == 0 and pip_calls() == 0  # nothing changed: no reinstall
     with (tree / "pyproject.toml").open("a") as f:
         f.write("\n# a dependency changed\n")
-    assert _setup(tree, env).returncode == 0 and pip_calls() == 4
+    assert _setup(tree, env).returncode == 0 and pip_calls() == 3
+    with (tree / "scripts" / "vendor-clients.txt").open("a") as f:
+        f.write("\n# a client pin changed\n")
+    assert _setup(tree, env).returncode == 0 and pip_calls() == 3
+
+
+def test_tox_gate_installs_the_vendor_clients_scripts_setup_installs() -> None:
+    """Else tox -e gate reports OK with three client test files skipped: it would test less than CI."""
+    tox = configparser.ConfigParser(interpolation=None)
+    tox.read(ROOT / "tox.ini", encoding="utf-8")
+    assert "-r scripts/vendor-clients.txt" in tox["testenv:gate"]["commands_pre"]
+    assert "-r scripts/vendor-clients.txt" in (ROOT / "scripts" / "setup").read_text(encoding="utf-8")
+    wanted = [line for line in (ROOT / "scripts" / "vendor-clients.txt").read_text(encoding="utf-8").splitlines()
+              if line and not line.startswith("#")]
+    assert wanted and all("==" in line for line in wanted)  # pinned

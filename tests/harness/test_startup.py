@@ -78,7 +78,7 @@ def test_env_from_the_cache_shows_this_environment_values(tmp_path: Path) -> Non
     _conformance(["env", "--service", "scanning"], _env(tmp_path))
     warm = _conformance(["env", "--service", "scanning"], _env(tmp_path, CONFORMANCE_SCANNING_PRODUCT="elsewhere"))
     line = next(x for x in warm.stdout.splitlines() if x.startswith("CONFORMANCE_SCANNING_PRODUCT "))
-    assert "now 'elsewhere'" in line
+    assert "'elsewhere' [environment]" in line
 
 
 def test_an_edited_contract_is_read_again(tmp_path: Path) -> None:

@@ -59,6 +59,20 @@ def test_run_before_finds_the_previous_finished_run(tmp_path: Path) -> None:
     assert run_before(tmp_path) is None
 
 
+def test_the_report_baseline_is_a_comparable_run_not_whatever_ran_last(tmp_path: Path) -> None:
+    """A one-service fault run between two full runs is not the second full run's baseline."""
+    runs = tmp_path / "runs"
+    full = {"target": "sim", "services": {"a": {"rules": [{"id": "a.x", "status": "passed", "selected": True}]},
+                                          "b": {"rules": [{"id": "b.x", "status": "passed", "selected": True}]}}}
+    narrow = {"target": "sim", "services": {"a": {"rules": [{"id": "a.x", "status": "failed", "selected": True}]},
+                                            "b": {"rules": [{"id": "b.x", "status": "not run", "selected": False}]}}}
+    for name, data in (("20260101T000000Z-1", full), ("20260102T000000Z-2", narrow), ("20260103T000000Z-3", full)):
+        (runs / name).mkdir(parents=True)
+        (runs / name / "summary.json").write_text(json.dumps(data))
+    assert run_before(runs / "20260103T000000Z-3") == runs / "20260102T000000Z-2"
+    assert run_before(runs / "20260103T000000Z-3", comparable=True) == runs / "20260101T000000Z-1"
+
+
 def _category(status: str, message: str) -> str | None:
     """Allure 2's matching: the first category whose status fits and whose pattern matches whole."""
     for category in CATEGORIES:
@@ -179,7 +193,29 @@ def test_a_message_quoting_the_target_cannot_break_out_of_the_markdown() -> None
     tokens = MarkdownIt("commonmark").parse(compare(summary("passed"), current).markdown())
     inline = [c for t in tokens if t.type == "inline" for c in t.children or []]
     assert not [t.content for t in tokens + inline if t.type.startswith("html")]  # no comment, no tag
-    assert hostile in [c.content for c in inline if c.type == "code_inline"]
+    assert hostile + "\n" in [t.content for t in tokens if t.type == "fence"]
     assert "<!-- x; ```" in [c.content for c in inline if c.type == "code_inline"]
     headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
     assert any(h.startswith("New failures (1)") for h in headings) and "All rules passed" not in headings
+
+
+def test_the_whole_message_is_shown_and_the_gap_names_its_service_once() -> None:
+    current = summary("failed", observed=["x"])
+    current["services"]["svc"]["rules"][0]["message"] = "[r] refused\n  expected: 401\n  sent:     GET /a\n  got: 200"
+    page = compare(summary("passed"), current).markdown()
+    assert "  expected: 401" in page and "  got: 200" in page  # not cut to the first line
+    assert "`gap.order`" in page and "svc.gap.order" not in page
+
+
+def test_gap_drift_is_scoped_to_runs_where_an_observing_rule_ran() -> None:
+    """'nothing -> 200' because the base run never ran the rule that observes the gap is not drift."""
+    rule, gap = "tokenrisk.observe.limit-headers", "tokenrisk.gap.limits"
+
+    def run(status: str, observed: list[str]) -> dict[str, Any]:
+        return {"services": {"tokenrisk": {"contract_digest": "d", "conflicts": [],
+                                           "rules": [{"id": rule, "status": status, "skip_kind": "gap-observed"}],
+                                           "gaps": [{"id": gap, "observed": observed}]}}}
+
+    assert not compare(run("not run", []), run("skipped", ["x-ratelimit: 5"])).gap_drift
+    [drift] = compare(run("skipped", []), run("skipped", ["x-ratelimit: 5"])).gap_drift
+    assert (drift.id, drift.before, drift.after) == (gap, [], ["x-ratelimit: 5"])

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from conformance.contract.loader import available_services
@@ -36,7 +39,12 @@ def test_gate_runs_the_readme_test_command_and_nightly_covers_every_service() ->
     # CI's entry point runs one command: the README shows it and the gate workflow runs it.
     test_command = (ROOT / ".ci/run").read_text(encoding="utf-8").strip().splitlines()[-1]
     assert test_command.startswith("bash scripts/setup && .venv/bin/python -m pytest tests conformance/suites")
-    assert test_command in readme and test_command in commands
+    # Run once, with the JUnit file CI publishes: the README's command, then output options only.
+    assert test_command in readme and any(c == test_command or c.startswith(test_command + " --junitxml=")
+                                          for c in commands)
+    assert not any("scripts/run" in c for c in commands)  # the suites run once, in the test command
+    assert gate["permissions"] == {"contents": "read", "checks": "write"}
+    assert gate["concurrency"]["cancel-in-progress"] is True
     nightly = yaml.safe_load((ROOT / ".github/workflows/nightly.yml").read_text())
     shard, merge = nightly["jobs"]["shard"], nightly["jobs"]["merge"]
     assert sorted(shard["strategy"]["matrix"]["service"]) == sorted(available_services())
@@ -56,39 +64,73 @@ def _nightly_job() -> dict[str, object]:
     return job  # type: ignore[no-any-return]
 
 
-def test_nightly_maps_each_services_variables_explicitly() -> None:
-    """No step gets every repository secret (toJSON(secrets)): each service's run step maps the
-    names `conformance env` lists for it, credentials from secrets, base URLs and settings from
-    repository variables."""
-    import re
+def _conformance_env(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    """`conformance env ARGS` in this process, with no CONFORMANCE_ or SANDBOX_ variable set."""
+    from conformance.cli import main
 
+    for name in [k for k in os.environ if k.startswith(("CONFORMANCE_", "SANDBOX_"))]:
+        monkeypatch.delenv(name)
+    monkeypatch.chdir(ROOT)
+    code = main(["env", *args])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out
+
+
+def test_nightly_maps_what_the_configuration_file_refers_to(monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """The nightly targets are conformance.toml's `sandbox`: each service's run step maps exactly
+    the names `conformance env --target-name sandbox --references` lists for it, credentials from
+    secrets only, the rest from repository variables (or secrets); no step gets every secret
+    (toJSON(secrets)); the file refers to every secret credential of each contract, so none is
+    left out of the night."""
     from conformance.contract import load_contract
-    from conformance.settings import env_name
 
     text = (ROOT / ".github/workflows/nightly.yml").read_text()
     assert "toJSON(secrets)" not in text and not re.search(r"secrets\[", text)
     steps = _nightly_job()["steps"]
     for service in available_services():
         [step] = [s for s in steps if s.get("if") == f"matrix.service == '{service}'"]  # type: ignore[union-attr]
-        contract = load_contract(service)
-        secret = {env_name(service, c["name"]) for c in contract.settings.get("credentials", [])
-                  if c.get("secret", True)}
-        wanted = ({env_name(service, "BASE_URL")} | {env_name(service, c["name"])
-                                                     for c in contract.settings.get("credentials", [])}
-                  | {env_name(service, n.upper()) for n in contract.server_variables()}
-                  | ({env_name(service, "RATE_SCALE")} if contract.openapi.get("x-client-rate-limits") else set()))
+        listed = [line.split() for line in _conformance_env(monkeypatch, capsys, "--target-name", "sandbox",
+                                                            "--references", "--service", service).splitlines()]
+        wanted = {name: kind for name, kind, *_ in listed}
         env = step["env"]
-        assert set(env) == wanted, (service, sorted(set(env) ^ wanted))
+        assert set(env) == set(wanted), (service, sorted(set(env) ^ set(wanted)))
         for name, value in env.items():
             used = set(re.findall(r"(secrets|vars)\.([A-Z0-9_]+)", value))
             assert {n for _, n in used} == {name}, (name, value)  # each variable reads its own name only
             kinds = {k for k, _ in used}
-            assert kinds == ({"secrets"} if name in secret else {"vars", "secrets"}), (name, value)
-        assert service in step["run"]
+            assert kinds == ({"secrets"} if wanted[name] == "credential" else {"vars", "secrets"}), (name, value)
+        assert step["run"] == f"bash .github/nightly-run.sh {service}"
+        keys = {key.rsplit(".", 1)[1] for *_, key, _owner in listed}
+        secrets = {c["name"].lower() for c in load_contract(service).settings.get("credentials", [])
+                   if c.get("secret", True)}
+        assert {"base_url"} | secrets <= keys, (service, sorted(secrets - keys))
+    script = (ROOT / ".github/nightly-run.sh").read_text()
+    assert "conformance run --target-name sandbox" in script and "CONFORMANCE_" + "TARGET" not in text
 
 
-def test_nightly_job_outlasts_the_runs_own_bound() -> None:
+def test_nightly_job_outlasts_the_runs_own_bound(monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
     job = _nightly_job()
-    run_seconds = int(job["env"]["CONFORMANCE_RUN_SECONDS"])  # type: ignore[index]
+    # The bound is the file's (conformance.toml, target sandbox), as the run reads it.
+    run_seconds = int(_conformance_env(monkeypatch, capsys, "--target-name", "sandbox", "--get",
+                                       "CONFORMANCE_RUN_SECONDS"))
+    assert run_seconds < 4 * 3600  # the file's, not the default
     # Set-up and the report need time after the run's bound: ten minutes at least.
     assert int(job["timeout-minutes"]) * 60 >= run_seconds + 600  # type: ignore[call-overload]
+
+
+def test_both_workflows_are_scoped_cached_and_publish_junit() -> None:
+    for name in ("gate.yml", "nightly.yml"):
+        flow = yaml.safe_load((ROOT / ".github/workflows" / name).read_text())
+        assert flow["permissions"]["contents"] == "read" and flow["permissions"]["checks"] == "write", name
+        assert "group" in flow["concurrency"], name
+        steps = [step for job in flow["jobs"].values() for step in job["steps"]]
+        assert all(s.get("with", {}).get("cache") == "pip" for s in steps
+                   if str(s.get("uses", "")).startswith("actions/setup-python")), name
+        assert any(str(s.get("uses", "")).startswith("mikepenz/action-junit-report") for s in steps), name
+        old = [s["uses"] for s in steps if str(s.get("uses", "")).startswith(("actions/checkout@v4",
+                                                                             "actions/setup-python@v5",
+                                                                             "actions/upload-artifact@v4"))]
+        assert not old, (name, old)

@@ -17,10 +17,12 @@ import socketserver
 import struct
 import threading
 import time
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 
-__all__ = ["DEEP_LEVELS", "HOLD_SECONDS", "MODES", "WIDE_BYTES", "hostile_server"]
+__all__ = ["BOMB_BYTES", "DEEP_LEVELS", "HOLD_SECONDS", "MODES", "WIDE_BYTES", "gzip_bomb", "hostile_server"]
 
 _JSON = b"Content-Type: application/json\r\n"
 # Longest a stall or a trickle holds a connection when the client never leaves.
@@ -31,6 +33,49 @@ _TRICKLE_GAP = 0.25
 DEEP_LEVELS = 100_000
 # Size of the wide-json flat array: under the 1 MiB cap the hostile runs use.
 WIDE_BYTES = 1_000_000
+# What the gzip bombs decode to (issue 34: 1,827 bytes of `gzip, gzip` made 1 GiB).
+BOMB_BYTES = 1 << 30
+
+
+def _gzip(data: bytes, *, repeat: int = 1) -> bytes:
+    """``data`` * ``repeat`` gzipped, without compressing it ``repeat`` times: each copy is deflated
+    after a full flush (the compressor's state is then the same each time), so copies after the
+    first deflate to the same bytes, and the trailer's CRC is computed, not inflated."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    first = packer.compress(data) + packer.flush(zlib.Z_FULL_FLUSH)
+    rest = packer.compress(data) + packer.flush(zlib.Z_FULL_FLUSH) if repeat > 1 else b""
+    crc = 0
+    for _ in range(repeat):
+        crc = zlib.crc32(data, crc)
+    header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"
+    trailer = struct.pack("<II", crc, (len(data) * repeat) & 0xFFFFFFFF)
+    return header + first + rest * (repeat - 1) + packer.flush() + trailer
+
+
+@cache
+def gzip_bomb(layers: int = 1, size: int = BOMB_BYTES) -> bytes:
+    """``size`` bytes of JSON whitespace gzipped ``layers`` times: ~1 MB for one layer, 1.5 KB for
+    two (built once per process, in well under a second)."""
+    block = b" " * (4 << 20)  # 4 MiB copies: the outer layer then packs them into 1.5 KB
+    body = _gzip(block, repeat=max(1, size // len(block)))
+    for _ in range(layers - 1):
+        body = _gzip(body)
+    return body
+
+
+@cache
+def _empty_blocks() -> tuple[bytes, bytes]:
+    """An endless `gzip, gzip` body: the inner stream is empty stored blocks without end (it
+    inflates to nothing), gzipped; returned as the first piece and the piece repeated after it,
+    each carrying 1 MiB of the inner stream in ~1 KB."""
+    block = b"\x00\x00\x00\xff\xff" * ((1 << 20) // 5)  # a stored block of no bytes, not the last
+    packer = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16)
+    first = packer.compress(b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff" + block) + packer.flush(zlib.Z_FULL_FLUSH)
+    return first, packer.compress(block) + packer.flush(zlib.Z_FULL_FLUSH)
+
+
+def _chunk(data: bytes) -> bytes:
+    return f"{len(data):x}\r\n".encode() + data + b"\r\n"
 
 
 def _head(status: str, extra: bytes = b"", length: int | None = None) -> bytes:
@@ -118,6 +163,22 @@ class _Handler(socketserver.BaseRequestHandler):
         chunk = f"{len(block):x}\r\n".encode() + block + b"\r\n"
         while True:
             sock.sendall(chunk)
+
+    # Bombs (issue 34): a small answer that inflates to 1 GiB, in one layer or two.
+    def mode_gzip_bomb(self, sock: socket.socket) -> None:
+        sock.sendall(_body("200 OK", _JSON + b"Content-Encoding: gzip\r\n", gzip_bomb(1)))
+
+    def mode_gzip_gzip_bomb(self, sock: socket.socket) -> None:
+        sock.sendall(_body("200 OK", _JSON + b"Content-Encoding: gzip, gzip\r\n", gzip_bomb(2)))
+
+    def mode_gzip_gzip_endless(self, sock: socket.socket) -> None:
+        # Inflates without end to a stream that inflates to nothing: only a deadline or a signal ends it.
+        first, again = _empty_blocks()
+        sock.sendall(_head("200 OK", _JSON + b"Content-Encoding: gzip, gzip\r\nTransfer-Encoding: chunked\r\n"))
+        sock.sendall(_chunk(first))
+        piece = _chunk(again * 64)
+        while True:
+            sock.sendall(piece)
 
     def mode_hang(self, sock: socket.socket) -> None:
         time.sleep(30)

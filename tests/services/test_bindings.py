@@ -71,3 +71,19 @@ def test_a_check_reads_only_its_own_rule(service: str) -> None:
                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "rule"
                and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "contract"]
     assert lookups == []
+
+
+def test_every_checks_params_declaration_is_valid_json_schema() -> None:
+    """Checked here once, not on every run (registry.CheckSpec.params_validator)."""
+    import jsonschema
+
+    from conformance.checks import registry
+
+    for service in available_services():
+        load_service(service)
+    registry._load_generic()
+    specs = [*registry._BY_NAME.values(), *registry._BY_KIND.values()]
+    assert len(specs) > 50
+    for spec in specs:
+        schema = spec.params_schema()
+        jsonschema.validators.validator_for(schema).check_schema(schema)

@@ -167,11 +167,6 @@ def _status_void(body: Any) -> Any:
     return body
 
 
-def _bare_urls(body: Any) -> Any:
-    body["urls"] = [u["url"] for u in body["urls"]]
-    return body
-
-
 def _lose_name(body: Any) -> Any:
     body["campaign_name"] = "Untitled"
     return body
@@ -181,12 +176,6 @@ def _labels_text(body: Any) -> Any:
     # labels is a string array by the document; a comma-joined string breaks it.
     for link in body.get("campaigns", []):
         link["labels"] = ",".join(link.get("labels") or [])
-    return body
-
-
-def _payout_text(body: Any) -> Any:
-    for row in body.get("conversions", [])[:1]:
-        row["payout"] = str(row.get("payout"))
     return body
 
 
@@ -250,8 +239,6 @@ FAULTS: list[Fault] = [
         on_response(_old_from_crashes)),
     fault("first-page-misstated", "the answer without a page number states page 2")(
         response_body(operation("POST", _REPORT), _first_page_misstated, with_request=True)),
-    fault("payout-as-text", "a row's payout is a string, not the documented number")(
-        response_body(operation("POST", _REPORT), _payout_text)),
     fault("span-366-days", "a 366-day span is accepted")(_rules(span_days=366)),
     fault("filters-one-type-anded", "filters of one type combine with AND")(
         _rules(same_type=all)),
@@ -284,8 +271,6 @@ FAULTS: list[Fault] = [
         response_body(operation("POST", "/v1/affiliates/dashboard/summary"), _trending_on_cvr)),
     fault("zip-compressed-refused",
           "unzip refuses application/x-zip-compressed")(on_request(_zip_compressed_refused)),
-    fault("upload-urls-bare", "urls are bare strings")(
-        response_body(operation("POST", "/v1/networks/uploads/temp"), _bare_urls)),
     fault("put-keeps-omitted", "a PUT keeps an optional field it omits")(
         _attr(put_merges=True)),
     fault("priority-without-routing-value",

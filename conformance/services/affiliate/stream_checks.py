@@ -21,16 +21,6 @@ __all__: list[str] = []
 UPLOAD = "POST /v1/networks/uploads/temp"
 
 
-def example_response(ctx: CheckContext) -> None:
-    """The operation's (dated) example is answered with its documented success body."""
-    operation = ctx.rule.operation
-    assert operation
-    ok(ctx, ctx.call(operation, json_body=dated_body(ctx, operation)), operation, f"{operation} with its example")
-
-
-named("affiliate/example-response")(example_response)
-
-
 def _clicks(ctx: CheckContext, first: str, last: str) -> Exchange:
     return ctx.call(CLICKS, json_body=dated_body(ctx, CLICKS, **{"from": first, "to": last}))
 

@@ -38,35 +38,6 @@ _OPERATIONS = {"operations": _STRINGS}
 
 
 # -- keys, bearer tokens, scopes -------------------------------------------------------------
-@named("marketplace/collection-served", params={"items_field": {"type": "string"}, "same_on": {"type": "string"}})
-def collection_served(ctx: CheckContext) -> None:
-    """The rule's operation with the default credentials answers a 2xx collection valid under
-    the contract; with ``items_field``, carrying that item array; with ``same_on`` (a setting
-    naming a second base URL), the same request there gets the same answer."""
-    rule = ctx.rule
-    assert rule.operation
-    alt = None
-    if "same_on" in rule.params:
-        alt = ctx.optional(rule.params["same_on"])
-        if alt is None:
-            ctx.skip(f"needs {rule.params['same_on']} (the second host name is not shown)")
-    exchange, body = page(ctx, rule.operation)
-    if "items_field" in rule.params:
-        expect(isinstance(body.get(rule.params["items_field"]), list), rule.id,
-               f"the collection comes without a {rule.params['items_field']} array", exchange=exchange,
-               expected=f"count and {rule.params['items_field']}")
-    if alt is not None:
-        path = ctx.path(rule.path, operation=rule.operation, **_shop(ctx, rule.operation))
-        second = ctx.send(ctx.auth(Request.build("GET", alt.rstrip("/") + path), rule.operation), backoff=False)
-        expect(second.response.status == exchange.response.status and second.response.json() == body,
-               rule.id, "the second host answers the same request differently", exchange=second,
-               expected=f"{exchange.response.status} with the same body as the first host")
-
-
-def _shop(ctx: CheckContext, operation: str) -> dict[str, str]:
-    return {"shop_id": ctx.credential("SHOP_ID")} if "{shop_id}" in operation else {}
-
-
 @named("marketplace/bearer-format", params={"pattern": {"type": "string"}}, required=("pattern",))
 def bearer_format(ctx: CheckContext) -> None:
     # Where credentials are placeholders (replay), the recorded acceptance is what is rechecked.
@@ -110,13 +81,6 @@ def scope_enforced(ctx: CheckContext) -> None:
     expect_refused(ctx, f"a token without {rule.params['scope']} must be refused",
                    lambda: call(ctx, operation, auth=limited, json_body=body or None),
                    control=lambda: full, credential_variant=True)
-
-
-@named("marketplace/v3-paths")
-def v3_paths(ctx: CheckContext) -> None:
-    client = oauth(ctx)
-    client.tokens(client.refresh(ctx.credential("REFRESH_TOKEN")), "the token endpoint under /v3/public")
-    page(ctx, LISTINGS)  # an application operation under /v3/application
 
 
 @named("marketplace/url-shape")

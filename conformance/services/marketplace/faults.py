@@ -182,10 +182,6 @@ def _user_prefixed(request: Request) -> bool:
     return _GET_RECEIPTS(request) and bool(_USER_PREFIXED.match(request.header("authorization") or ""))
 
 
-def _count_as_text(body: Any) -> Any:
-    return {**body, "count": str(body["count"])} if isinstance(body, dict) and "count" in body else body
-
-
 def _capitalised_state(body: Any) -> Any:
     if isinstance(body, dict) and isinstance(body.get("results"), list):
         return {**body, "results": [{**r, "state": str(r["state"]).capitalize()} if isinstance(r, dict)
@@ -223,9 +219,6 @@ FAULTS: list[Fault] = [
         on_request(_move_receipts)),
     fault("ids-from-headers",
           "deleteListingImage takes its ids from headers when the path lacks them")(on_request(_ids_from_headers)),
-    fault("receipts-without-count",
-          "getShopReceipts answers with its records but no count")(
-        response_body(_GET_RECEIPTS, lambda b: {k: v for k, v in b.items() if k != "count"}, OK)),
     fault("non-ascii-form-refused",
           "a UTF-8 form with non-ASCII text is refused")(
         status(_non_ascii_post, 400, body={"error": "invalid_request", "error_description": "ASCII only"})),
@@ -283,8 +276,6 @@ FAULTS: list[Fault] = [
     fault("user-prefix-refused",
           "Bearer <USER_ID>.<ACCESS_TOKEN> is refused on getShopReceipts")(
         status(_user_prefixed, 401, body={"error": "invalid_token"})),
-    fault("count-as-text",
-          "a collection's count is a string")(response_body(_ANY_GET, _count_as_text, OK)),
     fault("form-charset-refused",
           "createDraftListing refuses the form content type with charset=utf-8 (415)")(
         status(_charset_sent, 415, body={"error": "unsupported_media_type"})),

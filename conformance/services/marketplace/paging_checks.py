@@ -240,9 +240,3 @@ def money_shape(ctx: CheckContext) -> None:
             _valid(ctx, "Money", operation, exchange, node)
     if checked == 0:
         ctx.skip("no answer carries a Money-like object (where Money appears is not shown: gap resource-fields)")
-
-
-@named("marketplace/collection-shape", params={"operations": _STRINGS}, required=("operations",))
-def collection_shape(ctx: CheckContext) -> None:
-    for operation, exchange, body in _bodies(ctx):
-        _valid(ctx, "Collection", operation, exchange, body)

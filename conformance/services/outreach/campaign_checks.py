@@ -10,7 +10,7 @@ from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.examples import setting
-from conformance.checks.expect import expect, expect_json_schema, expect_status
+from conformance.checks.expect import expect, expect_status
 from conformance.checks.paging import PAGING_PARAMS, dig, paging_walk
 from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import named
@@ -105,21 +105,6 @@ def analytics_by_id(ctx: CheckContext) -> None:
     expect_status(ctx.rule.id, exchange, OK, f"the analytics summary of campaign {cid} (query parameter id)")
 
 
-@named("outreach/warmup-job")
-def warmup_job(ctx: CheckContext) -> None:
-    operation = "POST /accounts/warmup/enable"
-    body = {ctx.credential("WARMUP_EMAILS_FIELD"): [ctx.credential("ACCOUNT_EMAIL")]}
-    exchange = ctx.call(operation, json_body=body)
-    expect_status(ctx.rule.id, exchange, OK, "enabling warm-up for the account")
-    job = exchange.response.json() if exchange.response.body.strip() else None
-    # The job's representation is not shown (gap warmup-job): any non-empty JSON value.
-    expect(job not in (None, {}, [], ""), ctx.rule.id, "enabling warm-up returned no job",
-           exchange=exchange, expected="a body describing the background job")
-    schema = ctx.contract.response_schema(operation, exchange.response.status)
-    if schema is not None:
-        expect_json_schema(ctx.rule.id, ctx.contract, exchange, schema, "the warm-up job")
-
-
 @named("outreach/mark-as-read")
 def mark_as_read(ctx: CheckContext) -> None:
     thread = ctx.credential("THREAD_ID")
@@ -134,28 +119,3 @@ def mark_as_read(ctx: CheckContext) -> None:
            f"({answers[0].response.status}, {answers[1].response.status})", exchange=answers[0],
            expected="a 2xx to one of the two documented methods")
     ctx.observed(*served)
-
-
-_ROUTES: dict[str, Any] = {
-    "operations": {"type": "array", "items": {"type": "string"}},
-    "placeholder_operations": {"type": "array", "items": {"type": "string"}},
-    "path_values": {"type": "object", "additionalProperties": {"type": "string"}},
-}
-# 404 (an unserved path), 405 (an unserved method) and 501 (not implemented) deny a route.
-_UNROUTED = {404, 405, 501}
-
-
-@named("outreach/routes-served", params=_ROUTES, required=tuple(_ROUTES))
-def routes_served(ctx: CheckContext) -> None:
-    """Each operation is sent without a body (bodies are not shown): a 400 still shows the route."""
-    values = ctx.settings_in(ctx.rule.params["path_values"])
-    plan = [(op, values, _UNROUTED) for op in ctx.rule.params["operations"]]
-    plan += [(op, {}, _UNROUTED - {404}) for op in ctx.rule.params["placeholder_operations"]]
-    for operation, path_values, denied in plan:
-        method, template = operation.split(" ", 1)
-        filled = {name: path_values.get(name, "conformance-placeholder")
-                  for name in (p[1:-1] for p in template.split("/") if p.startswith("{"))}
-        exchange = ctx.call(operation, path_values=filled)
-        status = exchange.response.status
-        expect(status < 500 and status not in denied, ctx.rule.id, f"{operation} answered {status}",
-               exchange=exchange, expected=f"the route served (not {', '.join(map(str, sorted(denied)))} or 5xx)")

@@ -56,12 +56,6 @@ def _created(ctx: CheckContext, exchange: Exchange, why: str) -> dict[str, Any]:
 _AS: dict[str, Any] = {"as": AUTH_AS_SCHEMA}
 
 
-@named("outreach/create-as", params=_AS, required=("as",))
-def create_as(ctx: CheckContext) -> None:
-    how = auth_as(ctx.rule.params["as"])
-    _created(ctx, Fresh(ctx).send(auth=how), f"a create with {how.describe()}")
-
-
 @named("outreach/create-needs-scope", params=_AS, required=("as",))
 def create_needs_scope(ctx: CheckContext) -> None:
     """The control is the same create with a fresh email under the default key, so a refusal of

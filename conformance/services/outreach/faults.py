@@ -112,16 +112,6 @@ def _activate_is_pause(request: Request) -> Request:
     return request
 
 
-def _unserved(method: str, template: str) -> Wrap:
-    match = operation(method, template)
-
-    def before(request: Request) -> Request:
-        if match(request):
-            request.path = template + "-gone"
-        return request
-    return on_request(before)
-
-
 def _analytics_by_id(request: Request) -> bool:
     return operation("GET", "/api/v2/campaigns/analytics")(request) and "id" in request.params
 
@@ -209,8 +199,4 @@ FAULTS: list[Fault] = [
           "activate leaves the campaign paused")(on_request(_activate_is_pause)),
     fault("mark-as-read-served-by-neither",
           "mark-as-read answers neither POST nor PATCH")(on_request(_neither_mark_read)),
-    fault("ctd-status-unrouted",
-          "GET /accounts/ctd-status is not served")(_unserved("GET", _ACCOUNTS + "/ctd-status")),
-    fault("microsoft-init-unrouted",
-          "POST /oauth/microsoft/init is not served")(_unserved("POST", "/api/v2/oauth/microsoft/init")),
 ]

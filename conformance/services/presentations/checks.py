@@ -14,7 +14,6 @@ from conformance.auth import AuthAs
 from conformance.checks.boundary import baseline, send_variant
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
-from conformance.checks.paging import items_of
 from conformance.checks.refusal import expect_refused, refused_statuses
 from conformance.checks.registry import named
 from conformance.errors import SkipKind
@@ -28,7 +27,6 @@ FINAL = ("completed", "failed")
 
 _POLLING = {"poll_seconds": {"type": "number", "exclusiveMinimum": 0},
             "ceiling_seconds": {"type": "number", "exclusiveMinimum": 0}}
-_OPERATIONS = {"operations": {"type": "array", "items": {"type": "string"}, "minItems": 1}}
 _BURST = {"max_burst_requests": {"type": "integer", "minimum": 1}}
 
 
@@ -231,23 +229,6 @@ def malformed_json(ctx: CheckContext) -> None:
                    control=partial(send, example))
 
 
-@named("presentations/rate-limit-headers", params=_OPERATIONS, required=("operations",))
-def rate_limit_headers(ctx: CheckContext) -> None:
-    names = list(ctx.contract.openapi["x-rate-limit-headers"])
-    probes: list[Exchange] = []
-    for operation in ctx.rule.params["operations"]:
-        values = {"generationId": "conformance-unknown"}
-        body = ctx.contract.request_example(operation) if operation.startswith("POST") else None
-        probes.append(ctx.call(operation, path_values=values, json_body=body or None))
-        probes.append(ctx.call(operation, auth=False, path_values=values, json_body=body or None))
-    for exchange in probes:
-        for name in names:
-            value = exchange.response.header(name)
-            expect(value is not None and value.isdigit(), ctx.rule.id,
-                   f"response {exchange.response.status} lacks a numeric {name} header",
-                   exchange=exchange, expected=f"{name}: <number>")
-
-
 @named("presentations/burst", params=_BURST, required=tuple(_BURST))
 def burst(ctx: CheckContext) -> None:
     """Faster than the limit: 429. When a limited client is served again is not shown (the
@@ -261,25 +242,6 @@ def burst(ctx: CheckContext) -> None:
         expect_status(ctx.rule.id, exchange, {200, 429}, "a request in a burst")
     ctx.skip(f"no 429 within {params['max_burst_requests']} requests: the ceilings are undocumented "
              "and were not reached (bounded probe)")
-
-
-def _page_shape(ctx: CheckContext) -> None:
-    assert ctx.rule.operation
-    exchange = ctx.call(ctx.rule.operation)
-    expect_status(ctx.rule.id, exchange, 200, "first page")
-    schema = ctx.contract.response_schema(ctx.rule.operation, 200)
-    assert schema is not None
-    body = expect_json_schema(ctx.rule.id, ctx.contract, exchange, schema, "page")
-    items = items_of(body)
-    expect(items is not None and all(isinstance(i["id"], str) for i in items), ctx.rule.id,
-           "page items are not objects with a string id", exchange=exchange,
-           expected="one array of {id: string, ...}")
-    if body["hasMore"]:
-        expect(isinstance(body.get("nextCursor"), str), ctx.rule.id, "hasMore without nextCursor",
-               exchange=exchange, expected="nextCursor: string")
-
-
-named("presentations/page-shape")(_page_shape)
 
 
 @named("presentations/folder-ids-count")

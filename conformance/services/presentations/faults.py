@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from conformance.faults.base import Fault, fault, on_request, on_response
-from conformance.faults.toolkit import drop_header, operation, path, request_body, response_body, status
+from conformance.faults.toolkit import operation, path, request_body, response_body, status
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
@@ -163,9 +163,6 @@ FAULTS: list[Fault] = [
           "a key sent as Authorization: Bearer is accepted")(on_request(_bearer_as_key)),
     fault("accepts-missing-key",
           "a request without X-API-KEY is served as the default account")(on_request(_default_key)),
-    fault("drops-burst-header",
-          "x-ratelimit-remaining-burst is missing from every response")(
-        drop_header(path(""), "x-ratelimit-remaining-burst")),
     fault("forgets-finished",
           "a generation that ended is answered 404 on the status endpoint")(on_response(_forgets_finished)),
     fault("repeats-theme-across-pages",

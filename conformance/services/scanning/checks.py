@@ -11,7 +11,6 @@ refusals are ``expect_refused`` (any 4xx after a control) and always carry {erro
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -259,18 +258,3 @@ def httpheaders_echo(ctx: CheckContext) -> None:
     expect(echoed.get(name.lower()) == value, ctx.rule.id,
            f"the header {name} the client sent is not in the answer", exchange=exchange,
            expected=f"{name}: {value} among the echoed headers")
-
-
-@named("scanning/myip-shape")
-def myip_shape(ctx: CheckContext) -> None:
-    assert ctx.rule.operation
-    exchange = ctx.call(ctx.rule.operation)
-    body = expect_shape(ctx, exchange, ctx.rule.operation, "myip")
-    # JSON Schema's format is only an annotation by default: parse the address here.
-    try:
-        ipaddress.ip_address(body)
-        valid = True
-    except (TypeError, ValueError):
-        valid = False
-    expect(valid, ctx.rule.id, f"myip answered {body!r}, not an IP address", exchange=exchange,
-           expected="a JSON string holding an IPv4 or IPv6 address")

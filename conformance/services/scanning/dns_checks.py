@@ -1,19 +1,17 @@
-"""Scanning checks of DNS (domain paging, resolve and reverse) and the organization."""
+"""Scanning checks of DNS (domain paging, resolve and reverse); the organization's shape and its
+members added and removed are core checks (response-shape, read-after-write)."""
 
 from __future__ import annotations
 
 import ipaddress
 from typing import Any
 
-from conformance.auth.variants import auth_as
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect
 from conformance.checks.registry import named
 from conformance.errors import SkipKind
 from conformance.services.scanning.checks import (
-    AS,
     HOST,
-    ORG,
     expect_ok,
     expect_shape,
     sample_hosts,
@@ -100,11 +98,3 @@ def resolve_reverse_round_trip(ctx: CheckContext) -> None:
     ctx.skip(f"gap scanning.gap.dns-round-trip observed, not judged: reverse answered {len(answered)} of the "
              f"{len(ips)} IPs resolve gave, naming the original hostname for {len(back)} of {len(resolved)}",
              SkipKind.GAP_OBSERVED)
-
-
-# -- organization -----------------------------------------------------------------------
-@named("scanning/org-shape", params=AS, required=("as",))
-def org_shape(ctx: CheckContext) -> None:
-    exchange = ctx.call(ORG, auth=auth_as(ctx.rule.params["as"]))
-    expect_shape(ctx, exchange, ORG, "the organization")
-

@@ -269,9 +269,6 @@ FAULTS: list[Fault] = [
     fault("metadata-key-renamed",
           "banner metadata sits under _meta instead of _ + the service's name")(
         response_body(_HOST, _banners(lambda b: b.update({"_meta": b.pop(METADATA_KEY, {})})))),
-    fault("search-without-facets",
-          "search answers leave out facets")(response_body(_SEARCH, lambda b: {
-              k: v for k, v in b.items() if k != "facets"})),
     fault("count-returns-matches",
           "host count fills matches")(response_body(_COUNT, lambda b: {**b, "matches": [{"port": 80}]})),
     fault("count-total-off-by-one",
@@ -297,9 +294,6 @@ FAULTS: list[Fault] = [
           "scans refuse CIDR netblocks")(status(_netblock_scan, 400, body={"error": "netblocks are not supported"})),
     fault("empty-ips-accepted",
           "an empty ips string scans a default IP")(on_request(_empty_ips_filled)),
-    fault("org-logo-string",
-          "the organization's logo is a string")(
-        response_body(path(r"^/org$", "GET"), lambda b: {**b, "logo": "none"})),
     fault("myip-hostname",
           "myip answers a host name")(response_body(path(r"^/tools/myip$", "GET"), lambda b: "localhost")),
     fault("headers-not-echoed",

@@ -175,12 +175,6 @@ def _identity(banner: Any) -> str:
     return json.dumps([banner.get(k) for k in ("ip_str", "port", "transport", "timestamp", "hash")])
 
 
-@named("scanning/search-shape", params=_QUERY, required=("query",))
-def search_shape(ctx: CheckContext) -> None:
-    # _page applies the documented schema: {matches (banners), facets, total}, all required.
-    _page(ctx, ctx.rule.params["query"], 1)
-
-
 # -- count ------------------------------------------------------------------------------
 @named("scanning/count-matches-empty", params=_QUERY, required=("query",))
 def count_matches_empty(ctx: CheckContext) -> None:

@@ -176,16 +176,6 @@ def default_page_size(ctx: CheckContext) -> None:
            exchange=exchange, expected=f"{default} rows (the default) before the last page")
 
 
-@named("social/body-shape", params={"sets": {"type": "array", "items": {"type": "object"}, "minItems": 1}})
-def body_shape(ctx: CheckContext) -> None:
-    """The example (with each of ``sets``) is answered 200 with a body valid under the schema."""
-    operation = ctx.rule.operation
-    assert operation
-    for members in ctx.rule.params.get("sets") or [{}]:
-        exchange = post(ctx, operation, body(ctx, operation, **members))
-        accepted(ctx, exchange, operation, f"{operation} with {members}")
-
-
 @named("social/limit-reading", params={"conflict": {"type": "string"}, "over": {"type": "integer", "minimum": 2}},
        required=("conflict", "over"))
 def limit_reading(ctx: CheckContext) -> None:

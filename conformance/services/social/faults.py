@@ -18,7 +18,6 @@ from conformance.faults.toolkit import (
     Match,
     Wrap,
     any_request,
-    drop_header,
     path,
     request_body,
     response_body,
@@ -256,7 +255,6 @@ FAULTS: list[Fault] = [
         on_request(_any_customer)),
     fault("foreign-profile-served", "a profile outside the customer is read as "
           "one of its own")(request_body(_TO_PROFILES, filters(lambda fs: [f.replace("9001", "501") for f in fs]))),
-    fault("no-request-id", "X-Svc-Request-ID missing")(drop_header(any_request, "x-svc-request-id")),
     fault("api-version-major-2", "X-Svc-API-Version 2.0 on /v1")(
         _set_header("x-svc-api-version", "2.0")),
     fault("server-version-two-parts", "X-Svc-Server-Version without a build")(
