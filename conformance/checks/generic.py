@@ -57,8 +57,10 @@ def _to_request(kwargs: dict[str, Any]) -> Request:
     return Request.build(kwargs["method"], path, params=query, headers=headers, content=content)
 
 
-# Half the examples of a body property: every operation is covered, and the gate stays fast.
-_SCALE = 0.5
+# A quarter of the examples of a body property (5 per operation in the gate): every operation is
+# covered by valid requests, which is what the rule needs; the 6 faults only these rules catch
+# are caught with 5 as with 10, and the six rules were 45% of the gate's rule time at 10.
+_SCALE = 0.25
 
 
 def operation_key(operation: Any) -> str:

@@ -9,11 +9,18 @@ Styles (``params.style``), each with the names its document uses as params:
   ``total_field`` item count divided by ``page_size``, a ``more_field`` flag, or a short page.
 * ``offset``: ``offset_param``/``limit_param`` with a total ``count_field``.
 * ``key``: the next request passes the last item's ``id_field`` as ``cursor_param``
-  (``starting_after``); the end is a short or empty page, or ``cap`` items in all.
+  (``starting_after``); the end is a short or empty page, or ``cap`` items in all. A first page
+  carrying ``next_field`` (the target's own cursor member) makes it a cursor walk.
 
 Dotted field names reach into nested objects (``paging.next_cursor``). A walk that sees one page
 only probes the page after it: items there fail the walk, an empty page makes the rule skip
 (one page proves nothing about paging).
+
+Where the paging members travel (``PLACEMENT_PARAMS``, shared with ``checks/page_size.py``):
+``in: query`` (the default: ``base_query`` beside them) or ``in: body`` (the operation's example
+body with ``set`` members on top, the paging members in it or in its ``body_member`` object).
+String params naming a member (``items_field``, ``id_field``, ``page_param``...) may be a target
+setting (``"{ITEMS_FIELD}"``) where the document does not show the name.
 """
 
 from __future__ import annotations
@@ -21,18 +28,45 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
+from conformance.auth.variants import render
 from conformance.checks.context import CheckContext
+from conformance.checks.examples import example_request, fill, setting, setting_param, today
 from conformance.checks.expect import expect, expect_json_schema, expect_status
+from conformance.checks.listed import VALUES_FROM, listed_values, with_values
 from conformance.checks.registry import named
+from conformance.checks.routes import path_values
+from conformance.errors import ContractFileError
 from conformance.transport.model import Exchange
 
-__all__ = ["PAGING_PARAMS", "Page", "Walk", "dig", "items_of", "walk", "paging_walk"]
+__all__ = ["PAGING_PARAMS", "PLACEMENT_PARAMS", "Page", "Sender", "Walk", "dig", "identity", "items_of", "member_names",
+           "sender", "walk", "paging_walk"]
+
+_NAMES = {"type": "string"}
+# A number the document does not give, named as the target setting holding it.
+_SETTING = {"type": "string", "pattern": r"^\{[A-Z][A-Z0-9_]*\}$"}
+_COUNT = {"anyOf": [{"type": "integer", "minimum": 1}, _SETTING]}
+
+# Where a paged request carries its paging members, and what else it carries.
+PLACEMENT_PARAMS: dict[str, Any] = {
+    "in": {"enum": ["query", "body"]},
+    "body_member": _NAMES,
+    "set": {"type": "object"},
+    # Body members dated from the target's today, as openapi's x-relative-dates says.
+    "relative_dates": {"type": "object", "additionalProperties": {
+        "type": "object", "properties": {"days": {"type": "integer"}, "format": {"enum": ["date", "datetime"]}},
+        "required": ["days"], "additionalProperties": False}},
+    "base_query": {"type": "object"},
+    "path_values": {"type": "object", "additionalProperties": {"type": "string"}},
+    # Values only the target's lists hold, put into "{values}" of the set members (checks/listed.py).
+    "values_from": VALUES_FROM,
+}
 
 PAGING_PARAMS: dict[str, Any] = {
     "style": {"enum": ["cursor", "page", "offset", "key"]},
-    "max_pages": {"type": "integer", "minimum": 1},
+    "max_pages": _COUNT,
     "items_field": {"type": "string"},
     "id_field": {"type": "string"},
     "id_fields": {"type": "array", "items": {"type": "string"}, "minItems": 1},
@@ -41,18 +75,115 @@ PAGING_PARAMS: dict[str, Any] = {
     "next_field": {"type": "string"},
     "more_field": {"type": "string"},
     "page_param": {"type": "string"},
-    "first_page": {"type": "integer"},
-    "page_size": {"type": "integer", "minimum": 1},
+    "first_page": {"anyOf": [{"type": "integer"}, _SETTING]},
+    "page_size": _COUNT,
     "total_pages_field": {"type": "string"},
     "total_field": {"type": "string"},
     "offset_param": {"type": "string"},
     "limit_param": {"type": "string"},
-    "limit": {"type": "integer", "minimum": 1},
+    "limit": _COUNT,
     "count_field": {"type": "string"},
     "cap": {"type": "integer", "minimum": 1},
-    "base_query": {"type": "object"},
-    "path_values": {"type": "object", "additionalProperties": {"type": "string"}},
+    "present_only_when_more": _NAMES,
+    # Where the first page's number is not shown: what the target states here for a request
+    # naming no page (used when ``first_page`` names a setting that is not set).
+    "first_page_field": _NAMES,
+    **PLACEMENT_PARAMS,
 }
+
+# Params naming a member: a "{SETTING}" there is the target's name for it (gap: name not shown).
+_MEMBER_PARAMS = ("items_field", "id_field", "cursor_param", "next_field", "more_field", "page_param",
+                  "total_pages_field", "total_field", "offset_param", "limit_param", "count_field", "body_member",
+                  "present_only_when_more", "first_page_field")
+
+
+def member_names(ctx: CheckContext, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` with every member name that names a target setting rendered (configured, else
+    the catalogue's ``settings.defaults``); integer params (``first_page``, ``page_size``,
+    ``max_pages``) given as ``"{SETTING}"`` typed from the setting."""
+    out = dict(params)
+    if out.get("style") == "key":
+        # A key walk may follow the target's own cursor member instead (``next_field``): either
+        # that member or the page size telling a full page from the last may be left unset.
+        for name in ("next_field", "page_size"):
+            value = out.get(name)
+            if isinstance(value, str) and value.startswith("{") and _optional_setting(ctx, value) is None:
+                del out[name]
+    for name in _MEMBER_PARAMS:
+        if isinstance(out.get(name), str):
+            out[name] = setting_param(ctx, out[name], {"type": "string"})
+    if out.get("id_fields"):
+        out["id_fields"] = [setting_param(ctx, f, {"type": "string"}) for f in out["id_fields"]]
+    if isinstance(out.get("first_page"), str) and "first_page_field" in out:
+        # The target may state its first page instead (first_page_field): the setting is optional.
+        text = _optional_setting(ctx, out["first_page"])
+        if text is None:
+            del out["first_page"]
+        elif str(text).lstrip("-").isdigit():
+            out["first_page"] = int(text)
+        else:
+            ctx.skip(f"the first page number {out['first_page']} is {text!r}, not a number")
+    for name in ("first_page", "page_size", "max_pages", "limit"):
+        if isinstance(out.get(name), str):
+            value = setting_param(ctx, out[name], {"type": "integer"})
+            if not isinstance(value, int) or isinstance(value, bool) or value < (0 if name == "first_page" else 1):
+                ctx.skip(f"{name} {out[name]} is {value!r} on this target, not a number: the walk is not exercised")
+            out[name] = value
+    return out
+
+
+def _optional_setting(ctx: CheckContext, template: str) -> str | None:
+    """``"{NAME}"``: setting NAME when configured or defaulted, else None."""
+    name = template.strip("{}")
+    return ctx.optional(name) or (ctx.contract.settings.get("defaults") or {}).get(name)
+
+
+def _rendered(ctx: CheckContext, templates: dict[str, Any] | None) -> dict[str, Any]:
+    """Query values with target settings rendered (configured, else ``settings.defaults``)."""
+    return {k: render(v, lambda n: setting(ctx, n)) if isinstance(v, str) else v for k, v in (templates or {}).items()}
+
+
+Sender = Callable[..., Exchange]
+
+
+def sender(ctx: CheckContext, params: dict[str, Any], operation: str | None = None,
+           values: list[str] | None = None) -> Sender:
+    """``send(members, drop=())``: one request of the operation with the paging ``members``
+    placed as ``params`` say (module doc); ``drop`` names members left out of the example body
+    (a page size sent by the example, where the check tests its absence). ``values`` (else the
+    first ``values_from.count`` the target lists) fill the ``"{values}"`` of the set members."""
+    op = operation or ctx.rule.operation
+    if not op:
+        raise ContractFileError(f"{ctx.rule.id}: a paging check needs the rule's operation")
+    base_query = _rendered(ctx, params.get("base_query"))
+    # Path values the rule gives, else each path parameter's x-setting.
+    path = path_values(ctx, op, ctx.settings_in(params.get("path_values"))).values
+    base_body: dict[str, Any] | None = None
+    if params.get("in") == "body":
+        example = example_request(ctx, op)
+        spec = params.get("values_from")
+        if values is None and spec and "count" in spec:
+            values = listed_values(ctx, spec, int(spec["count"]))
+        members = with_values(params.get("set") or {}, values) if values is not None else params.get("set") or {}
+        base_body = {**(example.body or {}), **fill(ctx, members)}
+        for member, spec in (params.get("relative_dates") or {}).items():
+            day = today(ctx) + timedelta(days=int(spec["days"]))
+            base_body[member] = f"{day.isoformat()} 00:00:00" if spec.get("format") == "datetime" else day.isoformat()
+    holder = params.get("body_member")
+
+    def send(members: dict[str, Any], drop: tuple[str, ...] = ()) -> Exchange:
+        if base_body is None:
+            query = {k: v for k, v in {**base_query, **members}.items() if k not in drop}
+            return ctx.call(op, params=query or None, path_values=path)
+        body = {k: v for k, v in base_body.items() if k not in drop}
+        if holder:
+            inner = {k: v for k, v in {**(body.get(holder) or {}), **members}.items() if k not in drop}
+            body[holder] = inner
+        else:
+            body.update(members)
+        return ctx.call(op, json_body=body, params=base_query or None, path_values=path)
+
+    return send
 
 
 def dig(body: Any, dotted: str) -> Any:
@@ -99,7 +230,9 @@ Fetch = Callable[[dict[str, Any]], Exchange]
 
 
 def walk(ctx: CheckContext, fetch: Fetch, params: dict[str, Any]) -> Walk:
-    """Follow the pages to the end (at most ``max_pages``), holding each to 2xx and an item list."""
+    """Follow the pages to the end (at most ``max_pages``), holding each to 2xx and an item list.
+    Without ``max_pages`` a numbered walk reads as many pages as page 1 states
+    (``total_pages_field``): the bound is the target's own answer, not the check's."""
     style = params["style"]
     id_field = params.get("id_field", "id")
     result = Walk()
@@ -108,7 +241,13 @@ def walk(ctx: CheckContext, fetch: Fetch, params: dict[str, Any]) -> Walk:
         query = {params["offset_param"]: 0, params["limit_param"]: params["limit"]}
     elif style == "page" and "first_page" in params:
         query = {params["page_param"]: params["first_page"]}
-    for number in range(1, params["max_pages"] + 1):
+    if "max_pages" not in params and "total_pages_field" not in params:
+        raise ContractFileError(f"{ctx.rule.id}: a walk without a stated page count (total_pages_field) needs "
+                                "max_pages")
+    budget = params.get("max_pages", 1)
+    number = 0
+    while number < budget:
+        number += 1
         exchange = fetch(query)
         expect_status(ctx.rule.id, exchange, set(range(200, 300)), f"page {number} of the walk")
         body = exchange.response.json()
@@ -118,7 +257,14 @@ def walk(ctx: CheckContext, fetch: Fetch, params: dict[str, Any]) -> Walk:
         assert items is not None
         result.pages.append(Page(exchange, body, items))
         if number == 1:
-            _skip_if_too_long(ctx, params, body)
+            if "max_pages" not in params:
+                stated = dig(body, params["total_pages_field"])
+                expect(isinstance(stated, int) and not isinstance(stated, bool), ctx.rule.id,
+                       f"page 1 states {params['total_pages_field']} {stated!r}", exchange=exchange,
+                       expected="an integer page count")
+                budget = max(int(stated), 1)
+            else:
+                _skip_if_too_long(ctx, params, body)
         following = _next_query(ctx, style, params, query, body, items, result, exchange)
         if following is None:
             result.ended = True
@@ -200,7 +346,7 @@ def identity(item: Any, fields: list[str]) -> str:
     return json.dumps([dig(item, f) for f in fields])
 
 
-@named("paging-walk", params=PAGING_PARAMS, required=("style", "max_pages"))
+@named("paging-walk", params=PAGING_PARAMS, required=("style",))
 def paging_walk(ctx: CheckContext) -> None:
     """Walk the rule's operation to the end and check the walk:
 
@@ -209,22 +355,36 @@ def paging_walk(ctx: CheckContext) -> None:
     (``id_fields`` together name an item); the same stated total on every page and
     the pages holding exactly that many; with ``full_pages``, every page but the last full; at
     most ``page_size`` a page and ``cap`` in all. A full last page or a one-page walk probes the
-    page after it: items there fail the walk; a one-page walk then skips (not exercised)."""
+    page after it: items there fail the walk; a one-page walk then skips (not exercised). With
+    ``present_only_when_more`` (a member the document says is present only when more data
+    exists), both ways: the last page lacks it, and a page it led to holds items."""
     rule = ctx.rule
     operation = rule.operation
     assert operation
-    params = rule.params
+    params = member_names(ctx, rule.params)
     fields = list(params.get("id_fields") or [params.get("id_field", "id")])
-    base = ctx.query_in(params.get("base_query"))
-    values = ctx.settings_in(params.get("path_values"))
+    send = sender(ctx, params)
+    # A numbered walk names its page size on every request where the rule gives its member.
+    fixed = {params["limit_param"]: params["page_size"]} if params["style"] == "page" and "limit_param" in params \
+        and "page_size" in params else {}
 
     def fetch(query: dict[str, Any]) -> Exchange:
-        exchange = ctx.call(operation, params={**base, **query} or None, path_values=values)
+        exchange = send({**fixed, **query})
         schema = ctx.contract.response_schema(operation, exchange.response.status)
         if 200 <= exchange.response.status < 300 and schema is not None:
             expect_json_schema(rule.id, ctx.contract, exchange, schema, "a page of the walk")
         return exchange
 
+    if params["style"] == "key":
+        _key_or_cursor(ctx, fetch, params)
+    if params["style"] == "page" and "first_page" not in params and "first_page_field" in params:
+        exchange = fetch({})
+        expect_status(rule.id, exchange, set(range(200, 300)), "the list without a page")
+        stated = str(dig(exchange.response.json(), params["first_page_field"]))
+        if not stated.lstrip("-").isdigit():
+            ctx.skip(f"the first page number is unknown (the target states {params['first_page_field']} "
+                     f"{stated!r}): set {rule.params.get('first_page', 'first_page')}")
+        params["first_page"] = int(stated)
     result = walk(ctx, fetch, params)
     last = result.pages[-1].exchange
     size = params.get("page_size") or params.get("limit")
@@ -253,6 +413,8 @@ def paging_walk(ctx: CheckContext) -> None:
                  "reaching the end, no item twice: the list is longer than the budget, so its end is not "
                  "exercised")
     final = result.pages[-1]
+    if "present_only_when_more" in params:
+        _only_when_more(ctx, params["present_only_when_more"], result)
     if "more_field" in params:
         expect(not dig(final.body, params["more_field"]), rule.id, f"the last page still says "
                f"{params['more_field']}, yet it ends the list", exchange=final.exchange,
@@ -269,6 +431,36 @@ def paging_walk(ctx: CheckContext) -> None:
                exchange=last, expected=f"at most {params['cap']} items")
     if len(result.pages) == 1 or (size and len(result.pages[-1].items) == size):
         _probe_past_end(ctx, fetch, params, result)
+
+
+def _key_or_cursor(ctx: CheckContext, fetch: Fetch, params: dict[str, Any]) -> None:
+    """A key walk whose first page carries ``next_field`` (the target's cursor member) is walked
+    as a cursor walk: that member's value is the next cursor, none ends the list. Otherwise the
+    last item's id is the cursor and the page size tells a full page from the last."""
+    if "next_field" in params:
+        first = fetch({})
+        expect_status(ctx.rule.id, first, set(range(200, 300)), "the first page")
+        body = first.response.json()
+        if isinstance(body, dict) and dig(body, params["next_field"]):
+            params["style"] = "cursor"
+            return
+        del params["next_field"]
+    if "page_size" not in params:
+        template = str(ctx.rule.params.get("page_size", ""))
+        if template.startswith("{"):
+            ctx.credential(template.strip("{}"))  # skips, naming the setting to configure
+        raise ContractFileError(f"{ctx.rule.id}: a key walk needs page_size")
+
+
+def _only_when_more(ctx: CheckContext, member: str, result: Walk) -> None:
+    """``member`` is present only when more data exists: every page it led to holds items, and
+    the last page (no more data) lacks it (an empty object or null counts as absent)."""
+    for number, page in enumerate(result.pages[1:], start=2):
+        expect(bool(page.items), ctx.rule.id, f"page {number}, announced by the previous page's {member}, holds "
+               "no items", exchange=page.exchange, expected=f"{member} only when more data exists")
+    final = result.pages[-1]
+    expect(not dig(final.body, member), ctx.rule.id, f"the last page still carries {member}",
+           exchange=final.exchange, expected=f"no {member} once no more data exists")
 
 
 def _probe_past_end(ctx: CheckContext, fetch: Fetch, params: dict[str, Any], result: Walk) -> None:

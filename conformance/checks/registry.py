@@ -91,6 +91,7 @@ _GENERIC = (
     "conformance.checks.properties",
     "conformance.checks.generic",
     "conformance.checks.paging",
+    "conformance.checks.page_size",
     "conformance.checks.types",
     "conformance.checks.shape",
     "conformance.checks.headers",

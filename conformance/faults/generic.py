@@ -47,6 +47,7 @@ from conformance.faults.base import Fault, derived_fault, on_request, on_respons
 from conformance.faults.effects import effect_faults
 from conformance.faults.headers import header_faults
 from conformance.faults.members import member_faults
+from conformance.faults.paging import paging_faults
 from conformance.faults.toolkit import any_request, operations
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
@@ -139,7 +140,8 @@ def generic_faults(contract: Contract) -> list[Fault]:
         )(_near_miss(rule, list(allowed))))
     return (faults + derived_faults(contract) + credential_faults(contract) + route_faults(contract)
             + mistake_faults(contract) + member_faults(contract) + answer_faults(contract)
-            + header_faults(contract) + effect_faults(contract))
+            + header_faults(contract)
+            + paging_faults(contract) + effect_faults(contract))
 
 
 def _rendered(node: Any, seeded: dict[str, str]) -> Any:

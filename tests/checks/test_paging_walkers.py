@@ -171,3 +171,15 @@ def test_a_list_longer_than_max_pages_is_not_exercised() -> None:
 def test_body_shapes_are_plain_json() -> None:
     response = list_server("cursor", ITEMS)(httpx.Request("GET", "http://demo.invalid/items"))
     assert json.loads(response.content)["hasMore"] is True
+
+
+def test_a_key_walk_follows_the_targets_own_cursor_where_the_first_page_has_one() -> None:
+    # A key walk naming the target's cursor member: a list giving it is walked as a cursor list
+    # (a target choosing either way where the document does not say conforms)...
+    run_walk(list_server("cursor", ITEMS), {"style": "key", "cursor_param": "after", "next_field": "nextCursor",
+                                            "page_size": 10})
+    # ...and a list without it by the last item's id
+    run_walk(list_server("key", ITEMS), {**STYLES["key"], "next_field": "nextCursor"})
+    with pytest.raises(ContractFailure, match="already on page"):
+        run_walk(list_server("cursor", ITEMS, break_="duplicate"),
+                 {"style": "key", "cursor_param": "after", "next_field": "nextCursor", "page_size": 10})

@@ -210,3 +210,15 @@ def test_every_gap_says_what_it_leaves_open(service: str) -> None:
     # checking one without depends_on); about_none: why a gap names none (a policy, a rate).
     bare = [g.id for g in load_contract(service).gaps if not g.about and not g.about_none]
     assert not bare, f"gaps saying neither what they leave open (about) nor why not (about_none): {bare}"
+
+
+def test_the_file_schemas_are_valid_json_schema() -> None:
+    """The loader validates with them without checking them first (contract/loader.py)."""
+    import jsonschema
+
+    from conformance.contract import loader
+    from conformance.contract.catalogue_schema import CATALOGUE_SCHEMA
+    from conformance.contract.statements import STATEMENTS_SCHEMA
+
+    for schema in (CATALOGUE_SCHEMA, STATEMENTS_SCHEMA, loader._OPENAPI_SHAPE):
+        jsonschema.validators.validator_for(schema).check_schema(schema)

@@ -118,19 +118,6 @@ def _total_of_page(body: dict[str, Any]) -> None:
     body["paging"]["total_count"] = len(body["conversions"])
 
 
-def _repeat_row(sim: Simulator) -> Simulator:
-    last: list[Any] = []
-
-    def edit(body: Any) -> Any:
-        rows = body["conversions"]
-        if last and rows and body["paging"]["page"] > 1:
-            rows[0] = last[-1]
-        if rows:
-            last[:] = [rows[-1]]
-        return body
-    return response_body(operation("POST", _REPORT), edit)(sim)
-
-
 def _reverse(key: str) -> Callable[[Any], Any]:
     def edit(body: Any) -> Any:
         body[key] = list(reversed(body[key]))
@@ -248,7 +235,6 @@ FAULTS: list[Fault] = [
         _attr(show_only_defaults={"show_only_scrub": True})),
     fault("total-count-of-page", "paging.total_count is the page's row count")(
         response_body(operation("POST", _REPORT), _paging(_total_of_page))),
-    fault("page-repeats-row", "each page starts with the previous page's last row")(_repeat_row),
     fault("datetime-refused", "from/to as YYYY-mm-DD hh:mm:ss are refused")(
         request_body(operation("POST", _REPORT), _stamp_to_date)),
     fault("status-outside-enum", "a row has status void")(response_body(operation("POST", _REPORT), _status_void)),
@@ -264,7 +250,6 @@ FAULTS: list[Fault] = [
         _oldest_email),
     fault("click-span-15-days", "a 15-day click span is accepted")(
         _rules(click_span_days=15)),
-    fault("clicks-5001", "5001 clicks are returned")(_rules(click_cap=5001)),
     fault("converted-clicks-purged", "clicks with conversions go after 3 months")(
         lambda sim: _purge_converted(sim)),
     fault("trending-on-cvr", "cvr carries trending_percentage")(

@@ -1,12 +1,11 @@
 """Scenario checks of the conversion report (volume 3, part C): formats, filters, defaults,
-paging, and the 365-day / one-year window with its documented conflict.
+and the 365-day / one-year window with its documented conflict.
 
 Dates come from the target's today (``common.today``: the TODAY setting), never from the harness's clock.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
@@ -15,16 +14,13 @@ from hypothesis import strategies as st
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses
-from conformance.checks.paging import PAGING_PARAMS, paging_walk
 from conformance.checks.registry import named
 from conformance.services.affiliate.common import (
     DAYS,
     PAGED,
     REPORT,
     dated_body,
-    first_page,
     ok,
-    paging_members,
     read_report,
     today,
     window,
@@ -107,32 +103,6 @@ def show_only_defaults(ctx: CheckContext) -> None:
         expect(sent == omitted, ctx.rule.id,
                f"omitting {member} gives {len(omitted)} rows, {member}=false gives {len(sent)}",
                exchange=ctx.session.exchanges[-1], expected=f"{member} defaults to false")
-
-
-@dataclasses.dataclass
-class _BodyPaged(CheckContext):
-    """A context whose calls carry the report body, with the walk's page parameters moved into
-    the body's paging member (the generic walker puts them in the query)."""
-
-    report_body: dict[str, Any] = dataclasses.field(default_factory=dict)
-
-    def call(self, operation: str, *, params: dict[str, Any] | None = None, **kwargs: Any) -> Exchange:
-        return super().call(operation, json_body={**self.report_body, "paging": dict(params or {})}, **kwargs)
-
-
-@named("affiliate/conversions-paging", params={**PAGING_PARAMS, **DAYS}, required=("style", "max_pages", "days_back"))
-def conversions_paging(ctx: CheckContext) -> None:
-    """The first page's number is not shown (gap first-page): the REPORT_FIRST_PAGE setting, else
-    the paging.page the target states for a request that names no page."""
-    fields = {f.name: getattr(ctx, f.name) for f in dataclasses.fields(CheckContext)}
-    body = window(ctx, ctx.rule.params["days_back"])
-    size = ctx.rule.params.get("page_size")
-    first = first_page(ctx, body, size)
-    # The request's paging members are not shown (gap request-paging): target settings.
-    number, size_member = paging_members(ctx)
-    rule = dataclasses.replace(ctx.rule, params={**ctx.rule.params, "first_page": first, "page_param": number,
-                                                 "base_query": {size_member: size} if size else {}})
-    paging_walk(_BodyPaged(**{**fields, "rule": rule}, report_body=body))
 
 
 _RANGE = {"days": {"type": "integer", "minimum": 1}}

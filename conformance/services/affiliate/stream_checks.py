@@ -39,18 +39,6 @@ def clicks_span(ctx: CheckContext) -> None:
                   f"a {days + 1}-day click span")
 
 
-@named("affiliate/clicks-cap", params={"cap": {"type": "integer", "minimum": 1},
-                                         "days_back": {"type": "integer", "minimum": 1}}, required=("cap", "days_back"))
-def clicks_cap(ctx: CheckContext) -> None:
-    cap, end = ctx.rule.params["cap"], today(ctx)
-    exchange = _clicks(ctx, stamp_text(end - timedelta(days=ctx.rule.params["days_back"])), stamp_text(end))
-    clicks = ok(ctx, exchange, CLICKS, "the widest click window")["clicks"]
-    expect(len(clicks) <= cap, ctx.rule.id, f"{len(clicks)} clicks returned", exchange=exchange,
-           expected=f"at most {cap}")
-    if len(clicks) < cap:
-        ctx.skip(f"the window holds {len(clicks)} clicks, fewer than {cap}: the cap is not exercised")
-
-
 @named("affiliate/clicks-retention",
        params={**PAGED, "months": {"type": "integer", "minimum": 1}, "window_days": {"type": "integer", "minimum": 1},
                "window_end_days_back": {"type": "integer", "minimum": 1}},

@@ -1,29 +1,24 @@
-"""Paging and resource-value checks of the marketplace service (volume 3, part B).
+"""Resource-value checks of the marketplace service (volume 3, part B).
 
-Bounds, defaults and enums are read from openapi.yaml (query.limit, query.offset, ListingState,
-ReceiptStatus, Money, Collection); the catalogue's params only name which of them a rule uses.
-The limit and offset ranges are generic ``limit`` rules and the walk is the generic
-``paging-walk``; record walks here go through ``checks.paging.walk`` (``client.records``).
+Enums are read from openapi.yaml (ListingState, ReceiptStatus, Money, Collection). Paging is
+carried by core checks (``paging-walk``, ``page-size``, ``param-default``: the limit and offset
+bounds and defaults are read from openapi.yaml there); record walks here go through
+``checks.paging.walk`` (``client.records``).
 """
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses, validator
-from conformance.checks.paging import PAGING_PARAMS, paging_walk
 from conformance.checks.registry import named
 from conformance.services.marketplace.client import (
     LISTINGS,
     RECEIPTS,
     call,
-    items,
-    items_field,
     member,
     operations,
-    page,
     records,
     schema_enum,
 )
@@ -32,89 +27,6 @@ from conformance.transport.model import Exchange
 __all__: list[str] = []
 
 _STRINGS = {"type": "array", "items": {"type": "string"}, "minItems": 1}
-_LIMIT_PICKS = {"type": "array", "items": {"enum": ["minimum", "between", "maximum"]}, "minItems": 1}
-
-
-def _limit_schema(ctx: CheckContext, operation: str = LISTINGS) -> dict[str, Any]:
-    return ctx.contract.where_schema(operation, "query.limit")
-
-
-def _offset_max(ctx: CheckContext, operation: str = LISTINGS) -> int:
-    return int(ctx.contract.where_schema(operation, "query.offset")["maximum"])
-
-
-def _default_is_explicit(ctx: CheckContext) -> tuple[Exchange, dict[str, Any], int]:
-    """A page without the rule's parameter is the page with the parameter at its default."""
-    name = (ctx.rule.where or "").partition(".")[2]
-    default = ctx.contract.where_schema(LISTINGS, ctx.rule.where or "")["default"]
-    exchange, body = page(ctx, LISTINGS)
-    explicit_exchange, explicit = page(ctx, LISTINGS, **{name: default})
-    expect(items(ctx, explicit) == items(ctx, body), ctx.rule.id, f"leaving {name} out is not the same as "
-           f"sending its default {default}", exchange=explicit_exchange, expected="the same records")
-    return exchange, body, default
-
-
-@named("marketplace/limit-default")
-def limit_default(ctx: CheckContext) -> None:
-    exchange, body = page(ctx, LISTINGS)
-    default = _limit_schema(ctx)["default"]
-    want = min(default, body["count"])
-    got = items(ctx, body)
-    expect(len(got) == want, ctx.rule.id, f"a page without limit holds {len(got)} records of {body['count']}",
-           exchange=exchange, expected=f"{want} (the default limit {default})")
-    _default_is_explicit(ctx)
-
-
-@named("marketplace/offset-default")
-def offset_default(ctx: CheckContext) -> None:
-    _default_is_explicit(ctx)
-
-
-@named("marketplace/page-size", params={"limits": _LIMIT_PICKS}, required=("limits",))
-def page_size(ctx: CheckContext) -> None:
-    rule = ctx.rule
-    schema = _limit_schema(ctx)
-    picks = {"minimum": schema["minimum"], "maximum": schema["maximum"],
-             "between": (schema["minimum"] + schema["maximum"]) // 2}
-    for limit in (picks[p] for p in rule.params["limits"]):
-        _, first = page(ctx, LISTINGS, limit=limit, offset=0)
-        count = first["count"]
-        # The first page, a page holding the last few records, and the page just past the end.
-        for offset in sorted({0, max(count - 3, 0), count}):
-            if offset > _offset_max(ctx):
-                continue
-            exchange, body = page(ctx, LISTINGS, limit=limit, offset=offset)
-            want = max(0, min(limit, count - offset))
-            expect(len(items(ctx, body)) == want, rule.id,
-                   f"limit={limit} offset={offset} of count {count} gave {len(items(ctx, body))} records",
-                   exchange=exchange, expected=f"{want} records")
-
-
-@named("marketplace/count-total", params={
-    "limits": {"type": "array", "items": {"enum": ["minimum", "maximum"]}, "minItems": 1},
-    "operations": _STRINGS}, required=("limits", "operations"))
-def count_total(ctx: CheckContext) -> None:
-    rule = ctx.rule
-    for operation in operations(ctx):
-        schema = _limit_schema(ctx, operation)
-        seen: dict[int, tuple[str, Exchange]] = {}
-        for limit in (schema[p] for p in rule.params["limits"]):
-            for offset in (0, schema["minimum"]):
-                exchange, body = page(ctx, operation, limit=limit, offset=offset)
-                seen.setdefault(body["count"], (f"limit={limit} offset={offset}", exchange))
-        if len(seen) > 1:
-            (a, (where_a, _)), (b, (where_b, exchange)) = list(seen.items())[:2]
-            expect(False, rule.id, f"{operation}: count {a} at {where_a} but {b} at {where_b}",
-                   exchange=exchange, expected="the same total count for every limit and offset")
-
-
-@named("marketplace/offset-walk", params=PAGING_PARAMS, required=("style", "max_pages"))
-def offset_walk(ctx: CheckContext) -> None:
-    """The generic offset walk, told the item array and the member naming a listing by the
-    target's settings (ITEMS_FIELD, LISTING_ID_FIELD): neither name is shown (gap field-names)."""
-    params = {**ctx.rule.params, "items_field": items_field(ctx),
-              "id_field": member(ctx, str(ctx.rule.params.get("id_field", "{LISTING_ID_FIELD}")))}
-    paging_walk(dataclasses.replace(ctx, rule=dataclasses.replace(ctx.rule, params=params)))
 
 
 # -- resource values -------------------------------------------------------------------------

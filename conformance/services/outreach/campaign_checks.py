@@ -1,17 +1,14 @@
 """Scenario checks of outreach campaigns, warm-up, emails and routes: state read through get,
-the starting_after walk with the target's page size, mark-as-read's two documented methods,
-and every endpoint of the table (and of the version-1 mapping) being served."""
+mark-as-read's two documented methods, and every endpoint of the table (and of the version-1
+mapping) being served (the starting_after walk is the core paging-walk)."""
 
 from __future__ import annotations
 
-import dataclasses
 from functools import partial
 from typing import Any
 
 from conformance.checks.context import CheckContext
-from conformance.checks.examples import setting
 from conformance.checks.expect import expect, expect_status
-from conformance.checks.paging import PAGING_PARAMS, dig, paging_walk
 from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import named
 from conformance.transport.model import Exchange
@@ -31,30 +28,6 @@ def _campaign(ctx: CheckContext, cid: str) -> dict[str, Any]:
     return dict(body)
 
 
-@named("outreach/starting-after-walk", params=PAGING_PARAMS, required=("style",))
-def starting_after_walk(ctx: CheckContext) -> None:
-    """What starting_after takes is not shown (gap list-shapes): the walk follows what the target
-    gives. A first page carrying the CAMPAIGN_CURSOR_FIELD member is walked as a cursor list
-    (that member's value is the next starting_after; none ends the list); otherwise the generic
-    key walk passes the last item's CAMPAIGN_ID_FIELD member, and the page size that tells a
-    full page from the last (not shown) comes from the CAMPAIGN_PAGE_SIZE setting. The member
-    naming a campaign and how many pages make an endless list are settings too (not shown)."""
-    params = dict(ctx.rule.params)
-    pages = setting(ctx, "CAMPAIGN_MAX_PAGES")
-    if not pages.isdigit() or int(pages) < 1:
-        ctx.skip(f"CAMPAIGN_MAX_PAGES {pages!r} is not a number of pages")
-    params.update(id_field=setting(ctx, "CAMPAIGN_ID_FIELD"), max_pages=int(pages))
-    cursor_field = ctx.optional("CAMPAIGN_CURSOR_FIELD") or ""
-    first = ctx.call(ctx.rule.operation or "GET /campaigns")
-    expect_status(ctx.rule.id, first, 200, "the first page of campaigns")
-    if cursor_field and isinstance(first.response.json(), dict) and dig(first.response.json(), cursor_field):
-        params.update(style="cursor", next_field=cursor_field)
-    else:
-        size = ctx.credential("CAMPAIGN_PAGE_SIZE")
-        if not size.isdigit() or int(size) < 1:
-            ctx.skip(f"CAMPAIGN_PAGE_SIZE {size!r} is not a page size")
-        params["page_size"] = int(size)
-    paging_walk(dataclasses.replace(ctx, rule=dataclasses.replace(ctx.rule, params=params)))
 
 
 @named("outreach/email-list-type")

@@ -1,6 +1,7 @@
 """Scenario checks of the outreach accounts: what no generic check expresses (a create with a
-fresh identifier under another key, the list limit, the rate limit on creation; read-only
-fields and updates read back are the core checks read-only-ignored and read-after-write). Campaign, email and route checks: campaign_checks.py."""
+fresh identifier under another key, the rate limit on creation). Read-only fields, updates and
+deletes read back are the core checks read-only-ignored and read-after-write. Campaign, email
+and route checks: campaign_checks.py."""
 
 from __future__ import annotations
 
@@ -12,9 +13,8 @@ from conformance.auth.variants import AUTH_AS_SCHEMA, auth_as
 from conformance.checks.boundary import with_member
 from conformance.checks.context import CheckContext
 from conformance.checks.examples import unique
-from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
+from conformance.checks.expect import expect, expect_status, success_statuses
 from conformance.checks.observatory import shape
-from conformance.checks.paging import items_of
 from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import named
 from conformance.checks.wellformed import ill_formed
@@ -43,14 +43,6 @@ class Fresh:
             body = with_member(body, dotted, value)
         self.last = body
         return self.ctx.call(self.operation, json_body=body, **kwargs)
-
-
-def _created(ctx: CheckContext, exchange: Exchange, why: str) -> dict[str, Any]:
-    """A create answered with the documented 200 and a valid Account."""
-    expect_status(ctx.rule.id, exchange, 200, why)
-    schema = ctx.contract.response_schema(CREATE, 200)
-    assert schema is not None
-    return dict(expect_json_schema(ctx.rule.id, ctx.contract, exchange, schema, why))
 
 
 _AS: dict[str, Any] = {"as": AUTH_AS_SCHEMA}
@@ -91,28 +83,6 @@ def create_optional_fields(ctx: CheckContext) -> None:
     exchange = Fresh(ctx).send(dict(ctx.rule.params["body"]))
     expect_status(ctx.rule.id, exchange, success_statuses(ctx.contract, CREATE),
                   f"a create with the optional fields {sorted(ctx.rule.params['body'])}")
-
-
-def _listed(ctx: CheckContext, exchange: Exchange) -> list[Any]:
-    body = exchange.response.json()
-    items = body if isinstance(body, list) else items_of(body, None, "email")
-    expect(items is not None, ctx.rule.id, "no list of accounts (objects with an email) in the answer",
-           exchange=exchange, expected="one array of accounts")
-    return list(items or [])
-
-
-@named("outreach/list-limit", params={"limit": {"type": "integer", "minimum": 1}}, required=("limit",))
-def list_limit(ctx: CheckContext) -> None:
-    limit = ctx.rule.params["limit"]
-    everything = ctx.call("GET /accounts")
-    expect_status(ctx.rule.id, everything, 200, "the account list without limit")
-    if len(_listed(ctx, everything)) <= limit:
-        ctx.skip(f"the target lists {limit} account(s) or fewer: limit {limit} shows nothing")
-    limited = ctx.call("GET /accounts", params={"limit": limit})
-    expect_status(ctx.rule.id, limited, 200, f"the account list with limit={limit}")
-    got = _listed(ctx, limited)
-    expect(1 <= len(got) <= limit, ctx.rule.id, f"limit={limit} gave {len(got)} accounts", exchange=limited,
-           expected=f"1 to {limit} accounts")
 
 
 _BURST = {"max_burst_requests": {"type": "integer", "minimum": 1}}

@@ -72,12 +72,6 @@ def _set(name: str, value: Any) -> Callable[[Any], Any]:
     return edit
 
 
-def _limit_ignored(request: Request) -> Request:
-    if operation("GET", _ACCOUNTS)(request):
-        request.query = [(k, v) for k, v in request.query if k != "limit"]
-    return request
-
-
 def _walking(request: Request) -> bool:
     return _CAMPAIGN_LIST(request) and "starting_after" in request.params
 
@@ -171,8 +165,6 @@ FAULTS: list[Fault] = [
     fault("account-status-outside-enum",
           "GET /accounts/{email} reports status 4")(
         response_body(path("^/api/v2/accounts/", "GET"), _set("status", 4), statuses=range(200, 300))),
-    fault("list-limit-ignored",
-          "GET /accounts ignores limit")(on_request(_limit_ignored)),
     fault("warmup-enable-no-job",
           "warm-up enable answers 204 without a job")(
         on_response(lambda q, r: Response(204, {}, b"") if operation("POST", _ACCOUNTS + "/warmup/enable")(q) else r)),

@@ -85,18 +85,6 @@ def _no_error_member(body: Any) -> Any:
     return {"message": body.get("error")} if isinstance(body, dict) else body
 
 
-def _overlapping_pages(sim: Simulator) -> Simulator:
-    last: dict[str, Any] = {}  # one memory per simulator the fault is applied to
-
-    def edit(request: Request, body: Any) -> Any:
-        if request.params.get("page", "1") == "1":
-            last["tail"] = body["matches"][-1:]
-        elif last.get("tail") and body["matches"]:
-            body["matches"][0] = last["tail"][0]  # page 2 repeats page 1's last banner
-        return body
-    return response_body(path(f"^{SEARCH}$"), edit, with_request=True)(sim)
-
-
 def _org_removal_invisible(sim: Simulator) -> After:
     def after(request: Request, response: Response) -> Response:
         if request.method == "DELETE" and request.path.startswith("/org/member/") and response.status == 200:
@@ -221,9 +209,6 @@ FAULTS: list[Fault] = [
         _default_page(path(r"^/dns/domain/[^/]+$", "GET"), "2")),
     fault("count-charges-credit",
           "host count takes a query credit")(_refund(_COUNT, "query_credits", lambda r, b: -1)),
-    fault("search-101-results",
-          "a full search page carries 101 results")(response_body(_SEARCH, lambda b: {
-              **b, "matches": b["matches"] + b["matches"][:1]} if len(b["matches"]) >= 100 else b)),
     fault("invalid-ip-500",
           "host lookup answers 500 for an invalid IP")(status(_HOST, 500, when=404, body=_INTERNAL_ERROR)),
     fault("key-from-header",
@@ -247,8 +232,6 @@ FAULTS: list[Fault] = [
     fault("free-key-scans",
           "a free account's scan is run (on the paid account)")(
         _swap_key(_SCAN, FREE, PAID)),
-    fault("pages-overlap",
-          "search page 2 starts with page 1's last banner")(_overlapping_pages),
     fault("paid-key-gets-org",
           "a paid, non-enterprise key is served the enterprise organization")(
         _swap_key(path(r"^/org"), PAID, ENTERPRISE)),
@@ -271,9 +254,6 @@ FAULTS: list[Fault] = [
         response_body(_HOST, _banners(lambda b: b.update({"_meta": b.pop(METADATA_KEY, {})})))),
     fault("count-returns-matches",
           "host count fills matches")(response_body(_COUNT, lambda b: {**b, "matches": [{"port": 80}]})),
-    fault("count-total-off-by-one",
-          "host count's total is one more than the search total")(
-        response_body(_COUNT, lambda b: {**b, "total": b["total"] + 1})),
     fault("facet-values-numbers",
           "facet values are numbers")(response_body(_COUNT, _facet_values_numbers)),
     fault("ports-as-strings",

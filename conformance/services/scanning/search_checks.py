@@ -21,7 +21,6 @@ FACET_NAMES = "GET /host/search/facets"
 
 _COUNT = {"type": "integer", "minimum": 1}
 _QUERY = {"query": STRING}
-_PAGE_SIZE = {"page_size": _COUNT}
 
 
 # -- host lookup ------------------------------------------------------------------------
@@ -142,32 +141,6 @@ def _page(ctx: CheckContext, query: str, page: int) -> tuple[Exchange, dict[str,
     return exchange, expect_shape(ctx, exchange, SEARCH, f"search {query!r} page {page}")
 
 
-@named("scanning/search-page-size", params={**_PAGE_SIZE, **_QUERY}, required=("page_size", "query"))
-def search_page_size(ctx: CheckContext) -> None:
-    size, query = ctx.rule.params["page_size"], ctx.optional("SAMPLE_QUERY") or ctx.rule.params["query"]
-    exchange, body = _page(ctx, query, 1)
-    got = len(body["matches"])
-    expect(got <= size, ctx.rule.id, f"page 1 holds {got} results", exchange=exchange,
-           expected=f"at most {size} per page")
-    if body["total"] <= size:
-        _one_page(ctx, query, body["total"], "fullness is untestable")
-    expect(got == size, ctx.rule.id, f"page 1 of {body['total']} matches holds {got}",
-           exchange=exchange, expected=f"a full page of {size} before the last")
-
-
-def _one_page(ctx: CheckContext, query: str, total: Any, why: str) -> None:
-    """total says one page: page 2 must then hold nothing, and the check skips."""
-    exchange = ctx.call(SEARCH, params={"query": query, "page": 2})
-    # What a page past the last answers is a gap: only matches found there count.
-    body = exchange.response.json() if exchange.response.status == 200 else None
-    extra = body.get("matches") if isinstance(body, dict) else None
-    held = len(extra) if isinstance(extra, list) else 0
-    expect(held == 0, ctx.rule.id, f"total {total} says one page, yet page 2 of {query!r} holds {held}",
-           exchange=exchange, expected="total counting every match, not those of one page")
-    ctx.skip(f"{query!r} has {total} matches here and page 2 is empty, one page: {why}; set "
-             f"{env_name(ctx.contract.service, 'SAMPLE_QUERY')} to a query with more matches than one page holds")
-
-
 def _identity(banner: Any) -> str:
     # Banners carry no documented id; these members together name one banner.
     if not isinstance(banner, dict):
@@ -175,24 +148,6 @@ def _identity(banner: Any) -> str:
     return json.dumps([banner.get(k) for k in ("ip_str", "port", "transport", "timestamp", "hash")])
 
 
-# -- count ------------------------------------------------------------------------------
-@named("scanning/count-matches-empty", params=_QUERY, required=("query",))
-def count_matches_empty(ctx: CheckContext) -> None:
-    exchange = ctx.call(COUNT, params={"query": ctx.rule.params["query"]})
-    body = expect_shape(ctx, exchange, COUNT, "host count")
-    expect(body["matches"] == [], ctx.rule.id, f"count returned {len(body['matches'])} matches",
-           exchange=exchange, expected="matches: []")
-
-
-@named("scanning/count-total-agrees", params=_QUERY, required=("query",))
-def count_total_agrees(ctx: CheckContext) -> None:
-    query = ctx.rule.params["query"]
-    _, searched = _page(ctx, query, 1)
-    exchange = ctx.call(COUNT, params={"query": query})
-    counted = expect_shape(ctx, exchange, COUNT, "host count")
-    expect(counted["total"] == searched["total"], ctx.rule.id,
-           f"count says {counted['total']}, search says {searched['total']} for {query!r}",
-           exchange=exchange, expected="the same total")
 
 
 # -- facets -----------------------------------------------------------------------------
@@ -243,34 +198,3 @@ def facet_count_suffix(ctx: CheckContext) -> None:
         expect(got == count, ctx.rule.id, f"facets={name}:{count} returned {got} values",
                exchange=exchange,
                expected=f"{count} values (the property has at least {len(plain[name])})")
-
-
-# -- page defaults ----------------------------------------------------------------------
-@named("scanning/page-default",
-       params={"query": {"type": "object", "additionalProperties": STRING},
-               "path_values": {"type": "object", "additionalProperties": STRING}, "items_field": STRING,
-               "id_fields": {"type": "array", "items": STRING, "minItems": 1}},
-       required=("query", "items_field", "id_fields"))
-def page_default(ctx: CheckContext) -> None:
-    """"page (integer, default 1)": the rule's operation without page answers what page=1 answers
-    (the same items in the same order, named by ``id_fields``). ``query`` values may name
-    target settings ({SAMPLE_QUERY})."""
-    operation, params = ctx.rule.operation, ctx.rule.params
-    assert operation
-    query = ctx.query_in(params["query"])
-    path = ctx.settings_in(params.get("path_values"))
-
-    def items(page: dict[str, int]) -> tuple[Exchange, list[str]]:
-        exchange = ctx.call(operation, params={**query, **page}, path_values=path)
-        body = expect_shape(ctx, exchange, operation, f"{operation} {page or 'without page'}")
-        rows = body.get(params["items_field"]) if isinstance(body, dict) else None
-        rows = rows if isinstance(rows, list) else []
-        return exchange, [json.dumps([r.get(k) if isinstance(r, dict) else r for k in params["id_fields"]])
-                          for r in rows]
-
-    exchange, plain = items({})
-    _, first = items({"page": 1})
-    if not first:
-        ctx.skip(f"{operation} page 1 holds nothing: the default page cannot be told apart")
-    expect(plain == first, ctx.rule.id, f"without page {len(plain)} items, {len(set(plain) & set(first))} of them "
-           f"on page 1 ({len(first)} items)", exchange=exchange, expected="page 1 (the default)")

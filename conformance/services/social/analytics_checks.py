@@ -1,5 +1,5 @@
-"""Scenario checks of profile and post analytics: profile counts, the one-year period, the
-10000-result cap, fields, sort, timezone and guid-cursor walking."""
+"""Scenario checks of profile and post analytics: the one-year period, fields, sort, timezone
+and guid-cursor walking (profile counts and the 10000-result cap are core checks)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from conformance.checks.registry import named
 from conformance.services.social.body_checks import customer_profiles
 from conformance.services.social.support import POSTS, PROFILES, accepted, body, post, rows_of
 
-__all__ = ["max_profiles"]
+__all__: list[str] = []
 
 _FILTERS = {"type": "array", "items": {"type": "string"}}
 
@@ -36,24 +36,6 @@ def _utc(text: object) -> bool:
     return offset is not None and not offset
 
 
-@named("social/max-profiles",
-       params={"max_profiles": {"type": "integer", "minimum": 1}, "other_filters": _FILTERS},
-       required=("max_profiles", "other_filters"))
-def max_profiles(ctx: CheckContext) -> None:
-    operation = ctx.rule.operation
-    assert operation
-    most = ctx.rule.params["max_profiles"]
-    ids = customer_profiles(ctx, most + 1)
-    if len(ids) <= most:
-        ctx.skip(f"the customer has {len(ids)} profiles: {most + 1} cannot be named")
-
-    def with_ids(count: int) -> Any:
-        filters = [f"customer_profile_id.eq({', '.join(ids[:count])})", *ctx.rule.params["other_filters"]]
-        return post(ctx, operation, body(ctx, operation, filters=filters))
-
-    expect_refused(ctx, f"{most + 1} profiles", partial(with_ids, most + 1), control=partial(with_ids, most))
-
-
 @named("social/one-year",
        params={"days": {"type": "integer"}, "start": {"type": "string"},
                "beyond_days": {"type": "integer", "minimum": 1}}, required=("days", "start", "beyond_days"))
@@ -71,41 +53,6 @@ def one_year(ctx: CheckContext) -> None:
 
     expect_refused(ctx, f"a period of {days + ctx.rule.params['beyond_days']} days",
                    partial(period, days + ctx.rule.params["beyond_days"]), control=partial(period, days - 1))
-
-
-@named("social/result-cap",
-       params={"cap": {"type": "integer", "minimum": 1}, "profiles": {"type": "integer", "minimum": 1},
-               "other_filters": _FILTERS}, required=("cap", "profiles", "other_filters"))
-def result_cap(ctx: CheckContext) -> None:
-    """Any analytics response (profiles or posts: the rule's operation) is cut at the cap: no
-    result past the cap-th comes back. The stated page count is only where the walk looks: the
-    page holding result cap + 1, if it is stated, must hold nothing past the cap (the document
-    says the results are cut, not what total_pages then says)."""
-    cap, params, operation = ctx.rule.params["cap"], ctx.rule.params, ctx.rule.operation
-    assert operation
-    ids = customer_profiles(ctx, params["profiles"])
-    query = body(ctx, operation, filters=[f"customer_profile_id.eq({', '.join(ids)})", *params["other_filters"]])
-    query.pop("limit", None)
-    rows, paging = rows_of(ctx, operation, query, "page 1")
-    size, pages = len(rows), paging["total_pages"]
-    if pages <= 1:
-        ctx.skip(f"the answer fits one page ({size} rows): the cap was not approached")
-    # Pages before the last are full (the paging-walk rule holds that): the page holding the
-    # cap-th result, and the one after it if stated, give the count without reading the rest.
-    at_cap = -(-cap // size)
-    if pages < at_cap:
-        ctx.skip(f"{pages} pages of {size} rows are stated, fewer than the cap of {cap}: the cut was not exercised")
-    last = min(pages, at_cap + 1)
-    exchange = post(ctx, operation, {**query, "page": last})
-    if last > at_cap and exchange.response.status != 200:
-        # A page past the cut may be refused like a page above the total: nothing past the cap.
-        seen = size * (at_cap - 1) + len(rows_of(ctx, operation, {**query, "page": at_cap}, f"page {at_cap}")[0])
-    else:
-        seen = size * (last - 1) + len(accepted(ctx, exchange, operation, f"page {last}")["data"])
-    expect(seen <= cap, ctx.rule.id, f"the pages hold {seen} results", exchange=exchange,
-           expected=f"at most {cap} (extra results cut)")
-    if seen < cap:
-        ctx.skip(f"the query has {seen} results, fewer than the cap of {cap}: the cut was not exercised")
 
 
 @named("social/guid-only-default")

@@ -73,7 +73,6 @@ def _drop(member: str) -> Edit:
     return apply
 
 
-
 def _set_header(name: str, value: str) -> Wrap:
     def after(request: Request, response: Response) -> Response:
         response.headers = {**{k: v for k, v in response.headers.items() if k != name}, name: value}
@@ -154,22 +153,10 @@ def _past_end_served(match: Match) -> Wrap:
     return on_response(after)
 
 
-def _pages_plus_one(data: dict[str, Any]) -> dict[str, Any]:
-    if isinstance(data.get("paging"), dict) and "total_pages" in data["paging"]:
-        data["paging"]["total_pages"] += 1
-    return data
-
-
 def _pages_minus_one(data: dict[str, Any]) -> dict[str, Any]:
     if isinstance(data.get("paging"), dict) and data["paging"].get("total_pages", 0) > 1:
         data["paging"]["total_pages"] -= 1
     return data
-
-
-def _page_behind(body: dict[str, Any]) -> dict[str, Any]:
-    if isinstance(body.get("page"), int) and body["page"] > 1:
-        body["page"] -= 1  # page n serves page n-1 again: rows twice in a walk
-    return body
 
 
 def _flatten_internal(data: dict[str, Any]) -> dict[str, Any]:
@@ -185,20 +172,6 @@ def _shift_output(request: Request, data: dict[str, Any]) -> dict[str, Any]:
         for row in data["data"]:
             if isinstance(row.get("created_time"), str) and row["created_time"].endswith("Z"):
                 row["created_time"] = row["created_time"][:-1] + "-07:00"
-    return data
-
-
-def _last_page_cursor(request: Request, data: dict[str, Any]) -> dict[str, Any]:
-    if "paging" not in data and data["data"]:
-        sent = sent_json(request)
-        data["paging"] = {"next_cursor": reports._cursor(10**6, reports._query_key(sent))}
-    return data
-
-
-def _cursor_repeats(request: Request, data: dict[str, Any]) -> dict[str, Any]:
-    sent = sent_json(request).get("page_cursor")
-    if sent and "paging" in data:
-        data["paging"]["next_cursor"] = sent
     return data
 
 
@@ -278,23 +251,14 @@ FAULTS: list[Fault] = [
         response_body(path(r"/metadata/customer/topics$"), _theme_ids)),
     fault("profile-groups-strings", "profile groups are strings")(
         response_body(path(r"/metadata/customer$"), _group_strings)),
-    fault("accepts-101-profiles", "101 profiles are accepted")(
-        attr("max_profiles", 101)),
     fault("two-year-period", "a reporting_period of two years is accepted")(
         attr("period_years", 2)),
-    fault("profiles-page-served-twice", "page n serves page n-1 again")(
-        request_body(_TO_PROFILES, _page_behind)),
     fault("profiles-page-above-total-200", "a page above total_pages answers 200")(
         _past_end_served(_PROFILES)),
-    fault("profiles-page-1001", "profile pages hold 1001 rows")(
-        attr("profile_page", 1001)),
     fault("no-result-cap", "analytics answers are not cut at 10000")(
         attr("cap", 10**9)),
-    fault("posts-total-pages-plus-one", "post paging states one page too many")(
-        response_body(_POSTS, _pages_plus_one)),
     fault("posts-page-above-total-200", "a post page above total_pages answers 200")(
         _past_end_served(_POSTS)),
-    fault("posts-page-51", "post pages hold 51 rows")(attr("post_page", 51)),
     fault("posts-limit-cut-short", "a limit above 50 gives 5 rows fewer than asked")(
         lambda sim: request_body(_TO_POSTS, _limit_short)(attr("post_limit_caps", False)(sim))),
     fault("fields-default-all", "without fields, posts carry created_time too")(
@@ -308,13 +272,8 @@ FAULTS: list[Fault] = [
         response_body(_POSTS, _shift_output, with_request=True)),
     fault("guid-gt-inclusive", "guid.gt includes the cursor's own post")(
         request_body(_TO_POSTS, filters(lambda fs: [f.replace("guid.gt(", "guid.gte(") for f in fs]))),
-    fault("cursor-repeats", "next_cursor repeats the cursor sent")(
-        response_body(_MESSAGES, _cursor_repeats, with_request=True)),
-    fault("next-cursor-on-last-page", "the last page carries a next_cursor")(
-        response_body(_MESSAGES, _last_page_cursor, with_request=True)),
     fault("invalid-cursor-restarts", "an invalid page_cursor serves page 1")(
         request_body(_TO_MESSAGES, _bad_cursor_restarts)),
-    fault("messages-default-60", "messages pages default to 60")(attr("message_page", 60)),
     fault("message-ids-101", "101 message ids are accepted")(
         attr("max_message_ids", 101)),
     fault("message-id-combined", "message_id with another filter is accepted "
@@ -340,8 +299,6 @@ FAULTS: list[Fault] = [
         response_body(_TOPIC, _pages_minus_one)),
     fault("listening-page-above-total-200", "a topic page above total_pages "
           "answers 200")(_past_end_served(_TOPIC)),
-    fault("listening-default-60", "topic pages default to 60")(
-        attr("listening_page", 60)),
     fault("exclusive-as-inclusive", "'...' is treated as inclusive")(
         request_body(_TO_TOPIC, filters(lambda fs: [f.replace("...", "..") for f in fs]))),
     fault("match-any-term", "match terms are ORed, not all required")(

@@ -32,18 +32,6 @@ def read_messages(ctx: CheckContext, query: dict[str, Any], max_pages: int,
     ctx.skip(f"the messages query needs more than {max_pages} pages: not read to the end")
 
 
-@named("social/paging-only-when-more", params={"limit": _INT, "max_pages": _INT}, required=("limit", "max_pages"))
-def paging_only_when_more(ctx: CheckContext) -> None:
-    pages = read_messages(ctx, body(ctx, MESSAGES, limit=ctx.rule.params["limit"]), ctx.rule.params["max_pages"])
-    if len(pages) == 1:
-        ctx.skip("the messages fit one page: a next page was never announced")
-    for number, (rows, paging, exchange) in enumerate(pages[1:], start=2):
-        expect(bool(rows), ctx.rule.id, f"page {number}, announced by the previous page's paging, holds no messages",
-               exchange=exchange, expected="paging only when more data exists")
-    expect(not pages[-1][1], ctx.rule.id, "the last page still carries paging", exchange=pages[-1][2],
-           expected="no paging object once no more data exists")
-
-
 @named("social/message-id-max", params={"max_ids": _INT}, required=("max_ids",))
 def message_id_max(ctx: CheckContext) -> None:
     most = ctx.rule.params["max_ids"]
