@@ -102,6 +102,8 @@ _GENERIC = (
     "conformance.checks.edits",
     "conformance.checks.authorization",
     "conformance.checks.derived",
+    "conformance.checks.effects",
+    "conformance.checks.filters",
 )
 _loaded = False
 
