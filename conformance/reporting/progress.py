@@ -70,13 +70,15 @@ class Progress:
 
     def finish(self, rule_id: str, status: str) -> None:
         self.counts[status] += 1
+        if self.done >= self.total:  # every rule finished: nothing is running any more
+            self._stop.set()
         if not self.live and self.done % self.every == 0 and self.done < self.total:
             self._write_line(self.line(rule_id))
 
     def beat(self, now: float) -> bool:
         """A line if ``heartbeat`` seconds passed since the last one (called by the heartbeat
         thread; ``now`` given, so a test drives it without waiting)."""
-        if self.live or now - self._last_line < self.heartbeat:
+        if self.live or self.done >= self.total or now - self._last_line < self.heartbeat:
             return False
         self._write_line(self.line(self._current) + " (still running)")
         return True

@@ -274,4 +274,7 @@ def test_a_log_hears_from_a_long_rule_every_heartbeat() -> None:
     assert progress.beat(started + 31.0) and written[-1].endswith("a.rate.burst (still running)\n")
     assert not progress.beat(progress._last_line + 1.0)  # the beat itself is a line: the next is 30 s on
     progress.finish("a.rate.burst", "passed")
+    progress.start("a.rate.last")
+    progress.finish("a.rate.last", "passed")
+    assert not progress.beat(progress._last_line + 60.0)  # all done: the session may go on, the run has not
     progress.close()
