@@ -211,6 +211,14 @@ def test_signal_while_a_request_hangs_over_http(tmp_path: Path) -> None:
     server.listen(8)
     held: list[socket.socket] = []
 
+    def read(conn: socket.socket) -> None:
+        # A request, not a bare connection: the run's reachability probe connects and closes.
+        try:
+            if conn.recv(1):
+                got_request.set()
+        except OSError:
+            return
+
     def accept() -> None:
         while True:
             try:
@@ -218,7 +226,7 @@ def test_signal_while_a_request_hangs_over_http(tmp_path: Path) -> None:
             except OSError:
                 return
             held.append(conn)
-            got_request.set()
+            threading.Thread(target=read, args=(conn,), daemon=True).start()
 
     threading.Thread(target=accept, daemon=True).start()
     report = tmp_path / "report"
