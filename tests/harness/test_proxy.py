@@ -1,0 +1,351 @@
+"""``conformance proxy`` (issue 33): a caller's traffic through the proxy to the presentations
+simulator, checked on both sides and written as a run.
+
+Driven in process (the proxy's ASGI app in front of the simulator's, both through httpx's ASGI
+transport: nothing leaves the process) except where the process boundary is the point: the command
+itself, stopped by a signal, and `conformance triage` over what it wrote. No verdict depends on
+timing: every exchange is checked before the in-process call returns, and the command's tests wait
+for lines and exit statuses, never for a clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from conformance.contract import load_contract
+from conformance.proxy.app import ProxyApp, ProxySession
+from conformance.proxy.forward import Forwarder
+from conformance.proxy.report import write_report
+from conformance.services import create_simulator, fault_decorator
+from conformance.settings import Limits
+from conformance.simulators.asgi import SimulatorApp
+
+SERVICE = "presentations"
+KEY = create_simulator(SERVICE).credentials["API_KEY"]
+_SECONDS = 60.0
+
+
+@dataclass
+class Seen:
+    """What the upstream sent, as it sent it (to hold the proxy's pass-through to)."""
+
+    answers: list[tuple[int, list[tuple[bytes, bytes]], bytes]] = field(default_factory=list)
+
+
+def _capturing(app: Any, seen: Seen, change: Callable[[dict[str, Any]], None] | None = None) -> Any:
+    """``app`` with every answer it sends kept in ``seen`` (after ``change``, a test's own fault)."""
+    async def wrapped(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        start: dict[str, Any] = {}
+
+        async def keep(message: dict[str, Any]) -> None:
+            if change is not None:
+                change(message)
+            if message["type"] == "http.response.start":
+                start.update(message)
+            elif message["type"] == "http.response.body":
+                seen.answers.append((start["status"], list(start["headers"]), message.get("body", b"")))
+            await send(message)
+
+        await app(scope, receive, keep)
+
+    return wrapped
+
+
+@dataclass
+class Proxied:
+    session: ProxySession
+    seen: Seen
+    calls: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
+
+    def send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        return asyncio.run(self._send(method, path, **kwargs))
+
+    async def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        transport = httpx.ASGITransport(ProxyApp(self.session))  # type: ignore[arg-type]
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:9") as client:
+            response = await client.request(method, path, **kwargs)
+            await response.aread()
+        # The forwarder's client was bound to the loop that just ended: a fresh one per call.
+        self.session.forwarder = _forwarder(self.session.forwarder)
+        return response
+
+
+_TRANSPORTS: dict[int, tuple[httpx.AsyncBaseTransport, Limits]] = {}
+
+
+def _forwarder(old: Forwarder) -> Forwarder:
+    transport, limits = _TRANSPORTS[id(old)]
+    new = Forwarder("http://127.0.0.1:8", limits, transport=transport)
+    _TRANSPORTS[id(new)] = (transport, limits)
+    return new
+
+
+def proxied(tmp_path: Path, fault: str | None = None, *, record: bool = False, limits: Limits | None = None,
+            change: Callable[[dict[str, Any]], None] | None = None) -> Proxied:
+    sim = create_simulator(SERVICE)
+    if fault:
+        sim = fault_decorator(SERVICE, fault)(sim)
+    seen = Seen()
+    limits = limits or Limits()
+    transport = httpx.ASGITransport(_capturing(SimulatorApp(sim), seen, change))
+    forwarder = Forwarder("http://127.0.0.1:8", limits, transport=transport)
+    _TRANSPORTS[id(forwarder)] = (transport, limits)
+    session = ProxySession(load_contract(SERVICE), forwarder, limits,
+                           record_to=tmp_path / "cassettes" if record else None)
+    return Proxied(session, seen)
+
+
+def report(p: Proxied, tmp_path: Path) -> dict[str, Any]:
+    data = write_report(p.session, tmp_path, "SIGINT")
+    return {r["id"]: r for r in data["services"][SERVICE]["rules"]} | {"_proxy": data["services"][SERVICE]["proxy"]}
+
+
+GOOD_BODY = {"inputText": "a talk on tides", "textMode": "generate", "numCards": 10}
+
+
+def test_a_clean_exchange_passes_its_rules_and_passes_through(tmp_path: Path) -> None:
+    p = proxied(tmp_path)
+    got = p.send("GET", "/v1.0/themes", headers={"X-API-KEY": KEY})
+    status, headers, body = p.seen.answers[-1]
+    assert got.status_code == status == 200 and got.content == body
+    rules = report(p, tmp_path)
+    assert rules["presentations.themes.page-shape"]["status"] == "passed"
+    assert rules["presentations.themes.page-shape"]["exchanges"] == {"seen": 1, "passed": 1, "failed": 0,
+                                                                     "observed": 0}
+    assert rules["presentations.rate-limit.headers"]["status"] == "passed"
+    # A rule no exchange touched is not exercised, never passed.
+    assert rules["presentations.folders.page-shape"]["status"] == "skipped"
+    assert rules["presentations.folders.page-shape"]["skip_kind"] == "not-exercised"
+    assert not rules["_proxy"]["caller_mistakes"] and not rules["_proxy"]["vendor_unattributed"]
+    assert not p.session.tally.vendor_failed()
+
+
+def test_a_fault_fails_its_rule_naming_the_exchange(tmp_path: Path) -> None:
+    p = proxied(tmp_path, "theme-items-without-id")
+    p.send("GET", "/v1.0/folders", headers={"X-API-KEY": KEY})
+    p.send("GET", "/v1.0/themes", headers={"X-API-KEY": KEY})
+    rules = report(p, tmp_path)
+    shape = rules["presentations.themes.page-shape"]
+    assert shape["status"] == "failed" and shape["exchanges"]["failed"] == 1
+    assert "exchange 2: GET /v1.0/themes" in shape["message"] and "'id' is a required property" in shape["message"]
+    assert rules["presentations.folders.page-shape"]["status"] == "passed"
+    assert p.session.tally.vendor_failed()
+    assert "FAILED: presentations.themes.page-shape" in (tmp_path / "triage.md").read_text()
+
+
+def test_an_undocumented_status_fails_against_the_schema_pointer_when_no_rule_holds_it(tmp_path: Path) -> None:
+    # GET /themes documents 200, 401 and 429: the fault answers a missing key with 403.
+    for fault, failed in ((None, False), ("status-remapped:auth.key-required", True)):
+        p = proxied(tmp_path, fault)
+        p.send("GET", "/v1.0/themes")
+        loose = report(p, tmp_path)["_proxy"]["vendor_unattributed"]
+        assert p.session.tally.vendor_failed() is failed
+        if failed:
+            assert [e["pointer"] for e in loose] == ["#/paths/~1themes/get/responses"]
+            assert "status 403 is not documented" in loose[0]["examples"][0]
+
+
+def test_a_missing_rate_limit_header_fails_the_header_rule(tmp_path: Path) -> None:
+    def drop(message: dict[str, Any]) -> None:  # the test's own fault: one documented header gone
+        if message["type"] == "http.response.start":
+            message["headers"] = [(k, v) for k, v in message["headers"] if k != b"x-ratelimit-remaining-daily"]
+
+    for change, status in ((None, "passed"), (drop, "failed")):
+        p = proxied(tmp_path, change=change)
+        p.send("GET", "/v1.0/folders", headers={"X-API-KEY": KEY})
+        rule = report(p, tmp_path)["presentations.rate-limit.headers"]
+        assert rule["status"] == status
+        if change:
+            assert "no x-ratelimit-remaining-daily header" in rule["message"]
+
+
+@pytest.mark.parametrize(("body", "rule", "where"), [
+    ({**GOOD_BODY, "numCards": 150}, "presentations.generate.num-cards-range", "body.numCards"),
+    ({"inputText": "a talk on tides"}, "presentations.generate.text-mode-required", "body.textMode"),
+    ({**GOOD_BODY, "textMode": "shout"}, "presentations.generate.text-mode-enum", "body.textMode"),
+])
+def test_a_callers_mistake_is_reported_on_its_side_and_the_answer_passes_through_byte_for_byte(
+        tmp_path: Path, body: dict[str, Any], rule: str, where: str) -> None:
+    p = proxied(tmp_path)
+    control = p.send("POST", "/v1.0/generations", headers={"X-API-KEY": KEY}, json=GOOD_BODY)
+    got = p.send("POST", "/v1.0/generations", headers={"X-API-KEY": KEY}, json=body)
+    status, headers, raw = p.seen.answers[-1]
+    assert control.status_code == 200 and got.status_code == status == 400
+    assert got.content == raw
+    assert [(k.lower(), v) for k, v in got.headers.raw] == [(k.lower(), v) for k, v in headers]
+    data = report(p, tmp_path)
+    mistakes = data["_proxy"]["caller_mistakes"]
+    assert [(m["rules"], m["where"], m["upstream_status"]) for m in mistakes] == [([rule], where, 400)]
+    assert "exchange 2" in mistakes[0]["exchange"]
+    # The caller's mistake is not the vendor's failure.
+    assert not p.session.tally.vendor_failed() and data[rule]["status"] == "skipped"
+    triage = (tmp_path / "triage.md").read_text()
+    assert "## The caller's mistakes" in triage and rule in triage.split("## The caller's mistakes")[1]
+
+
+def test_the_wrong_auth_scheme_is_the_callers_mistake(tmp_path: Path) -> None:
+    p = proxied(tmp_path)
+    p.send("GET", "/v1.0/themes", headers={"X-API-KEY": KEY})
+    assert not p.session.tally.caller
+    got = p.send("GET", "/v1.0/themes", headers={"Authorization": f"Bearer {KEY}"})
+    assert got.status_code == 401
+    (mistake,) = report(p, tmp_path)["_proxy"]["caller_mistakes"]
+    assert mistake["kind"] == "auth" and "presentations.auth.bearer-rejected" in mistake["rules"]
+    assert "apiKey in header X-API-KEY" in mistake["message"] and "authorization instead" in mistake["message"]
+
+
+def test_an_operation_the_contract_does_not_know_is_reported_not_judged(tmp_path: Path) -> None:
+    p = proxied(tmp_path)
+    got = p.send("GET", "/v1.0/slides", headers={"X-API-KEY": KEY})
+    assert got.status_code == 404
+    data = report(p, tmp_path)
+    assert data["_proxy"]["unknown_operations"] == {"GET /v1.0/slides": 1}
+    assert not p.session.tally.vendor_failed() and not data["_proxy"]["caller_mistakes"]
+
+
+def test_no_credential_the_caller_sends_reaches_a_written_file(tmp_path: Path) -> None:
+    p = proxied(tmp_path, "theme-items-without-id", record=True)
+    p.send("GET", "/v1.0/themes", headers={"X-API-KEY": KEY})
+    p.send("GET", "/v1.0/themes", headers={"Authorization": f"Bearer {KEY}"})
+    p.send("POST", "/v1.0/generations", headers={"X-API-KEY": KEY}, json={**GOOD_BODY, "numCards": 150})
+    report(p, tmp_path)
+    written = [f for f in tmp_path.rglob("*") if f.is_file()]
+    assert len(list((tmp_path / "cassettes").glob("exchange-*.yaml"))) == 3
+    assert {"summary.json", "triage.md"} <= {f.name for f in written}
+    for path in written:
+        assert KEY not in path.read_text(encoding="utf-8"), path
+    # Recorded in the run's cassette format: the contract digest, the request and the answer.
+    cassette = json.loads((tmp_path / "cassettes" / "exchange-00003.yaml").read_text())
+    assert cassette["contract_digest"] == load_contract(SERVICE).digest
+    (interaction,) = cassette["interactions"]
+    assert interaction["response"]["status"]["code"] == 400 and "numCards" in interaction["request"]["body"]
+
+
+def test_a_gzip_bomb_passes_through_unchanged_and_is_not_checked(tmp_path: Path) -> None:
+    bomb = gzip.compress(b"{" + b" " * 200_000 + b"}")
+
+    def compress(message: dict[str, Any]) -> None:  # a hostile upstream: a small body inflating past the cap
+        if message["type"] == "http.response.start":
+            message["headers"] = [(k, v) for k, v in message["headers"] if k != b"content-length"] + [
+                (b"content-encoding", b"gzip"), (b"content-length", str(len(bomb)).encode())]
+        elif message["type"] == "http.response.body":
+            message["body"] = bomb
+
+    p = proxied(tmp_path, limits=Limits(max_response_bytes=50_000), change=compress)
+    got = p.send("GET", "/v1.0/themes", headers={"X-API-KEY": KEY})
+    assert got.status_code == 200 and got.headers["content-encoding"] == "gzip"
+    assert got.headers["content-length"] == str(len(bomb)) == str(len(p.seen.answers[-1][2]))
+    data = report(p, tmp_path)
+    assert [k for k in data["_proxy"]["unchecked"] if "CONFORMANCE_MAX_RESPONSE_BYTES" in k]
+    assert data["presentations.themes.page-shape"]["status"] == "skipped"
+
+
+def test_a_callers_body_over_the_cap_is_not_forwarded(tmp_path: Path) -> None:
+    p = proxied(tmp_path, limits=Limits(max_response_bytes=1000))
+    got = p.send("POST", "/v1.0/generations", headers={"X-API-KEY": KEY}, json={**GOOD_BODY, "inputText": "x" * 5000})
+    assert got.status_code == 413 and got.headers["x-conformance-proxy"] == "1"
+    assert not p.seen.answers
+
+
+# -- the command: a real proxy in front of `conformance serve`, stopped by a signal ----------------
+
+
+def _env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("CONFORMANCE_")}
+
+
+@contextmanager
+def _started(args: list[str], last: str) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
+    """``conformance ARGS``, yielded once it printed a line starting with ``last``; killed if it
+    never does (the watchdog), interrupted and reaped at the end."""
+    proc = subprocess.Popen([sys.executable, "-m", "conformance", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=_env())
+    watchdog = threading.Timer(_SECONDS, proc.kill)
+    watchdog.start()
+    try:
+        lines: list[str] = []
+        assert proc.stdout is not None
+        while not any(line.startswith(last) for line in lines):
+            line = proc.stdout.readline()
+            if not line:
+                raise AssertionError(f"{args[0]} ended early: {proc.wait(_SECONDS)} {proc.stderr.read()}")
+            lines.append(line.rstrip("\n"))
+        watchdog.cancel()
+        yield proc, lines
+    finally:
+        watchdog.cancel()
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(_SECONDS)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(_SECONDS)
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+
+
+def _value(lines: list[str], suffix: str) -> str:
+    return next(line.split("=", 1)[1].strip("'") for line in lines if line.startswith("export ")
+                and line.split("=", 1)[0].endswith(suffix))
+
+
+def _session(tmp_path: Path, fault: str | None, stop: signal.Signals) -> tuple[int, Path]:
+    """A proxy session through the command: two requests, then ``stop``; its exit status and report dir."""
+    served = ["serve", SERVICE, "--port", "0", *(["--fault", fault] if fault else [])]
+    out = tmp_path / f"proxy-{fault or 'clean'}"
+    with _started(served, "export CONFORMANCE_ALLOW=") as (_serve, lines):
+        upstream = _value(lines, "_BASE_URL")
+        command = ["proxy", SERVICE, "--upstream", upstream, "--port", "0", "--report-dir", str(out), "--record"]
+        with _started(command, "export ") as (proxy, proxy_lines):
+            base = _value(proxy_lines, "_BASE_URL")
+            with httpx.Client(base_url=base, timeout=_SECONDS, trust_env=False) as client:
+                assert client.get("/v1.0/themes", headers={"X-API-KEY": KEY}).status_code == 200
+                assert client.post("/v1.0/generations", headers={"X-API-KEY": KEY},
+                                   json={**GOOD_BODY, "numCards": 150}).status_code == 400
+            proxy.send_signal(stop)
+            code = proxy.wait(_SECONDS)
+    return code, out
+
+
+def test_the_command_writes_a_run_on_sigterm_and_its_status_is_the_verdict(tmp_path: Path) -> None:
+    code, out = _session(tmp_path, None, signal.SIGTERM)
+    assert code == 0
+    data = json.loads((out / "summary.json").read_text())
+    assert data["target"] == "proxy" and data["interrupted"] == "SIGTERM"
+    service = data["services"][SERVICE]
+    assert service["proxy"]["exchanges"] == 2 and service["proxy"]["caller_mistakes_total"] == 1
+    for path in out.rglob("*"):
+        assert not path.is_file() or KEY not in path.read_text(encoding="utf-8"), path
+
+    code, faulty = _session(tmp_path, "theme-items-without-id", signal.SIGINT)
+    assert code == 1
+
+    # The proxy's sessions triage against a run's summary and against each other.
+    run_dir = tmp_path / "run"
+    run = subprocess.run([sys.executable, "-m", "conformance", "run", "--service", SERVICE, "--no-allure",
+                          "--report-dir", str(run_dir), "-k", "page-shape or rate-limit"],
+                         capture_output=True, text=True, timeout=300, env=_env(), check=False)
+    assert run.returncode == 0, run.stdout + run.stderr
+    for current, status, named in ((out, 0, None), (faulty, 1, "presentations.themes.page-shape")):
+        triage = subprocess.run([sys.executable, "-m", "conformance", "triage", str(run_dir), str(current)],
+                                capture_output=True, text=True, timeout=120, env=_env(), check=False)
+        assert triage.returncode == status, triage.stdout + triage.stderr
+        if named:
+            assert named in triage.stdout.split("New failures")[1]
