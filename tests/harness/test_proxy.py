@@ -223,9 +223,11 @@ def test_no_credential_the_caller_sends_reaches_a_written_file(tmp_path: Path) -
     p.send("GET", "/v1.0/themes", headers={"X-API-KEY": KEY})
     p.send("GET", "/v1.0/themes", headers={"Authorization": f"Bearer {KEY}"})
     p.send("POST", "/v1.0/generations", headers={"X-API-KEY": KEY}, json={**GOOD_BODY, "numCards": 150})
+    # The key where no name says it is one (a cursor, a path): only its value tells.
+    p.send("GET", "/v1.0/themes", params={"after": KEY}, headers={"X-API-KEY": KEY})
     report(p, tmp_path)
     written = [f for f in tmp_path.rglob("*") if f.is_file()]
-    assert len(list((tmp_path / "cassettes").glob("exchange-*.yaml"))) == 3
+    assert len(list((tmp_path / "cassettes").glob("exchange-*.yaml"))) == 4
     assert {"summary.json", "triage.md"} <= {f.name for f in written}
     for path in written:
         assert KEY not in path.read_text(encoding="utf-8"), path
@@ -349,3 +351,39 @@ def test_the_command_writes_a_run_on_sigterm_and_its_status_is_the_verdict(tmp_p
         assert triage.returncode == status, triage.stdout + triage.stderr
         if named:
             assert named in triage.stdout.split("New failures")[1]
+
+
+# -- the caller's parameters and the operation a path is, on another contract (no upstream needed) -----
+
+
+@pytest.mark.parametrize(("query", "found"), [
+    ([("limit", "50")], []),
+    ([("limit", "150")], [("limit", "query.limit", ["marketplace.paging.limit-range"])]),
+    ([("limit", "fifty")], [("type", "query.limit", ["marketplace.types.integer"])]),
+    ([("offset", "12001")], [("limit", "query.offset", ["marketplace.paging.offset-max"])]),
+])
+def test_query_parameters_are_held_to_their_schemas(query: list[tuple[str, str]],
+                                                     found: list[tuple[str, str, list[str]]]) -> None:
+    from conformance.proxy.caller import caller_findings
+    from conformance.proxy.findings import RuleIndex
+    from conformance.proxy.operations import OperationIndex
+    from conformance.transport.model import Request
+
+    contract = load_contract("marketplace")
+    matched = OperationIndex(contract).match("GET", "/v3/application/listings")
+    assert matched is not None and matched.operation == "GET /listings"
+    request = Request("GET", "/v3/application/listings", query=query)
+    got = [(f.kind, f.where, f.rules) for f in caller_findings(contract, RuleIndex(contract), matched.operation,
+                                                                request, matched.path_values) if f.kind != "auth"]
+    assert got == found
+
+
+def test_a_literal_path_segment_wins_over_a_template() -> None:
+    from conformance.proxy.operations import OperationIndex
+
+    index = OperationIndex(load_contract(SERVICE))
+    assert index.match("POST", "/v1.0/generations/from-template").operation == "POST /generations/from-template"
+    got = index.match("GET", "/v1.0/generations/gen_1")
+    assert got is not None and got.operation == "GET /generations/{generationId}"
+    assert got.path_values == {"generationId": "gen_1"}
+    assert index.match("GET", "/generations/gen_1") is None  # without the server prefix: not this contract's
