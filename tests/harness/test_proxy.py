@@ -110,8 +110,8 @@ def proxied(tmp_path: Path, fault: str | None = None, *, record: bool = False, l
     return Proxied(session, seen)
 
 
-def report(p: Proxied, tmp_path: Path) -> dict[str, Any]:
-    data = write_report(p.session, tmp_path, "SIGINT")
+def report(p: Proxied | ProxySession, tmp_path: Path) -> dict[str, Any]:
+    data = write_report(p.session if isinstance(p, Proxied) else p, tmp_path, "SIGINT")
     return {r["id"]: r for r in data["services"][SERVICE]["rules"]} | {"_proxy": data["services"][SERVICE]["proxy"]}
 
 
@@ -387,3 +387,62 @@ def test_a_literal_path_segment_wins_over_a_template() -> None:
     assert got is not None and got.operation == "GET /generations/{generationId}"
     assert got.path_values == {"generationId": "gen_1"}
     assert index.match("GET", "/generations/gen_1") is None  # without the server prefix: not this contract's
+
+
+# -- a vendor's published client through a served proxy (tests/clients: gamma-app-mcp) -----------------
+
+
+@contextmanager
+def _serving(session: ProxySession) -> Iterator[str]:
+    """The proxy served on 127.0.0.1 (any free port) in a thread of this process; its base URL."""
+    import uvicorn
+
+    from conformance.simulators.sandbox import bind
+
+    sock = bind("127.0.0.1", 0)
+    server = uvicorn.Server(uvicorn.Config(ProxyApp(session), log_level="warning", server_header=False,
+                                           date_header=False))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        ready = threading.Event()
+        for _ in range(600):  # bounded wait for start-up (no verdict depends on how long it takes)
+            if server.started or not thread.is_alive():
+                break
+            ready.wait(0.05)
+        assert server.started, "the proxy did not start"
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(_SECONDS)
+        sock.close()
+
+
+@pytest.mark.parametrize("fault", [None, "theme-items-without-id"])
+def test_the_published_client_through_the_proxy(tmp_path: Path, fault: str | None) -> None:
+    gamma = pytest.importorskip("gamma_app_mcp.client")
+    from conformance.simulators.base import WallClock
+
+    sim = create_simulator(SERVICE, WallClock(rate=1000.0))  # generations finish within a few polls
+    if fault:
+        sim = fault_decorator(SERVICE, fault)(sim)
+    limits = Limits()
+    forwarder = Forwarder("http://127.0.0.1:8", limits, transport=httpx.ASGITransport(SimulatorApp(sim)))
+    session = ProxySession(load_contract(SERVICE), forwarder, limits)
+    with _serving(session) as url:
+        api = gamma.GammaClient(api_key=KEY, base_url=url, timeout=_SECONDS)
+        try:
+            job = api.generate("A short talk on tide pools", text_mode="generate", num_cards=3, export_as="pdf")
+            for _ in range(200):
+                if api.get_status(job["generationId"])["status"] != "pending":
+                    break
+            assert api.list_themes(limit=2)["data"] and api.list_folders()["data"]
+        finally:
+            api.session.close()
+    rules = report(session, tmp_path)
+    assert not rules["_proxy"]["caller_mistakes"], rules["_proxy"]["caller_mistakes"]
+    assert not rules["_proxy"]["unknown_operations"] and not rules["_proxy"]["harness_errors"]
+    assert rules["presentations.folders.page-shape"]["status"] == "passed"
+    assert rules["presentations.themes.page-shape"]["status"] == ("failed" if fault else "passed")
+    assert session.tally.vendor_failed() is bool(fault)
+
