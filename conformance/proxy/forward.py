@@ -49,9 +49,16 @@ class Upstream:
 
 class Forwarder:
     def __init__(self, upstream: str, limits: Limits, transport: httpx.AsyncBaseTransport | None = None) -> None:
-        url = httpx.URL(upstream)
+        try:
+            url = httpx.URL(upstream)
+        except (httpx.InvalidURL, ValueError, TypeError) as exc:
+            raise HarnessError(f"--upstream is not a URL ({exc}), got {upstream!r}") from None
         if url.scheme not in ("http", "https") or not url.host:
             raise HarnessError(f"--upstream must be an http(s) URL with a host, got {upstream!r}")
+        if url.userinfo or url.query or url.fragment:
+            # Credentials go in the caller's requests, not in the URL (it would be printed and written).
+            raise HarnessError("--upstream takes scheme://host[:port][/path] only: no user, password, query "
+                               "or fragment")
         self.url = url
         self.limits = limits
         self._client = httpx.AsyncClient(transport=transport, follow_redirects=False, trust_env=False,

@@ -446,3 +446,28 @@ def test_the_published_client_through_the_proxy(tmp_path: Path, fault: str | Non
     assert rules["presentations.themes.page-shape"]["status"] == ("failed" if fault else "passed")
     assert session.tally.vendor_failed() is bool(fault)
 
+
+
+@pytest.mark.parametrize("upstream", ["ftp://example.test", "not a url", "http://[::1", "http://u:secret@127.0.0.1:9"])
+def test_a_bad_upstream_is_one_line_and_exit_2(upstream: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.cli import main
+
+    assert main(["proxy", SERVICE, "--upstream", upstream, "--port", "0", "--report-dir", "/nonexistent"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("conformance: error: --upstream") and "secret" not in err[0]
+
+
+def test_an_unreachable_upstream_is_the_proxys_502_and_judges_nothing(tmp_path: Path) -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("connection refused", request=request)
+
+    p = proxied(tmp_path)
+    transport = httpx.MockTransport(refuse)
+    p.session.forwarder = Forwarder("http://127.0.0.1:8", Limits(), transport=transport)
+    _TRANSPORTS[id(p.session.forwarder)] = (transport, Limits())
+    got = p.send("GET", "/v1.0/themes", headers={"X-API-KEY": KEY})
+    assert got.status_code == 502 and got.headers["x-conformance-proxy"] == "1"
+    data = report(p, tmp_path)
+    assert [k for k in data["_proxy"]["unchecked"] if "ConnectError" in k]
+    assert data["presentations.themes.page-shape"]["skip_kind"] == "not-exercised"
+    assert not p.session.tally.vendor_failed()
