@@ -98,7 +98,8 @@ def _triage(session: ProxySession, data: dict[str, Any]) -> list[str]:
     if observed or loose_seen:
         out += ["## Observed where the documents are silent (not judged)", ""]
         out += [f"- {r['id']}: {r['message']}" for r in observed]
-        out += [f"- {e['gap']} at openapi.yaml{e['pointer']}: {e['examples'][0]}" for e in loose_seen]
+        out += [f"- openapi.yaml{e['pointer']} ({e['gap'] or 'what the documents do not list'}; {e['count']} "
+                f"exchanges): {e['examples'][0]}" for e in loose_seen]
         out.append("")
     out += ["## The caller's mistakes", ""]
     if not proxy["caller_mistakes"]:

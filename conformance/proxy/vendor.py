@@ -1,6 +1,8 @@
 """The vendor's side of an exchange: the upstream's answer held to what the documents say of it.
 
-- the status is documented for the operation (a 5xx no more than any other: it is never a refusal);
+- the status is documented for the operation; an undocumented one is observed (the documents do not
+  list every status), an undocumented 5xx fails (the service broke, whatever it was sent);
+- the answer's content type is one documented for that status (when it has a body);
 - the body is valid under the documented schema for that status (JSON the harness reads: bounded
   in depth as in a run);
 - the documented response headers are there, and hold their schema; the catalogue's header rules
@@ -20,7 +22,7 @@ from typing import Any
 
 from conformance.contract.model import Contract, Rule
 from conformance.contract.validation import body_error, validator
-from conformance.proxy.findings import VENDOR, Finding, RuleIndex, pointer
+from conformance.proxy.findings import OBSERVED, VENDOR, Finding, RuleIndex, pointer
 from conformance.transport.model import Response
 
 __all__ = ["VendorResult", "vendor_findings"]
@@ -40,10 +42,15 @@ def vendor_findings(contract: Contract, index: RuleIndex, operation: str, respon
     status = response.status
     code = str(status) if str(status) in responses else f"{str(status)[0]}XX"
     if status not in contract.documented_statuses(operation):
+        # The documents do not list every status an operation can give (each silence is a gap, as
+        # checks/generic.py leaves out schemathesis's status_code_conformance): an undocumented
+        # status is observed. An undocumented 5xx is a failure: the service broke, whatever was sent.
         documented = ", ".join(sorted(responses)) or "none"
-        result.findings.append(index.attribute(Finding(
-            VENDOR, "status", operation, None, pointer(*op_ptr, "responses"),
-            f"status {status} is not documented for {operation} (documented: {documented})")))
+        finding = Finding(VENDOR, "status", operation, None, pointer(*op_ptr, "responses"),
+                          f"status {status} is not documented for {operation} (documented: {documented})")
+        if status < 500:
+            finding.verdict = OBSERVED
+        result.findings.append(index.attribute(finding))
     else:
         spec = contract.resolve(responses.get(code) or responses.get(code.lower()) or {})
         _body(contract, index, operation, response, spec, (*op_ptr, "responses", code), result)
@@ -61,7 +68,13 @@ def _body(contract: Contract, index: RuleIndex, operation: str, response: Respon
     content = spec.get("content") or {}
     if not content or not response.body:
         return
-    media = "application/json" if "application/json" in content else next(iter(content))
+    sent = (response.header("content-type") or "").split(";")[0].strip().lower()
+    if sent not in {m.lower() for m in content}:
+        result.findings.append(index.attribute(Finding(
+            VENDOR, "schema", operation, None, pointer(*at, "content"),
+            f"{response.status} answered as {sent or 'no content type'}; documented: {', '.join(content)}"), []))
+        return
+    media = sent if sent in content else next(m for m in content if m.lower() == sent)
     schema = (content.get(media) or {}).get("schema")
     if not schema or not (media == "application/json" or media.endswith("+json")):
         return

@@ -148,16 +148,25 @@ def test_a_fault_fails_its_rule_naming_the_exchange(tmp_path: Path) -> None:
     assert "FAILED: presentations.themes.page-shape" in (tmp_path / "triage.md").read_text()
 
 
-def test_an_undocumented_status_fails_against_the_schema_pointer_when_no_rule_holds_it(tmp_path: Path) -> None:
-    # GET /themes documents 200, 401 and 429: the fault answers a missing key with 403.
-    for fault, failed in ((None, False), ("status-remapped:auth.key-required", True)):
+def test_an_undocumented_status_is_observed_and_an_undocumented_5xx_fails_by_pointer(tmp_path: Path) -> None:
+    # GET /themes documents 200, 401 and 429: the fault answers a missing key with 403. The
+    # documents do not list every status (checks/generic.py): observed, not judged.
+    p = proxied(tmp_path, "status-remapped:auth.key-required")
+    p.send("GET", "/v1.0/themes")
+    (seen,) = report(p, tmp_path)["_proxy"]["vendor_unattributed"]
+    assert (seen["pointer"], seen["verdict"]) == ("#/paths/~1themes/get/responses", "observed")
+    assert "status 403 is not documented" in seen["examples"][0] and not p.session.tally.vendor_failed()
+    assert "what the documents do not list" in (tmp_path / "triage.md").read_text()
+    # A 5xx is the service breaking, whatever it was sent (here a caller's mistake: textMode 5).
+    for fault, failed in ((None, False), ("wrong-type-500", True)):
         p = proxied(tmp_path, fault)
-        p.send("GET", "/v1.0/themes")
-        loose = report(p, tmp_path)["_proxy"]["vendor_unattributed"]
-        assert p.session.tally.vendor_failed() is failed
+        got = p.send("POST", "/v1.0/generations", headers={"X-API-KEY": KEY}, json={**GOOD_BODY, "textMode": 5})
+        data = report(p, tmp_path)
+        assert got.status_code == (500 if failed else 400) and p.session.tally.vendor_failed() is failed
+        assert {m["where"] for m in data["_proxy"]["caller_mistakes"]} == {"body.textMode"}  # its type and its enum
         if failed:
-            assert [e["pointer"] for e in loose] == ["#/paths/~1themes/get/responses"]
-            assert "status 403 is not documented" in loose[0]["examples"][0]
+            (broke,) = data["_proxy"]["vendor_unattributed"]
+            assert broke["verdict"] == "failed" and "status 500 is not documented" in broke["examples"][0]
 
 
 def test_a_missing_rate_limit_header_fails_the_header_rule(tmp_path: Path) -> None:
@@ -172,6 +181,21 @@ def test_a_missing_rate_limit_header_fails_the_header_rule(tmp_path: Path) -> No
         assert rule["status"] == status
         if change:
             assert "no x-ratelimit-remaining-daily header" in rule["message"]
+
+
+def test_an_undocumented_content_type_fails_by_pointer(tmp_path: Path) -> None:
+    def as_text(message: dict[str, Any]) -> None:  # the test's own fault: JSON labelled text/plain
+        if message["type"] == "http.response.start":
+            message["headers"] = [(k, b"text/plain" if k == b"content-type" else v) for k, v in message["headers"]]
+
+    for change in (None, as_text):
+        p = proxied(tmp_path, change=change)
+        p.send("GET", "/v1.0/folders", headers={"X-API-KEY": KEY})
+        loose = report(p, tmp_path)["_proxy"]["vendor_unattributed"]
+        assert p.session.tally.vendor_failed() is bool(change)
+        if change:
+            assert [e["pointer"] for e in loose] == ["#/paths/~1folders/get/responses/200/content"]
+            assert "answered as text/plain" in loose[0]["examples"][0]
 
 
 @pytest.mark.parametrize(("body", "rule", "where"), [
