@@ -8,6 +8,7 @@ problem.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from urllib.parse import parse_qsl
 
 from conformance.contract.model import Contract
 from conformance.errors import HarnessError
-from conformance.proxy.caller import caller_findings, credential_values
+from conformance.proxy.caller import JsonTooDeep, caller_findings, credential_values
 from conformance.proxy.findings import RuleIndex
 from conformance.proxy.forward import Forwarder, Upstream, UpstreamFailed
 from conformance.proxy.operations import OperationIndex
@@ -67,7 +68,11 @@ class ProxySession:
             self.tally.note_unknown(request.method, request.path)
         else:
             vendor = vendor_findings(self.contract, self.rules, matched.operation, response)
-            caller = caller_findings(self.contract, self.rules, matched.operation, request, matched.path_values)
+            try:
+                caller = caller_findings(self.contract, self.rules, matched.operation, request, matched.path_values)
+            except JsonTooDeep as exc:
+                self.tally.unchecked[f"{request.method} {request.path}: the caller's body: {exc}"] += 1
+                caller = []
             self.tally.add(f"{label} ({matched.operation})", vendor.touched, [*caller, *vendor.findings],
                            upstream.status)
         if self.recorder is not None:
@@ -92,17 +97,19 @@ class ProxyApp:
                     return
         if scope["type"] != "http":
             return
-        cap = self.session.limits.max_response_bytes
-        body, too_big = bytearray(), False
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            if not too_big:
-                body += message.get("body", b"")
-                too_big = len(body) > cap  # keep draining, so the caller is answered, not cut off
-            if not message.get("more_body"):
-                break
+        limits = self.session.limits
+        try:
+            # A caller that sends its body slowly (or never finishes it) is bounded like an upstream.
+            async with asyncio.timeout(limits.request_seconds):
+                body, too_big = await _body(receive, limits.max_response_bytes)
+        except TimeoutError:
+            self.session.tally.unchecked["a request body not sent whole within CONFORMANCE_REQUEST_SECONDS"] += 1
+            await _answer(send, 408, f"conformance proxy: the request body did not arrive within "
+                                     f"{limits.request_seconds:g} s; not forwarded")
+            return
+        if body is None:  # the caller went away
+            return
+        cap = limits.max_response_bytes
         if too_big:
             self.session.tally.unchecked["a request body over the cap (CONFORMANCE_MAX_RESPONSE_BYTES)"] += 1
             await _answer(send, 413, f"conformance proxy: request body over {cap} bytes; not forwarded")
@@ -127,6 +134,21 @@ class ProxyApp:
             self.session.check(request, upstream)
         except Exception as exc:  # noqa: BLE001 (a check's bug must not end the proxy; it is counted, exit 2)
             self.session.harness_errors.append(f"{request.method} {request.path}: {type(exc).__name__}: {exc}")
+
+
+async def _body(receive: Any, cap: int) -> tuple[bytearray | None, bool]:
+    """The request body (None when the caller disconnected) and whether it passed ``cap``: past it
+    nothing more is kept, but the rest is drained so the caller is answered, not cut off."""
+    body, too_big = bytearray(), False
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None, too_big
+        if not too_big:
+            body += message.get("body", b"")
+            too_big = len(body) > cap
+        if not message.get("more_body"):
+            return body, too_big
 
 
 async def _answer(send: Any, status: int, text: str) -> None:

@@ -9,7 +9,6 @@ exchange has no control request that succeeded first).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -17,9 +16,10 @@ from conformance.contract.model import Contract
 from conformance.contract.validation import validator
 from conformance.proxy.findings import CALLER, Finding, RuleIndex, pointer
 from conformance.proxy.schemas import kind_of, place_of
+from conformance.transport.jsonbody import JsonTooDeep, loads
 from conformance.transport.model import Request
 
-__all__ = ["caller_findings", "credential_values"]
+__all__ = ["JsonTooDeep", "caller_findings", "credential_values"]
 
 _JSON = "application/json"
 _FORM = "application/x-www-form-urlencoded"
@@ -62,8 +62,13 @@ def caller_findings(contract: Contract, index: RuleIndex, operation: str, reques
                 add("required", f"body.{name}", schema_ptr, f"required member {name!r} is missing")
         return found
     try:
-        instance = json.loads(request.body)
-    except (ValueError, UnicodeDecodeError, RecursionError):
+        # Bounded in depth as a run reads a target's JSON (CONFORMANCE_MAX_JSON_DEPTH): a hostile
+        # caller's nesting never reaches the validator's recursion. Too deep is not the caller's
+        # mistake by the documents, only more than the harness reads: ``JsonTooDeep`` goes up (not checked).
+        instance = loads(request.body)
+    except JsonTooDeep:
+        raise
+    except (ValueError, UnicodeDecodeError):
         add("error", None, schema_ptr, "the body is not JSON")
         return found
     for error in validator(contract, schema).iter_errors(instance):

@@ -495,3 +495,31 @@ def test_an_unreachable_upstream_is_the_proxys_502_and_judges_nothing(tmp_path: 
     assert [k for k in data["_proxy"]["unchecked"] if "ConnectError" in k]
     assert data["presentations.themes.page-shape"]["skip_kind"] == "not-exercised"
     assert not p.session.tally.vendor_failed()
+
+
+def test_a_callers_body_nested_past_the_bound_is_forwarded_and_not_checked(tmp_path: Path) -> None:
+    p = proxied(tmp_path)
+    deep = '{"inputText": ' + "[" * 5000 + "]" * 5000 + ', "textMode": "generate"}'
+    got = p.send("POST", "/v1.0/generations", headers={"X-API-KEY": KEY, "content-type": "application/json"},
+                 content=deep.encode())
+    assert got.content == p.seen.answers[-1][2]
+    data = report(p, tmp_path)
+    assert [k for k in data["_proxy"]["unchecked"] if "CONFORMANCE_MAX_JSON_DEPTH" in k]
+    assert not data["_proxy"]["harness_errors"] and not data["_proxy"]["caller_mistakes"]
+
+
+def test_a_caller_that_never_finishes_its_body_gets_a_408(tmp_path: Path) -> None:
+    p = proxied(tmp_path, limits=Limits(request_seconds=0.2))
+    sent: list[dict[str, Any]] = []
+
+    async def never() -> dict[str, Any]:
+        await asyncio.Event().wait()  # the rest of the body never comes
+        raise AssertionError
+
+    async def keep(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/v1.0/generations", "raw_path": b"/v1.0/generations",
+             "query_string": b"", "headers": [(b"x-api-key", KEY.encode())]}
+    asyncio.run(ProxyApp(p.session)(scope, never, keep))
+    assert sent[0]["status"] == 408 and not p.seen.answers
