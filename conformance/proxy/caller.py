@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qsl
 
-from conformance.contract.model import Contract
+from conformance.contract.model import Contract, Rule
 from conformance.contract.validation import validator
 from conformance.proxy.findings import CALLER, Finding, RuleIndex, pointer
 from conformance.proxy.schemas import kind_of, place_of
@@ -152,10 +152,27 @@ def _auth(contract: Contract, index: RuleIndex, operation: str, request: Request
         other = sorted(h for h in request.headers if h.lower() in ("authorization", "x-api-key", "cookie")
                        and h.lower() != (where or "").split(".", 1)[-1].lower())
         instead = f"; sent {', '.join(other)} instead" if other else ""
-        rules = [r for r in index.rules(operation, "auth", None)]
+        # An auth rule names one operation and may list the others it probes (``params.operations``).
+        candidates = [r for r in contract.rules if r.kind == "auth" and r.where is None and (
+            r.operation == operation or operation in (r.params.get("operations") or []))]
+        rules = _auth_rules(candidates, {h.lower() for h in other})
         message = f"no credential where security scheme {name!r} puts it ({_describe(scheme)}){instead}"
         found.append(index.attribute(Finding(CALLER, "auth", operation, where, ptr, message), rules))
     return found
+
+
+def _auth_rules(rules: list[Rule], sent: set[str]) -> list[Rule]:
+    """The auth rules a request without the scheme's credential stands for, by what each sends
+    (``params.as``): the one sending what the caller sent instead (``also``: Authorization), else
+    the one sending nothing."""
+    def shape(rule: Rule) -> tuple[bool, set[str]]:
+        sends: Any = rule.params.get("as")
+        sends = sends if isinstance(sends, dict) else {}
+        also: Any = sends.get("also")
+        return bool(sends.get("none")), {str(name).lower() for name in also} if isinstance(also, dict) else set()
+
+    instead = [r for r in rules if shape(r)[0] and sent and shape(r)[1] & sent]
+    return instead or [r for r in rules if shape(r)[0] and not shape(r)[1]]
 
 
 def _credential_place(scheme: dict[str, Any], request: Request) -> tuple[str | None, bool]:

@@ -229,8 +229,10 @@ def test_the_wrong_auth_scheme_is_the_callers_mistake(tmp_path: Path) -> None:
     got = p.send("GET", "/v1.0/themes", headers={"Authorization": f"Bearer {KEY}"})
     assert got.status_code == 401
     (mistake,) = report(p, tmp_path)["_proxy"]["caller_mistakes"]
-    assert mistake["kind"] == "auth" and "presentations.auth.bearer-rejected" in mistake["rules"]
+    assert mistake["kind"] == "auth" and mistake["rules"] == ["presentations.auth.bearer-rejected"]
     assert "apiKey in header X-API-KEY" in mistake["message"] and "authorization instead" in mistake["message"]
+    p.send("GET", "/v1.0/folders")
+    assert p.session.tally.caller[-1]["rules"] == ["presentations.auth.key-required"]
 
 
 def test_an_operation_the_contract_does_not_know_is_reported_not_judged(tmp_path: Path) -> None:
