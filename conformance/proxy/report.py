@@ -1,6 +1,6 @@
 """What a proxy session saw, as a run: summary.json in the shape a run writes (so ``conformance
-triage`` compares it with a run or another session) and triage.md, with the caller's mistakes in
-a section of their own.
+triage`` compares it with a run or another session), triage.md, with the caller's mistakes in
+a section of their own, and junit.xml (``junit.py``).
 
 Per rule: a rule some exchange failed is failed (the message names the exchanges); one that only
 passed is passed; one whose findings all fell where a gap leaves the documents silent is skipped
@@ -20,6 +20,7 @@ from typing import Any
 from conformance.errors import SkipKind
 from conformance.proxy.app import ProxySession
 from conformance.proxy.findings import FAILED, OBSERVED
+from conformance.proxy.junit import write_junit
 from conformance.reporting.summary import RunSummary, write_atomic
 from conformance.reporting.text import code_block
 from conformance.runner import FAILED as RULE_FAILED
@@ -76,6 +77,7 @@ def write_report(session: ProxySession, report_dir: Path, interrupted: str | Non
     data = summary_data(session, interrupted)
     write_atomic(report_dir / "summary.json", json.dumps(data, indent=2))
     write_atomic(report_dir / "triage.md", scrub_text("\n".join(_triage(session, data)) + "\n", session.secrets))
+    write_junit(data, report_dir / "junit.xml")
     return data
 
 

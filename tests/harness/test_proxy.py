@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import threading
+import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -146,6 +147,10 @@ def test_a_fault_fails_its_rule_naming_the_exchange(tmp_path: Path) -> None:
     assert rules["presentations.folders.page-shape"]["status"] == "passed"
     assert p.session.tally.vendor_failed()
     assert "FAILED: presentations.themes.page-shape" in (tmp_path / "triage.md").read_text()
+    junit = ET.parse(tmp_path / "junit.xml").getroot()
+    (failed,) = [c for c in junit.iter("testcase") if c.find("failure") is not None]
+    assert failed.get("name") == "test_rule[presentations.themes.page-shape]"
+    assert failed.get("classname") == "conformance.presentations.GET /themes"
 
 
 def test_an_undocumented_status_is_observed_and_an_undocumented_5xx_fails_by_pointer(tmp_path: Path) -> None:
