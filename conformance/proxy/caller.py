@@ -32,7 +32,11 @@ def caller_findings(contract: Contract, index: RuleIndex, operation: str, reques
     found: list[Finding] = []
 
     def add(kind: str, where: str | None, ptr: str, message: str) -> None:
-        found.append(index.attribute(Finding(CALLER, kind, operation, where, ptr, message)))
+        # A body that is not the documented media type or not JSON at all: the catalogue's `error`
+        # rules of the operation (content type, malformed JSON, but also credits, forbidden) are
+        # keyed by kind alone, so none of them is named; the pointer is.
+        rules: list[Rule] | None = [] if kind == "error" else None
+        found.append(index.attribute(Finding(CALLER, kind, operation, where, ptr, message), rules))
 
     found += _auth(contract, index, operation, request)
     found += _parameters(contract, index, operation, request, path_values)

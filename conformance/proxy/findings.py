@@ -19,6 +19,7 @@ VENDOR = "vendor"
 CALLER = "caller"
 FAILED = "failed"
 OBSERVED = "observed"
+_MESSAGE_CHARS = 300
 
 
 @dataclass
@@ -32,6 +33,12 @@ class Finding:
     rules: list[str] = field(default_factory=list)  # attributed rule ids (empty: the pointer stands alone)
     verdict: str = FAILED  # FAILED, or OBSERVED where a gap covers the place
     gap: str | None = None  # the gap that made it an observation
+
+    def __post_init__(self) -> None:
+        # jsonschema quotes the offending value whole (an inputText of 400,001 characters): a
+        # finding says where and why, and the cassette, when recorded, holds the value.
+        if len(self.message) > _MESSAGE_CHARS:
+            self.message = f"{self.message[:_MESSAGE_CHARS]}... ({len(self.message)} characters in all)"
 
     def attributed(self) -> str:
         return ", ".join(self.rules) if self.rules else f"openapi.yaml{self.pointer}"

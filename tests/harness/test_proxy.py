@@ -530,3 +530,18 @@ def test_a_caller_that_never_finishes_its_body_gets_a_408(tmp_path: Path) -> Non
              "query_string": b"", "headers": [(b"x-api-key", KEY.encode())]}
     asyncio.run(ProxyApp(p.session)(scope, never, keep))
     assert sent[0]["status"] == 408 and not p.seen.answers
+
+
+def test_a_body_that_is_not_json_names_the_schema_not_the_operations_error_rules(tmp_path: Path) -> None:
+    p = proxied(tmp_path)
+    p.send("POST", "/v1.0/generations", headers={"X-API-KEY": KEY, "content-type": "application/json"},
+           content=b"{not json")
+    p.send("POST", "/v1.0/generations", headers={"X-API-KEY": KEY, "content-type": "text/plain"},
+           content=json.dumps(GOOD_BODY).encode())
+    p.send("POST", "/v1.0/generations", headers={"X-API-KEY": KEY}, json={**GOOD_BODY, "inputText": "a" * 400_001})
+    first, second, third = report(p, tmp_path)["_proxy"]["caller_mistakes"]
+    assert (first["rules"], first["message"]) == ([], "the body is not JSON")
+    assert first["pointer"] == "#/paths/~1generations/post/requestBody/content/application~1json/schema"
+    assert (second["rules"], second["pointer"]) == ([], "#/paths/~1generations/post/requestBody/content")
+    # jsonschema quotes the 400,001 characters: the finding keeps where and why.
+    assert third["where"] == "body.inputText" and "(400" in third["message"] and len(third["message"]) < 400
