@@ -47,9 +47,11 @@ def _outcome(session: ProxySession, rule_id: str) -> Outcome:
                    + "; ".join(tally.observations), skip_kind=SkipKind.GAP_OBSERVED, observations=observations)
 
 
-def summary_data(session: ProxySession, interrupted: str | None) -> dict[str, Any]:
+def summary_data(session: ProxySession, stopped_by: str | None) -> dict[str, Any]:
     contract = session.contract
-    summary = RunSummary(target=TARGET, profile=TARGET, interrupted=interrupted)
+    # Not ``interrupted``: a signal is how a session ends, and readers of summary.json (exit status,
+    # merge, Allure) take an interrupted run for one that is no verdict. The proxy entry says it.
+    summary = RunSummary(target=TARGET, profile=TARGET)
     summary.select([contract], {r.id for r in contract.rules})
     for rule in contract.rules:
         summary.outcomes[rule.id] = _outcome(session, rule.id)
@@ -62,7 +64,7 @@ def summary_data(session: ProxySession, interrupted: str | None) -> dict[str, An
         gap["observed"] = sorted(set(gap["observed"]) | session.tally.gap_observed.get(gap["id"], set()))
     tally = session.tally
     service["proxy"] = {
-        "upstream": session.forwarder.origin,
+        "upstream": session.forwarder.origin, "stopped_by": stopped_by,
         "exchanges": tally.exchanges,
         "vendor_unattributed": sorted(tally.unattributed.values(), key=lambda e: (e["verdict"], e["pointer"])),
         "caller_mistakes": tally.caller, "caller_mistakes_total": tally.caller_count,
@@ -72,9 +74,9 @@ def summary_data(session: ProxySession, interrupted: str | None) -> dict[str, An
     return json.loads(scrub_json_text(json.dumps(data), session.secrets))
 
 
-def write_report(session: ProxySession, report_dir: Path, interrupted: str | None) -> dict[str, Any]:
+def write_report(session: ProxySession, report_dir: Path, stopped_by: str | None) -> dict[str, Any]:
     report_dir.mkdir(parents=True, exist_ok=True)
-    data = summary_data(session, interrupted)
+    data = summary_data(session, stopped_by)
     write_atomic(report_dir / "summary.json", json.dumps(data, indent=2))
     write_atomic(report_dir / "triage.md", scrub_text("\n".join(_triage(session, data)) + "\n", session.secrets))
     write_junit(data, report_dir / "junit.xml")
