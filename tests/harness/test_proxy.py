@@ -546,3 +546,27 @@ def test_a_body_that_is_not_json_names_the_schema_not_the_operations_error_rules
     assert (second["rules"], second["pointer"]) == ([], "#/paths/~1generations/post/requestBody/content")
     # jsonschema quotes the 400,001 characters: the finding keeps where and why.
     assert third["where"] == "body.inputText" and "(400" in third["message"] and len(third["message"]) < 400
+
+
+@pytest.mark.parametrize("fault", [None, "missing", "not-a-number"])
+def test_documented_response_headers_no_rule_probes_are_held_by_pointer(tmp_path: Path, fault: str | None) -> None:
+    # POST /generations/from-template documents the rate-limit headers; the catalogue's header rule
+    # does not probe it, so a broken header names the response's header by pointer.
+    def change(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start" and fault:
+            kept = [(k, v) for k, v in message["headers"] if k != b"x-ratelimit-remaining-daily"]
+            wrong = [(b"x-ratelimit-remaining-daily", b"plenty")] if fault == "not-a-number" else []
+            message["headers"] = kept + wrong
+
+    p = proxied(tmp_path, change=change)
+    got = p.send("POST", "/v1.0/generations/from-template", headers={"X-API-KEY": KEY},
+                 json={"prompt": "a launch", "gammaId": "g_template_1"})
+    assert got.status_code == 200
+    loose = report(p, tmp_path)["_proxy"]["vendor_unattributed"]
+    assert p.session.tally.vendor_failed() is bool(fault)
+    if fault:
+        (entry,) = loose
+        assert entry["pointer"] == "#/paths/~1generations~1from-template/post/responses/200/headers/" \
+                                   "x-ratelimit-remaining-daily"
+        assert ("no x-ratelimit-remaining-daily" if fault == "missing" else "'plenty' does not match") \
+            in entry["examples"][0]
