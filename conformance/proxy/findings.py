@@ -3,15 +3,15 @@
 Rules are keyed as the catalogue keys them: ``Rule.operation``, ``kind`` and ``where``
 (``body.numCards``, ``query.after``, ``header.x-ratelimit-remaining``). A finding names every rule
 of its operation, kind and place; where the catalogue has none it names the contract's own words
-instead: a JSON pointer into openapi.yaml. A finding at a place a documented gap covers (or against
-a rule that rests on a gap) is observed, never judged.
+instead: a JSON pointer into openapi.yaml. A vendor finding against a rule that rests on a gap is
+observed, never judged.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from conformance.contract.model import Contract, Rule, Source
+from conformance.contract.model import Contract, Rule
 
 __all__ = ["CALLER", "FAILED", "OBSERVED", "VENDOR", "Finding", "RuleIndex", "pointer"]
 
@@ -63,19 +63,17 @@ class RuleIndex:
 
     def attribute(self, finding: Finding, rules: list[Rule] | None = None) -> Finding:
         """``finding`` with its rules (the catalogue's for its operation, kind and place unless
-        ``rules`` are given). A vendor finding at a place a documented gap covers, or against a rule
-        that rests on a gap, is made an observation: the documents do not say, so it is not judged.
-        A caller's finding is held to what the documents do state (a schema bound), gaps or not."""
+        ``rules`` are given). A vendor finding against a rule that rests on a gap (``depends_on``)
+        is made an observation: the documents do not say, so it is not judged. A gap's ``about``
+        alone does not soften a finding: it names a place coarsely (``response.nextCursor`` for
+        "present, null or absent on the last page"), and the schema already allows what the gap
+        leaves open (nextCursor may be null), so what the schema refuses there is still refused.
+        A caller's finding is held to what the documents state, gaps or not."""
         chosen = self.rules(finding.operation, finding.kind, finding.where) if rules is None else rules
         finding.rules = [r.id for r in chosen]
         if finding.side != VENDOR:
             return finding
-        probe = Rule(id="", kind=finding.kind, statement="", source=_NO_SOURCE, operation=finding.operation,
-                     where=finding.where)
-        gaps = [g.id for g in self.contract.gaps if g.covers(probe)] + [g for r in chosen for g in r.depends_on]
+        gaps = [g for r in chosen for g in r.depends_on]
         if gaps:
             finding.verdict, finding.gap = OBSERVED, gaps[0]
         return finding
-
-
-_NO_SOURCE = Source(doc="", section="", part="", detail="", anchor="")

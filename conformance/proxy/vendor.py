@@ -20,9 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import jsonschema
+
 from conformance.contract.model import Contract, Rule
 from conformance.contract.validation import body_error, validator
 from conformance.proxy.findings import OBSERVED, VENDOR, Finding, RuleIndex, pointer
+from conformance.proxy.schemas import place_of
 from conformance.transport.model import Response
 
 __all__ = ["VendorResult", "vendor_findings"]
@@ -86,11 +89,13 @@ def _body(contract: Contract, index: RuleIndex, operation: str, response: Respon
         result.findings.append(index.attribute(Finding(
             VENDOR, "schema", operation, None, ptr, f"{response.status} body is {problem}"), rules))
         return
-    error = body_error(contract, schema, response.body, response.json())
+    instance = response.json()
+    error = body_error(contract, schema, response.body, instance)
     if error is not None:
         where, message = error
-        place = "response" if where == "(body)" else "response." + ".".join(
-            p for p in where.split("/") if not p.isdigit())
+        # The same best match again, as an error object: its place names a missing member itself.
+        best = jsonschema.exceptions.best_match(validator(contract, schema).iter_errors(instance))
+        place = "response" if best is None else place_of("response", best)
         result.findings.append(index.attribute(Finding(
             VENDOR, "schema", operation, place, ptr, f"{response.status} body at {where}: {message}"), rules))
 

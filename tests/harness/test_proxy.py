@@ -570,3 +570,24 @@ def test_documented_response_headers_no_rule_probes_are_held_by_pointer(tmp_path
                                    "x-ratelimit-remaining-daily"
         assert ("no x-ratelimit-remaining-daily" if fault == "missing" else "'plenty' does not match") \
             in entry["examples"][0]
+
+
+def test_a_page_saying_more_without_its_cursor_fails_the_shape_rule(tmp_path: Path) -> None:
+    # The gap next-cursor-on-last-page is about the last page (the schema allows null there); a
+    # page saying hasMore without the cursor to send breaks the documented shape.
+    for fault, status in ((None, "passed"), ("drops-next-cursor", "failed")):
+        p = proxied(tmp_path, fault)
+        p.send("GET", "/v1.0/folders", headers={"X-API-KEY": KEY})
+        rule = report(p, tmp_path)["presentations.folders.page-shape"]
+        assert rule["status"] == status
+        if fault:
+            assert "'nextCursor' is a required property" in rule["message"]
+
+
+def test_a_vendor_finding_against_a_rule_resting_on_a_gap_is_observed() -> None:
+    from conformance.proxy.findings import VENDOR, Finding, RuleIndex
+
+    contract = load_contract("outreach")
+    rule = contract.rule("outreach.warmup.enable-returns-job")
+    found = RuleIndex(contract).attribute(Finding(VENDOR, "schema", str(rule.operation), None, "", "m"), [rule])
+    assert (found.verdict, found.gap, found.rules) == ("observed", "outreach.gap.warmup-job", [rule.id])
