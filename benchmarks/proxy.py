@@ -6,7 +6,10 @@ Starts `conformance serve SERVICE --port 0` and `conformance proxy SERVICE --ups
 then sends N requests (default 200) straight to the simulator and N through the proxy, one at a time
 over one kept-alive connection each, interleaved (direct, proxied, direct ...) so both see the same
 load on a shared machine; a few of each first, unmeasured (connections, caches). Prints the median
-and the 99th percentile of each, and the proxy's overhead (proxied minus direct). The proxy checks
+and the 99th percentile of each, the proxy's overhead (proxied minus direct), and the check alone
+(``ProxySession.check`` on the same answer, in this process: how much of the overhead is the
+check), for a body seen before (remembered valid, as in a run: not validated again) and for a
+new one (what varied traffic costs). The proxy checks
 each exchange after its answer has gone back, so the check delays the caller only when the next
 request arrives while the previous one is still being checked; one request at a time, as here, it
 mostly does (the figures include it).
@@ -66,6 +69,31 @@ def _p99(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
 
 
+def _check_alone(service: str, path: str, key: str, direct_url: str, requests: int, cold: bool) -> list[float]:
+    """Seconds ``ProxySession.check`` takes on one exchange (the one answer fetched once, checked
+    ``requests`` times in this process): the part of the overhead that is the check. ``cold``: the
+    bodies remembered valid are forgotten first (a body never seen before, as varied traffic has)."""
+    from conformance.contract import load_contract, validation
+    from conformance.proxy.app import ProxySession
+    from conformance.proxy.forward import Forwarder, Upstream
+    from conformance.settings import Limits
+    from conformance.transport.model import Request
+
+    with httpx.Client(base_url=direct_url, trust_env=False) as client:
+        answer = client.get(path, headers={"X-API-KEY": key})
+    upstream = Upstream(answer.status_code, list(answer.headers.raw), answer.content)
+    session = ProxySession(load_contract(service), Forwarder(direct_url, Limits()), Limits())
+    request = Request("GET", path, headers={"x-api-key": key})
+    times = []
+    for _ in range(_WARM_UP + requests):
+        if cold:
+            validation._VALID.clear()
+        started = time.perf_counter()
+        session.check(request, upstream)
+        times.append(time.perf_counter() - started)
+    return times[_WARM_UP:]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=200)
@@ -97,9 +125,17 @@ def main() -> int:
             proxy_status = _stop(proxy)
             _stop(server)
         summary = (Path(report_dir) / "summary.json").is_file()
+    server, lines = _start(["serve", args.service, "--port", "0", "--clock-rate", "1000"], "export CONFORMANCE_ALLOW=")
+    try:
+        url = _export(lines, "_BASE_URL")
+        times["check, seen"] = _check_alone(args.service, args.path, key, url, args.requests, cold=False)
+        times["check, new"] = _check_alone(args.service, args.path, key, url, args.requests, cold=True)
+    finally:
+        _stop(server)
     for name, values in times.items():
-        print(f"{name:8} {args.requests} x GET {args.path}: median {statistics.median(values) * 1000:.2f} ms, "
-              f"p99 {_p99(values) * 1000:.2f} ms (statuses {sorted(statuses[name])})")
+        seen = f" (statuses {sorted(statuses[name])})" if name in statuses else " (in process, no network)"
+        print(f"{name:11} {args.requests} x GET {args.path}: median {statistics.median(values) * 1000:.2f} ms, "
+              f"p99 {_p99(values) * 1000:.2f} ms{seen}")
     overhead = statistics.median(times["proxied"]) - statistics.median(times["direct"])
     overhead99 = _p99(times["proxied"]) - _p99(times["direct"])
     print(f"overhead: median +{overhead * 1000:.2f} ms, p99 +{overhead99 * 1000:.2f} ms "
