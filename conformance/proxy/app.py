@@ -12,7 +12,7 @@ import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlencode
 
 from conformance.contract.model import Contract
 from conformance.errors import HarnessError
@@ -76,7 +76,7 @@ class ProxySession:
             self.tally.add(f"{label} ({matched.operation})", vendor.touched, [*caller, *vendor.findings],
                            upstream.status)
         if self.recorder is not None:
-            query = f"?{'&'.join(f'{k}={v}' for k, v in request.query)}" if request.query else ""
+            query = f"?{urlencode(request.query)}" if request.query else ""
             url = f"{self.forwarder.origin}{request.path}{query}"
             self.recorder.record(number, request.method, url, dict(request.headers), request.body, upstream, body)
 
