@@ -35,6 +35,8 @@ from conformance.proxy.report import write_report
 from conformance.services import create_simulator, fault_decorator
 from conformance.settings import Limits
 from conformance.simulators.asgi import SimulatorApp
+from tests.hostile.server import MODES as HOSTILE_MODES
+from tests.hostile.server import hostile_server
 
 SERVICE = "presentations"
 KEY = create_simulator(SERVICE).credentials["API_KEY"]
@@ -591,3 +593,40 @@ def test_a_vendor_finding_against_a_rule_resting_on_a_gap_is_observed() -> None:
     rule = contract.rule("outreach.warmup.enable-returns-job")
     found = RuleIndex(contract).attribute(Finding(VENDOR, "schema", str(rule.operation), None, "", "m"), [rule])
     assert (found.verdict, found.gap, found.rules) == ("observed", "outreach.gap.warmup-job", [rule.id])
+
+
+# -- the hostile suite's upstreams through the proxy (tests/hostile/server.py) --------------------------
+
+# Modes that give no whole answer within the bounds: the caller gets the proxy's own 502, unchecked.
+_NO_ANSWER = {"big-body", "broken-chunking", "endless-body", "gzip-gzip-endless", "hang", "reset", "slow-connect",
+              "stall", "trickle", "trickle-body", "trickle-headers"}
+
+
+@pytest.mark.parametrize("mode", HOSTILE_MODES)
+def test_a_hostile_upstream_is_bounded_and_what_it_sent_passes_through(tmp_path: Path, mode: str) -> None:
+    limits = Limits(request_seconds=1.0, max_response_bytes=1 << 20)
+
+    async def through(url: str) -> tuple[int, httpx.Headers, int, ProxySession]:
+        session = ProxySession(load_contract(SERVICE), Forwarder(url, limits), limits)
+        transport = httpx.ASGITransport(ProxyApp(session))  # type: ignore[arg-type]
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:9") as client:
+            request = client.build_request("GET", "/v1.0/themes", headers={"X-API-KEY": KEY})
+            response = await client.send(request, stream=True)
+            size = sum([len(chunk) async for chunk in response.aiter_raw()])  # as sent: a bomb stays small
+            await response.aclose()
+        await session.forwarder.aclose()
+        return response.status_code, response.headers, size, session
+
+    with hostile_server(mode) as url:
+        status, headers, size, session = asyncio.run(through(url))
+    assert not session.harness_errors
+    if mode in _NO_ANSWER:
+        assert status == 502 and headers["x-conformance-proxy"] == "1"
+        assert [k for k in session.tally.unchecked if "gave no answer" in k]
+        assert session.tally.exchanges == 0  # nothing was checked, nothing judged
+    else:
+        assert "x-conformance-proxy" not in headers and session.tally.exchanges == 1
+        assert size <= limits.max_response_bytes
+    if "bomb" in mode:
+        assert status == 200 and headers["content-encoding"].startswith("gzip")
+        assert [k for k in session.tally.unchecked if "CONFORMANCE_MAX_RESPONSE_BYTES" in k]
