@@ -33,6 +33,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         help="port on 127.0.0.1 to listen on; 0: any free port (the printed URL names it)")
     parser.add_argument("--report-dir", default=None,
                         help="where summary.json and triage.md go (default: a new reports/runs/<time>/)")
+    parser.add_argument("--option", action="append", metavar="NAME=VALUE",
+                        help="a path setting the documents do not show (see `conformance env`), as for `run`, "
+                             "e.g. product=shodan")
     parser.add_argument("--record", action="store_true",
                         help="write each exchange as a scrubbed cassette under REPORT_DIR/cassettes/")
     parser.add_argument("--log-level", default="warning",
@@ -43,6 +46,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def proxy(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from conformance.cli.preflight import apply_path_options
     from conformance.cli.rundirs import new_run_dir, point_latest
     from conformance.contract import load_contract
     from conformance.proxy.app import ProxyApp, ProxySession
@@ -53,6 +57,8 @@ def proxy(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise HarnessError(f"port {args.port} is out of range")
     contract = load_contract(args.service)
+    # Before the operations are indexed: the path settings make the prefix requests are matched under.
+    apply_path_options(args.option or [], [args.service])
     limits = Limits.from_env()
     forwarder = Forwarder(args.upstream, limits)
     sock = bind("127.0.0.1", args.port)

@@ -114,8 +114,10 @@ def proxied(tmp_path: Path, fault: str | None = None, *, record: bool = False, l
 
 
 def report(p: Proxied | ProxySession, tmp_path: Path) -> dict[str, Any]:
-    data = write_report(p.session if isinstance(p, Proxied) else p, tmp_path, "SIGINT")
-    return {r["id"]: r for r in data["services"][SERVICE]["rules"]} | {"_proxy": data["services"][SERVICE]["proxy"]}
+    """The written summary's rules by id, and its proxy entry as ``_proxy``."""
+    session = p.session if isinstance(p, Proxied) else p
+    service = write_report(session, tmp_path, "SIGINT")["services"][session.contract.service]
+    return {r["id"]: r for r in service["rules"]} | {"_proxy": service["proxy"]}
 
 
 GOOD_BODY = {"inputText": "a talk on tides", "textMode": "generate", "numCards": 10}
@@ -630,3 +632,40 @@ def test_a_hostile_upstream_is_bounded_and_what_it_sent_passes_through(tmp_path:
     if "bomb" in mode:
         assert status == 200 and headers["content-encoding"].startswith("gzip")
         assert [k for k in session.tally.unchecked if "CONFORMANCE_MAX_RESPONSE_BYTES" in k]
+
+
+def test_the_shodan_client_through_the_proxy_keeps_its_query_key_out_of_every_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shodan = pytest.importorskip("shodan")
+    from conformance.services.scanning.simulator import ScanningSimulator
+    from conformance.simulators.base import WallClock
+
+    # The library's paths start with its own name: the path setting `conformance proxy --option
+    # product=shodan` sets (the same variable as `run --option`).
+    monkeypatch.setenv("CONFORMANCE_SCANNING_PRODUCT", "shodan")
+    sim = ScanningSimulator(WallClock(), product="shodan")
+    key = ScanningSimulator.credentials["API_KEY"]
+    limits = Limits()
+    forwarder = Forwarder("http://127.0.0.1:8", limits, transport=httpx.ASGITransport(SimulatorApp(sim)))
+    session = ProxySession(load_contract("scanning"), forwarder, limits, record_to=tmp_path / "cassettes")
+    with _serving(session) as url:
+        api = shodan.Shodan(key)
+        api.base_url = url
+        api.api_rate_limit = 0
+        assert api.host("192.0.2.10")["ip_str"] == "192.0.2.10"
+        assert api.info()
+    data = report(session, tmp_path)
+    assert session.tally.exchanges == 2 and not data["_proxy"]["unknown_operations"]
+    assert not data["_proxy"]["caller_mistakes"] and not session.tally.vendor_failed()
+    for path in tmp_path.rglob("*"):
+        assert not path.is_file() or key not in path.read_text(encoding="utf-8"), path
+
+
+@pytest.mark.parametrize("option", ["nonsense=1", "product"])
+def test_a_bad_path_option_is_one_line_and_exit_2(option: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.cli import main
+
+    code = main(["proxy", "scanning", "--upstream", "http://127.0.0.1:9", "--port", "0", "--option", option,
+                 "--report-dir", "/nonexistent"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and ("--option" in err[0] or "path setting" in err[0])
