@@ -1,14 +1,15 @@
 """The proxy as an ASGI app (served by uvicorn as ``conformance serve`` serves a simulator).
 
 Each request is forwarded first and its answer sent back to the caller as it came; only then is the
-exchange checked and recorded, so the caller waits for the upstream and the forwarding alone. A
-check that raises is the harness's bug: counted (the session then exits 2), never the caller's
-problem.
+exchange checked and recorded, in a worker thread (one check at a time), so the caller waits for the
+upstream and the forwarding alone and other callers are forwarded meanwhile. A check that raises is
+the harness's bug: counted (the session then exits 2), never the caller's problem.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,7 @@ class ProxySession:
     harness_errors: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        self._lock = threading.Lock()
         self.rules = RuleIndex(self.contract)
         self.operations = OperationIndex(self.contract)
         self.recorder = (None if self.record_to is None else
@@ -50,6 +52,15 @@ class ProxySession:
         for value in credential_values(self.contract, request):
             if value not in self.secrets:
                 self.secrets.append(value)
+
+    def check_safely(self, request: Request, upstream: Upstream) -> None:
+        """``check`` one exchange at a time (checks run in worker threads); a check that raises is
+        the harness's bug: counted (exit 2), never the caller's problem."""
+        with self._lock:
+            try:
+                self.check(request, upstream)
+            except Exception as exc:  # noqa: BLE001 (a check's bug must not end the proxy)
+                self.harness_errors.append(f"{request.method} {request.path}: {type(exc).__name__}: {exc}")
 
     def check(self, request: Request, upstream: Upstream) -> None:
         """Hold one exchange to the contract, both sides, and record it when asked."""
@@ -130,10 +141,8 @@ class ProxyApp:
             return
         await send({"type": "http.response.start", "status": upstream.status, "headers": upstream.headers})
         await send({"type": "http.response.body", "body": upstream.raw})
-        try:
-            self.session.check(request, upstream)
-        except Exception as exc:  # noqa: BLE001 (a check's bug must not end the proxy; it is counted, exit 2)
-            self.session.harness_errors.append(f"{request.method} {request.path}: {type(exc).__name__}: {exc}")
+        # Off the event loop: other callers' requests are forwarded while this one is checked.
+        await asyncio.to_thread(self.session.check_safely, request, upstream)
 
 
 async def _body(receive: Any, cap: int) -> tuple[bytearray | None, bool]:

@@ -669,3 +669,21 @@ def test_a_bad_path_option_is_one_line_and_exit_2(option: str, capsys: pytest.Ca
                  "--report-dir", "/nonexistent"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and ("--option" in err[0] or "path setting" in err[0])
+
+
+def test_a_check_that_raises_is_a_harness_error_not_the_callers_problem(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import conformance.proxy.app as app
+    from conformance.cli.proxy import _write
+
+    def broken(*args: object) -> None:
+        raise TypeError("a bug in a check")
+
+    p = proxied(tmp_path)
+    assert _write(p.session, tmp_path / "clean", None) == 0
+    monkeypatch.setattr(app, "vendor_findings", broken)
+    got = p.send("GET", "/v1.0/themes", headers={"X-API-KEY": KEY})
+    assert got.status_code == 200 and got.content == p.seen.answers[-1][2]
+    assert p.session.harness_errors == ["GET /v1.0/themes: TypeError: a bug in a check"]
+    assert _write(p.session, tmp_path / "broken", None) == 2
+    assert "harness error" in (tmp_path / "broken" / "triage.md").read_text()
