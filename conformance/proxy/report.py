@@ -1,6 +1,6 @@
 """What a proxy session saw, as a run: summary.json in the shape a run writes (so ``conformance
 triage`` compares it with a run or another session), triage.md, with the caller's mistakes in
-a section of their own, and junit.xml (``junit.py``).
+a section of their own, junit.xml (``junit.py``) and Allure results (``allure.py``).
 
 Per rule: a rule some exchange failed is failed (the message names the exchanges); one that only
 passed is passed; one whose findings all fell where a gap leaves the documents silent is skipped
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import SkipKind
+from conformance.proxy.allure import write_allure
 from conformance.proxy.app import ProxySession
 from conformance.proxy.findings import FAILED, OBSERVED
 from conformance.proxy.junit import write_junit
@@ -80,6 +81,7 @@ def write_report(session: ProxySession, report_dir: Path, stopped_by: str | None
     write_atomic(report_dir / "summary.json", json.dumps(data, indent=2))
     write_atomic(report_dir / "triage.md", scrub_text("\n".join(_triage(session, data)) + "\n", session.secrets))
     write_junit(data, report_dir / "junit.xml")
+    write_allure(data, report_dir / "allure-results", Path(__file__).resolve().parents[2])
     return data
 
 

@@ -155,6 +155,11 @@ def test_a_fault_fails_its_rule_naming_the_exchange(tmp_path: Path) -> None:
     (failed,) = [c for c in junit.iter("testcase") if c.find("failure") is not None]
     assert failed.get("name") == "test_rule[presentations.themes.page-shape]"
     assert failed.get("classname") == "conformance.presentations.GET /themes"
+    results = [json.loads(f.read_text()) for f in (tmp_path / "allure-results").glob("*-result.json")]
+    assert len(results) == len(load_contract(SERVICE).rules)
+    (broken,) = [r for r in results if r["status"] == "failed"]
+    assert broken["fullName"] == "conformance.presentations#presentations.themes.page-shape"
+    assert "exchange 2: GET /v1.0/themes" in broken["statusDetails"]["message"]
 
 
 def test_an_undocumented_status_is_observed_and_an_undocumented_5xx_fails_by_pointer(tmp_path: Path) -> None:
