@@ -28,7 +28,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                                         "each exchange against the contract (the vendor's side and the caller's). "
                                         "Ctrl-C or SIGTERM writes summary.json and triage.md as a run does.")
     parser.add_argument("service", help=f"one of: {', '.join(available_services())}")
-    parser.add_argument("--upstream", required=True, help="base URL of the service the proxy forwards to")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--upstream", help="base URL of the service the proxy forwards to")
+    source.add_argument("--recheck", metavar="CASSETTES",
+                        help="no proxy: hold the exchanges a session recorded (its cassettes/ folder) to today's "
+                             "contract again and write the report")
     parser.add_argument("--port", type=int, default=8090,
                         help="port on 127.0.0.1 to listen on; 0: any free port (the printed URL names it)")
     parser.add_argument("--report-dir", default=None,
@@ -60,6 +64,8 @@ def proxy(args: argparse.Namespace) -> int:
     # Before the operations are indexed: the path settings make the prefix requests are matched under.
     apply_path_options(args.option or [], [args.service])
     limits = Limits.from_env()
+    if args.recheck:
+        return _recheck(args, contract, limits)
     forwarder = Forwarder(args.upstream, limits)
     sock = bind("127.0.0.1", args.port)
     report_dir = Path(args.report_dir) if args.report_dir else new_run_dir(Path("reports"))
@@ -70,6 +76,26 @@ def proxy(args: argparse.Namespace) -> int:
     print(f"export {env_name(args.service, 'BASE_URL')}={shell_quote(base_url)}", flush=True)
     stopped_by = _serve(args, ProxyApp(session), sock)
     code = _write(session, report_dir, stopped_by)
+    if not args.report_dir:
+        point_latest(report_dir)
+    return code
+
+
+def _recheck(args: argparse.Namespace, contract: Any, limits: Any) -> int:
+    """``--recheck CASSETTES``: the recorded exchanges through the checks, no network."""
+    from pathlib import Path
+
+    from conformance.cli.rundirs import new_run_dir, point_latest
+    from conformance.proxy.app import ProxySession
+    from conformance.proxy.forward import Forwarder
+    from conformance.proxy.recheck import recheck
+
+    folder = Path(args.recheck)
+    # The forwarder is never used: the session names it as the origin the exchanges went to.
+    session = ProxySession(contract, Forwarder("http://recorded.invalid", limits), limits)
+    recheck(session, folder)
+    report_dir = Path(args.report_dir) if args.report_dir else new_run_dir(Path("reports"))
+    code = _write(session, report_dir, None)
     if not args.report_dir:
         point_latest(report_dir)
     return code

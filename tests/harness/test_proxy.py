@@ -692,3 +692,21 @@ def test_a_check_that_raises_is_a_harness_error_not_the_callers_problem(tmp_path
     assert p.session.harness_errors == ["GET /v1.0/themes: TypeError: a bug in a check"]
     assert _write(p.session, tmp_path / "broken", None) == 2
     assert "harness error" in (tmp_path / "broken" / "triage.md").read_text()
+
+
+@pytest.mark.parametrize(("fault", "status"), [(None, 0), ("theme-items-without-id", 1)])
+def test_a_recorded_session_rechecks_to_the_same_verdict_without_the_upstream(
+        tmp_path: Path, fault: str | None, status: int) -> None:
+    from conformance.cli import main
+
+    p = proxied(tmp_path / "live", fault, record=True)
+    p.send("GET", "/v1.0/themes", headers={"X-API-KEY": KEY})
+    p.send("GET", "/v1.0/folders", params={"after": "folder-02"}, headers={"X-API-KEY": KEY})
+    p.send("POST", "/v1.0/generations", headers={"X-API-KEY": KEY}, json={**GOOD_BODY, "numCards": 150})
+    live = report(p, tmp_path / "live")
+    assert main(["proxy", SERVICE, "--recheck", str(tmp_path / "live" / "cassettes"),
+                 "--report-dir", str(tmp_path / "again")]) == status
+    again = json.loads((tmp_path / "again" / "summary.json").read_text())["services"][SERVICE]
+    assert {r["id"]: (r["status"], r["exchanges"]) for r in again["rules"]} == {
+        k: (v["status"], v["exchanges"]) for k, v in live.items() if k != "_proxy"}
+    assert [m["rules"] for m in again["proxy"]["caller_mistakes"]] == [["presentations.generate.num-cards-range"]]
