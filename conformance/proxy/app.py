@@ -68,7 +68,7 @@ class ProxySession:
         try:
             body = upstream.decoded(self.limits)
         except HarnessError as exc:  # a bomb, too many encodings: passed on unchanged, not checked
-            self.tally.unchecked[f"{request.method} {request.path}: {exc}"] += 1
+            self.tally.note_unchecked(f"{request.method} {request.path}: {exc}")
             return
         headers: dict[str, str] = {}
         for name, value in upstream.headers:
@@ -82,13 +82,13 @@ class ProxySession:
             try:
                 caller = caller_findings(self.contract, self.rules, matched.operation, request, matched.path_values)
             except JsonTooDeep as exc:
-                self.tally.unchecked[f"{request.method} {request.path}: the caller's body: {exc}"] += 1
+                self.tally.note_unchecked(f"{request.method} {request.path}: the caller's body: {exc}")
                 caller = []
             self.tally.add(f"{label} ({matched.operation})", vendor.touched, [*caller, *vendor.findings],
                            upstream.status)
         if self.recorder is not None:
             query = f"?{urlencode(request.query)}" if request.query else ""
-            url = f"{self.forwarder.origin}{request.path}{query}"
+            url = f"{self.forwarder.url_for(request.path)}{query}"
             self.recorder.record(number, request.method, url, dict(request.headers), request.body, upstream, body)
 
 
@@ -114,7 +114,7 @@ class ProxyApp:
             async with asyncio.timeout(limits.request_seconds):
                 body, too_big = await _body(receive, limits.max_response_bytes)
         except TimeoutError:
-            self.session.tally.unchecked["a request body not sent whole within CONFORMANCE_REQUEST_SECONDS"] += 1
+            self.session.tally.note_unchecked("a request body not sent whole within CONFORMANCE_REQUEST_SECONDS")
             await _answer(send, 408, f"conformance proxy: the request body did not arrive within "
                                      f"{limits.request_seconds:g} s; not forwarded")
             return
@@ -122,7 +122,7 @@ class ProxyApp:
             return
         cap = limits.max_response_bytes
         if too_big:
-            self.session.tally.unchecked["a request body over the cap (CONFORMANCE_MAX_RESPONSE_BYTES)"] += 1
+            self.session.tally.note_unchecked("a request body over the cap (CONFORMANCE_MAX_RESPONSE_BYTES)")
             await _answer(send, 413, f"conformance proxy: request body over {cap} bytes; not forwarded")
             return
         raw_headers: list[tuple[bytes, bytes]] = list(scope["headers"])
@@ -136,7 +136,7 @@ class ProxyApp:
         try:
             upstream = await self.session.forwarder.send(scope["method"], raw_path, query, raw_headers, bytes(body))
         except UpstreamFailed as exc:
-            self.session.tally.unchecked[f"the upstream gave no answer to pass on: {exc}"] += 1
+            self.session.tally.note_unchecked(f"the upstream gave no answer to pass on: {exc}")
             await _answer(send, 502, f"conformance proxy: the upstream gave no answer to pass on: {exc}")
             return
         await send({"type": "http.response.start", "status": upstream.status, "headers": upstream.headers})

@@ -101,6 +101,11 @@ class Tally:
         if key in self.unknown or len(self.unknown) < _KEEP_UNKNOWN:
             self.unknown[key] += 1
 
+    def note_unchecked(self, why: str) -> None:
+        """An exchange not checked, and why (distinct reasons bounded; the rest counted together)."""
+        key = why if why in self.unchecked or len(self.unchecked) < _KEEP_UNKNOWN else "(other reasons, not listed)"
+        self.unchecked[key] += 1
+
     def vendor_failed(self) -> bool:
         return any(t.failed for t in self.rules.values()) or any(
             e["verdict"] == FAILED for e in self.unattributed.values())

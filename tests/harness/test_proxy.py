@@ -710,3 +710,19 @@ def test_a_recorded_session_rechecks_to_the_same_verdict_without_the_upstream(
     assert {r["id"]: (r["status"], r["exchanges"]) for r in again["rules"]} == {
         k: (v["status"], v["exchanges"]) for k, v in live.items() if k != "_proxy"}
     assert [m["rules"] for m in again["proxy"]["caller_mistakes"]] == [["presentations.generate.num-cards-range"]]
+
+
+def test_an_upstream_path_prefix_goes_before_every_forwarded_path(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(str(request.url))
+        return httpx.Response(404, json={"message": "no"})
+
+    p = proxied(tmp_path)
+    transport = httpx.MockTransport(answer)
+    p.session.forwarder = Forwarder("http://127.0.0.1:8/api/", Limits(), transport=transport)
+    _TRANSPORTS[id(p.session.forwarder)] = (transport, Limits())
+    assert p.send("GET", "/v1.0/themes?after=a%20b", headers={"X-API-KEY": KEY}).status_code == 404
+    assert seen == ["http://127.0.0.1:8/api/v1.0/themes?after=a%20b"]
+    assert Forwarder("http://127.0.0.1:8/api/", Limits()).url_for("/v1.0/themes") == "http://127.0.0.1:8/api/v1.0/themes"
