@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from pathlib import Path
 
 __all__ = ["available_services", "docs_dir", "schemas_dir"]
@@ -34,8 +35,12 @@ def docs_dir() -> Path:
 
 
 def _place(catalogue: Path) -> tuple[str, str, str]:
-    try:
-        head = catalogue.read_text(encoding="utf-8", errors="replace")[:4096]
+    try:  # the head only, and of a regular file: rules.yaml may be a link to /dev/zero or a FIFO
+        fd = os.open(catalogue, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            head = os.read(fd, 4096).decode("utf-8", "replace") if stat.S_ISREG(os.fstat(fd).st_mode) else ""
+        finally:
+            os.close(fd)
     except OSError:
         head = ""
     found = dict(_HEADER.findall(head))

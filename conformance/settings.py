@@ -198,6 +198,7 @@ RUN_VARIABLES: tuple[RunVariable, ...] = (
     RunVariable("CONFORMANCE_TIME_SCALE", "1", "divide real waits (a simulator served with --clock-rate)"),
     RunVariable("CONFORMANCE_SEED", "random (nightly; printed)", "seed of the nightly profile's generation (--seed)"),
     RunVariable("CONFORMANCE_DOCS_URL", "", "base URL for source links in reports (default: the local file)"),
+    RunVariable("CONFORMANCE_HISTORY_RUNS", "30", "runs the Allure history file keeps (each full run adds ~600 KB)"),
     *(RunVariable(_LIMIT_ENV[f.name], "auto" if f.default is None else f"{f.default:g}"
                   if isinstance(f.default, float) else str(f.default), LIMIT_HELP[f.name])
       for f in fields(Limits)),

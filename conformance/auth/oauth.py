@@ -6,7 +6,10 @@ Everything about the server comes from the contract's ``oauth2`` security scheme
 default scope is all of them, space-separated), ``x-pkce.code_challenge_method`` (PKCE is used
 only when the scheme carries ``x-pkce``), ``x-credential`` and ``x-tokens`` (how an obtained token
 is presented). What only the service knows is passed in: the client id, the redirect URI, the
-form's content type, and the authorization host when ``authorizationUrl`` is on another host.
+form's content type, and the authorization host when ``authorizationUrl`` is on another host;
+``client_for`` reads them from the contract too: the scheme's ``x-client`` names the settings that
+hold them (``client_id``: a list, the first configured wins), the form's type and charset are the
+document's ``x-body-encoding``.
 
 Verifier and state are derived from a seed (the rule id) and a counter, never drawn at random:
 replay matches requests on their query and body, so a replayed run must send the bytes the
@@ -31,7 +34,7 @@ from conformance.transport.model import Exchange, Request
 if TYPE_CHECKING:
     from conformance.checks.context import CheckContext
 
-__all__ = ["MISSING", "FORM", "OAuthClient", "Pkce", "Redirect", "read_redirect"]
+__all__ = ["MISSING", "FORM", "OAuthClient", "Pkce", "Redirect", "client_for", "read_redirect"]
 
 MISSING: Any = object()  # as a value of a query or form member: leave the member out
 FORM = "application/x-www-form-urlencoded"
@@ -280,3 +283,25 @@ class OAuthClient:
         literal = self.credential_part(access_token).replace("{", "{{").replace("}", "}}")
         template = str(self.scheme["x-credential"]).replace("{" + self._token_name() + "}", literal)
         return AuthAs(values={self.scheme_name: template})
+
+
+def client_for(ctx: CheckContext, scheme: str | None = None) -> OAuthClient:
+    """The client of the contract's ``oauth2`` scheme, configured from its ``x-client`` settings
+    (module doc); a setting the client needs and the target lacks skips the rule when it is used."""
+    schemes: Mapping[str, Any] = ctx.contract.openapi.get("components", {}).get("securitySchemes", {})
+    named = scheme or next((n for n, s in schemes.items() if s.get("type") == "oauth2"), "")
+    config: Mapping[str, Any] = (schemes.get(named) or {}).get("x-client") or {}
+    ids = [str(n) for n in config.get("client_id") or []]
+    if not ids or "redirect_uri" not in config:
+        raise ContractFileError(f"{ctx.contract.service}: securitySchemes.{named} has no x-client "
+                                "(client_id, redirect_uri): the settings the OAuth client is configured from")
+
+    def client_id() -> str:
+        return next((v for v in map(ctx.optional, ids) if v), None) or ctx.credential(ids[-1])
+
+    encoding: Mapping[str, Any] = ctx.contract.openapi.get("x-body-encoding") or {}
+    form_type = f"{encoding.get('form', FORM)}; charset={encoding['charset']}" if "charset" in encoding else FORM
+    host = config.get("authorization_host")
+    return OAuthClient(ctx, client_id=client_id, redirect_uri=lambda: ctx.credential(str(config["redirect_uri"])),
+                       form_type=form_type, authorization_host=(ctx.optional(str(host)) if host else None) or "",
+                       scheme=named or None)

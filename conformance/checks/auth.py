@@ -6,6 +6,8 @@ has), ``{none: true, also: {Authorization: "Bearer {API_KEY}"}}`` (the valid key
 another way), ``{swap: {API_KEY: FREE_API_KEY}}`` (another plan), ``{values: {...}}``, ``{omit: [...]}``.
 ``params.operations`` widens the check from the rule's operation to a list; ``params.path_values``
 gives path parameters (otherwise a placeholder: authentication comes before the resource lookup).
+A body is the operation's example rendered for the target (``checks/examples.py``), as it is when
+a setting it names is not configured (authentication comes before the body is read).
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from typing import Any
 
 from conformance.auth.variants import AUTH_AS_SCHEMA, DEFAULT, AuthAs, auth_as
 from conformance.checks.context import CheckContext
+from conformance.checks.examples import example_body
 from conformance.checks.refusal import expect_refused
-from conformance.checks.registry import for_kind
+from conformance.checks.registry import for_kind, named
+from conformance.errors import RuleSkipped
 from conformance.transport.model import Exchange, Request
 
 __all__ = ["PLACEHOLDER", "auth_refused", "request_for"]
@@ -39,13 +43,19 @@ def request_for(ctx: CheckContext, operation: str, path_values: dict[str, str] |
             path = path.replace(part, PLACEHOLDER)
     if method not in ("POST", "PUT", "PATCH"):
         return Request.build(method, path)
-    return ctx.contract.body_request(operation, method, path, ctx.contract.request_example(operation))
+    try:
+        body = example_body(ctx, operation)
+    except RuleSkipped:  # a setting the example names is not configured: the example as written
+        body = ctx.contract.request_example(operation)
+    return ctx.contract.body_request(operation, method, path, body)
 
 
 def send_as(ctx: CheckContext, operation: str, how: AuthAs, path_values: dict[str, str] | None = None) -> Exchange:
     return ctx.send(ctx.auth(request_for(ctx, operation, path_values), operation, how))
 
 
+# By kind, and by name for a rule of another kind refused for its credential (a plan, a denied account).
+@named("auth", params=_PARAMS, required=("as",))
 @for_kind("auth", params=_PARAMS, required=("as",))
 def auth_refused(ctx: CheckContext) -> None:
     rule = ctx.rule

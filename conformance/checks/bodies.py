@@ -1,6 +1,7 @@
 """Request bodies edited per case, and named members of a response held to their own schema.
 
-* ``body-cases``: the operation's example body edited per case (members set, members dropped),
+* ``body-cases``: the operation's example body (rendered for the target: ``checks/examples.py``)
+  edited per case (members set, members dropped),
   each case accepted (2xx and a body valid under the documented schema) or refused. Accepted
   cases run first: they are the controls that make each refusal about the edit. For rules such
   as "either form A or form B, never both": cross-member constraints no single-member boundary
@@ -18,6 +19,7 @@ from typing import Any
 from conformance.auth.variants import AUTH_AS_SCHEMA, DEFAULT, auth_as, render
 from conformance.checks.boundary import MISSING, with_member
 from conformance.checks.context import CheckContext
+from conformance.checks.examples import example_body
 from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses, validator
 from conformance.checks.refusal import refused_statuses
 from conformance.checks.registry import named
@@ -59,7 +61,7 @@ _CASE = {
 
 
 def _case_body(ctx: CheckContext, operation: str, case: dict[str, Any]) -> dict[str, Any]:
-    body = ctx.contract.request_example(operation)
+    body = example_body(ctx, operation)
     for member in case.get("drop") or []:
         body = with_member(body, member, MISSING)
     for member, value in (case.get("set") or {}).items():

@@ -18,6 +18,7 @@ from hypothesis_jsonschema import from_schema
 
 from conformance.checks.boundary import baseline, with_member
 from conformance.checks.context import CheckContext
+from conformance.checks.examples import example_body
 from conformance.checks.expect import expect_json_schema, expect_status, success_statuses
 from conformance.checks.refusal import refused_statuses
 from conformance.checks.registry import named
@@ -122,7 +123,7 @@ def invalid_bodies_refused(ctx: CheckContext) -> None:
     paths = _typed_paths(contract.deref(contract.request_schema(operation)), contract)
     if not paths:
         ctx.skip(f"{operation} documents no typed body member")
-    base = contract.request_example(operation)
+    base = example_body(ctx, operation)  # rendered for the target, as the control sends it
     refused = refused_statuses(ctx)
     # The control: the example itself is accepted, so the refusals below are about the types.
     baseline(ctx)

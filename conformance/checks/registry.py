@@ -99,7 +99,11 @@ _GENERIC = (
     "conformance.checks.wellformed",
     "conformance.checks.observatory",
     "conformance.checks.bodies",
+    "conformance.checks.edits",
+    "conformance.checks.authorization",
     "conformance.checks.derived",
+    "conformance.checks.effects",
+    "conformance.checks.filters",
 )
 _loaded = False
 

@@ -12,41 +12,79 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
-
-from conformance.cli.parser import build_parser
-from conformance.cli.run import SUITES
-from conformance.cli.status import exit_status
-from conformance.errors import HarnessError
 
 __all__ = ["SUITES", "main"]
 
-# The names tests and older callers import from here.
-_parser = build_parser
-_exit_status = exit_status
+# Nothing else is imported here: the console script imports this module before ``main`` runs,
+# and a Ctrl-C during an import outside ``main``'s ``try`` was a traceback (issue 34). The names
+# tests and older callers import from here are looked up when asked for.
+_LAZY = {"SUITES": ("conformance.cli.run", "SUITES"), "_parser": ("conformance.cli.parser", "build_parser"),
+         "_exit_status": ("conformance.cli.status", "exit_status")}
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.command == "run":
-        from conformance import interrupts
+def __getattr__(name: str) -> object:
+    if name not in _LAZY:
+        raise AttributeError(name)
+    import importlib
 
-        # First thing: a signal during the imports that follow is recorded like any other.
-        interrupts.install()
+    module, attr = _LAZY[name]
+    return getattr(importlib.import_module(module), attr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    command = None
     try:
-        return int(args.func(args))
-    except HarnessError as exc:
-        print(f"conformance: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
         from conformance import interrupts
 
-        print(f"conformance: interrupted by {interrupts.received() or 'SIGINT'} before any rule ran; nothing written",
-              file=sys.stderr)
-        return interrupts.exit_status() or 130
+        interrupts.checkpoint("cli")  # a test pauses here: before the parser and every command's imports
+        from conformance.cli.parser import build_parser
+        from conformance.errors import HarnessError
+
+        args = build_parser().parse_args(argv)
+        command = args.command
+        if command == "run":
+            # First thing: a signal during the imports that follow is recorded like any other.
+            interrupts.install()
+        try:
+            return int(args.func(args))
+        except HarnessError as exc:
+            print(f"conformance: error: {exc}", file=sys.stderr)
+            return 2
+    except KeyboardInterrupt:
+        return _interrupted(command)
     except BrokenPipeError:  # `conformance env | head`: the reader left; nothing to report
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:  # a path the user gave that the system refuses (a name too long, no room)
+        where = f"{str(exc.filename)[:120]!a}: " if exc.filename else ""
+        print(f"conformance: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 (the last net: 1 means only "the target broke a rule")
+        print(f"conformance: internal error, a bug: {_where(exc)}: {type(exc).__name__}: "
+              f"{ascii(str(exc))[1:-1][:300]}", file=sys.stderr)
+        return 2
+
+
+def _interrupted(command: str | None) -> int:
+    """Ctrl-C outside a run's rules: one line that fits the command, exit 130 (or the signal's)."""
+    from conformance import interrupts
+
+    received = interrupts.received() or "SIGINT"
+    if command == "run":
+        print(f"conformance: interrupted by {received} before any rule ran; nothing written", file=sys.stderr)
+    elif command == "serve":  # Ctrl-C is how a sandbox is stopped: no run was there to interrupt
+        print(f"conformance: serve stopped by {received}", file=sys.stderr)
+    else:
+        print(f"conformance: interrupted by {received}", file=sys.stderr)
+    return interrupts.exit_status() or 130
+
+
+def _where(exc: BaseException) -> str:
+    """The innermost frame of ``exc`` as ``file:line``: one line that still says where the bug is."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}" if tb is not None else "?"
 
 
 if __name__ == "__main__":

@@ -156,6 +156,10 @@ class _Where:
 def _read(path: Path) -> dict[str, Any]:
     import tomllib  # only when there is a file: about 10 ms of `conformance env` otherwise
 
+    from conformance.files import CONFIG, measure
+
+    if path.exists() and not path.is_file() and not path.is_dir():  # a FIFO would block the open
+        raise UsageError(f"{path}: not a regular file (a device or FIFO); not a configuration file")
     try:
         with path.open("rb") as handle:
             raw = handle.read(MAX_BYTES + 1)
@@ -166,7 +170,10 @@ def _read(path: Path) -> dict[str, Any]:
     if len(raw) > MAX_BYTES:
         raise UsageError(f"{path}: larger than {MAX_BYTES // 1024} KiB; not a configuration file")
     try:
-        return tomllib.loads(raw.decode("utf-8"))
+        # Depth bounded as every file read (conformance/files.py); tomllib recurses per level.
+        return measure(tomllib.loads(raw.decode("utf-8")), CONFIG, str(path), UsageError)
+    except RecursionError:
+        raise UsageError(f"{path}: nested too deep to read; not a configuration file") from None
     except UnicodeDecodeError as exc:
         raise UsageError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:

@@ -28,14 +28,31 @@ def discover(args: argparse.Namespace) -> int:
     """`conformance discover --service X`: export lines for every setting it can derive."""
     from conformance.cli.configfile import configure
     from conformance.discovery import export_lines
+    from conformance.reporting.text import visible
     from conformance.settings import env_name
 
     configure(args)  # base URL and credentials from the configuration file's target too
     for service in args.service:
-        proposals = _proposals_for(service)
-        print("\n".join(export_lines(service, os.environ.get(env_name(service, "BASE_URL"), ""),
-                                      proposals)))
+        proposals = [_printable(p) for p in _proposals_for(service)]
+        lines = export_lines(service, os.environ.get(env_name(service, "BASE_URL"), ""), proposals)
+        # Every line quotes the target (values, and the records named in comments): escaped, so no
+        # control or bidi character of the target's reaches the terminal or the shell it is pasted in.
+        print("\n".join(visible(line) for line in lines))
     return 0
+
+
+def _printable(proposal: Proposal) -> Proposal:
+    """A value holding a control or bidi character is not proposed: escaped, it would export a
+    value the target does not hold; raw, it would act on the terminal. Left unset, saying why."""
+    from dataclasses import replace
+
+    from conformance.reporting.text import visible
+
+    value = proposal.value
+    if value is None or visible(value.replace("\n", " ")) == value.replace("\n", " "):
+        return proposal
+    return replace(proposal, value=None, source=f"the target's value holds control or bidi characters "
+                                                f"({visible(value)[:80]}); set it yourself")
 
 
 def apply_discovery(services: list[str]) -> None:

@@ -49,10 +49,14 @@ def facts_for(service: str) -> ServiceFacts:
 
 def _digest(service: str) -> str | None:
     folder = schemas_dir() / service
-    try:
-        data = (folder / "openapi.yaml").read_bytes() + b"\0" + (folder / "rules.yaml").read_bytes()
-    except OSError:
-        return None  # the loader names what is missing
+    from conformance.errors import ContractFileError
+    from conformance.files import CONTRACT, read_text
+
+    try:  # bounded as the loader reads them (a link to /dev/zero is not hashed until memory runs out)
+        data = (read_text(folder / "openapi.yaml", CONTRACT, ContractFileError) + "\0"
+                + read_text(folder / "rules.yaml", CONTRACT, ContractFileError)).encode()
+    except ContractFileError:
+        return None  # the loader names what is wrong
     return hashlib.sha256(f"{_FORMAT}\0{folder.resolve()}\0".encode() + data).hexdigest()
 
 
@@ -62,11 +66,14 @@ def _cache_dir() -> Path:
 
 
 def _read(path: Path) -> ServiceFacts | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+    from conformance.errors import HarnessError
+    from conformance.files import CONFIG, load_json
+
+    try:  # a cache: anything odd in it (a link to /dev/zero, a deep value) reads as not cached
+        data = load_json(path, CONFIG, HarnessError)
         paths = {name: (str(value), str(text)) for name, (value, text) in data["paths"].items()}
         return ServiceFacts(title=data["title"], credentials=data["credentials"], paths=paths, rates=data["rates"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (HarnessError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 

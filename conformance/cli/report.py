@@ -16,8 +16,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         help="a run directory (default: reports/latest); repeated (CI shards): merged first into a "
                              "new run under --reports")
     parser.add_argument("--reports", default="reports", help="where runs/ lives, for a merged run (default: reports)")
-    parser.add_argument("--history", default="reports/history.jsonl",
-                        help="Allure history file kept across runs (default: reports/history.jsonl)")
+    parser.add_argument("--history", default=None,
+                        help="Allure history file kept across runs (default: where the run kept it: "
+                             "reports/history.jsonl for a run under reports/runs, else the run directory's own)")
     parser.add_argument("--no-history", action="store_true", help="build without history")
     parser.add_argument("--baseline", default=None, metavar="RUN",
                         help="the run the report's triage compares with (default: the last earlier run against the "
@@ -29,12 +30,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def report(args: argparse.Namespace) -> int:
     from conformance.cli.merge import merge_into_new_run
+    from conformance.cli.rundirs import check_report_dir, history_path
     from conformance.reporting.html import build_html
 
     dirs = [Path(d) for d in args.report_dir or ["reports/latest"]]
     report_dir = dirs[0] if len(dirs) == 1 else merge_into_new_run(dirs, Path(args.reports))
+    check_report_dir(report_dir)
     triage_page = _triage_page(report_dir, Path(args.baseline) if args.baseline else None)
-    history = None if args.no_history else Path(args.history)
+    history = None if args.no_history else Path(args.history) if args.history else history_path(report_dir)
     print(f"report: {build_html(report_dir, history=history, triage_markdown=triage_page)}")
     if history is not None:
         print(f"history: {history} (keep it between runs: trends, new failed and fixed come from it)")

@@ -92,15 +92,14 @@ def run(args: argparse.Namespace) -> int:
 
     from conformance.cli.configfile import configure
     from conformance.cli.preflight import preflight
-    from conformance.cli.rundirs import new_run_dir
+    from conformance.cli.rundirs import check_report_dir, new_run_dir
 
     configure(args)  # the configuration file's target fills what the environment leaves unset
     _seed(args)  # after: the file may set the profile
     settings = preflight(args)
     report_dir = Path(args.report_dir) if args.report_dir else new_run_dir(Path("reports"))
+    check_report_dir(report_dir)
     argv = pytest_argv(args, settings, report_dir)
-    if report_dir.exists() and not report_dir.is_dir():
-        raise HarnessError(f"--report-dir {report_dir} is not a directory")
     return _execute(args, argv, report_dir)
 
 
@@ -219,8 +218,10 @@ def _interrupted(report_dir: Path, signal_name: str) -> int:
     from conformance.cli.status import mark_interrupted
 
     mark_interrupted(report_dir, signal_name)
-    print(f"conformance: interrupted by {signal_name}; {report_dir / 'summary.json'} holds what finished",
-          file=sys.stderr)
+    summary = report_dir / "summary.json"
+    # Only a summary that was written holds anything: before the first rule ended there is none.
+    held = f"{summary} holds what finished" if summary.is_file() else "no rule finished; no summary.json written"
+    print(f"conformance: interrupted by {signal_name}; {held}", file=sys.stderr)
     return interrupts.exit_status() or 130
 
 

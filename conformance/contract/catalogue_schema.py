@@ -163,6 +163,10 @@ CATALOGUE_SCHEMA: dict[str, Any] = {
                     "about_none": {"type": "string", "minLength": 10},
                     # The target setting (a credential name) that resolves the gap on a target.
                     "setting": {"type": "string", "pattern": "^[A-Z][A-Z0-9_]*$"},
+                    # The conforming choices the gap leaves open, as core variant families
+                    # (faults/variants.py GAP_FAMILIES) with their params: every rule must pass each.
+                    "allows": {"type": "array", "minItems": 1, "items": {
+                        "type": "object", "required": ["family"], "properties": {"family": {"type": "string"}}}},
                     "source": _SOURCE,
                 },
             },

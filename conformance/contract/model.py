@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import dataclasses
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -83,6 +82,8 @@ class Gap:
     setting: str | None = None
     # Why the gap names no operation or member, when it has no ``about``.
     about_none: str | None = None
+    # The conforming choices it leaves open: core variant families with their params.
+    allows: tuple[dict[str, Any], ...] = ()
 
     def covers(self, rule: Rule) -> tuple[str, str | None] | None:
         """The point of ``about`` that ``rule`` checks, if any."""
@@ -187,23 +188,6 @@ class Contract:
         """The operation's ``application/json`` request media object ({} when none)."""
         content = self.operation(operation).get("requestBody", {}).get("content", {})
         return content.get("application/json") or {}
-
-    def with_examples(self, examples: dict[str, Any]) -> Contract:
-        """A copy whose JSON request examples are replaced for the operations in ``examples``
-        (settings or dates rendered into them). Only example objects are new: schema objects
-        stay the same, so validators cached by schema identity still apply."""
-        openapi = dict(self.openapi)
-        paths = dict(openapi["paths"])
-        for operation, example in examples.items():
-            method, path = operation.split(" ", 1)
-            op = dict(paths[path][method.lower()])
-            request_body = dict(op["requestBody"])
-            media = {**self.json_media(operation), "example": example}
-            request_body["content"] = {**request_body["content"], "application/json": media}
-            op["requestBody"] = request_body
-            paths[path] = {**paths[path], method.lower(): op}
-        openapi["paths"] = paths
-        return dataclasses.replace(self, openapi=openapi)
 
     def request_media(self, operation: str) -> str:
         content = self.operation(operation).get("requestBody", {}).get("content", {})

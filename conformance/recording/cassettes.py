@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-import yaml
 from vcr.serializers import yamlserializer
 
 from conformance.errors import CassetteMismatch, CassetteMissing, CassetteStale
+from conformance.files import CASSETTE, parse_json, parse_yaml, read_text
 from conformance.transport.scrub import scrub_headers, scrub_json_text, scrub_pairs, scrub_text
 
 __all__ = ["MATCH_ON", "CassetteFormat", "check_digest", "read_cassette", "request_scrubber", "response_scrubber"]
@@ -77,11 +77,14 @@ class CassetteFormat:
         self.contract_digest = contract_digest
 
     def deserialize(self, text: str) -> Any:
+        # Bounded as every file the project reads (conformance/files.py): depth, and values once
+        # YAML aliases are expanded (a 1.3 KB alias bomb stood for a billion values).
+        where = f"cassette {self.path}"
         try:
-            data = json.loads(text) if text.lstrip().startswith("{") else yamlserializer.deserialize(text)
-        except (ValueError, yaml.YAMLError) as exc:
-            raise CassetteMismatch(f"cassette {self.path} is not readable ({type(exc).__name__}); "
-                                   "re-record it") from None
+            data = (parse_json(text, where, CASSETTE, CassetteMismatch) if text.lstrip().startswith("{")
+                    else parse_yaml(text, where, CASSETTE, CassetteMismatch))
+        except CassetteMismatch as exc:
+            raise CassetteMismatch(f"{exc}; re-record it") from None
         if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
             raise CassetteMismatch(f"cassette {self.path} has no 'interactions' list; re-record it")
         for i, item in enumerate(data["interactions"]):
@@ -133,13 +136,13 @@ def read_cassette(path: Path, *, contract_digest: str | None = None, rule_id: st
     """The recorded requests and responses of ``path``, as stored (checked as vcrpy would need
     them). Not vcrpy's Request objects: building one per recorded request cost more than the
     replay reading them (benchmarks/bench.py, replay)."""
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         raise CassetteMissing(f"no cassette {path}: record it first with `conformance run --record` "
                               "(against the simulator or a live target)")
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CassetteMismatch(f"cassette {path} is not readable ({type(exc).__name__}); re-record it") from None
+        text = read_text(path, CASSETTE, CassetteMismatch)  # a regular file, of bounded size
+    except CassetteMismatch as exc:
+        raise CassetteMismatch(f"cassette {exc}; re-record it") from None
     data = CassetteFormat(path).deserialize(text)
     if contract_digest is not None:
         check_digest(path, data, contract_digest, rule_id, service)
@@ -156,11 +159,37 @@ def _interaction_problem(item: Any) -> str | None:
         return "lacks a request or a response"
     if not isinstance(request.get("uri"), str) or not isinstance(request.get("method"), str):
         return "has a request without uri or method"
-    if not isinstance(request.get("headers", {}), dict) or not isinstance(response.get("headers", {}), dict):
-        return "has headers that are not a mapping"
+    try:
+        urlsplit(request["uri"]).port  # noqa: B018 (parsing is the check: `http://[bad`, a port past 65535)
+    except ValueError:
+        return f"has a request uri that is not a URL ({request['uri'][:80]!a})"
+    for side in (request, response):
+        problem = _headers_problem(side.get("headers", {}))
+        if problem:
+            return problem
+    if not isinstance(request.get("body"), (str, bytes, type(None))):
+        return "has a request body that is not text or bytes"
     status = response.get("status")
-    if not isinstance(status, dict) or not isinstance(status.get("code"), int):
-        return "has no integer status code"
+    # bool is an int to Python; a status is a three-digit number (RFC 9110 15), never 10**30.
+    if (not isinstance(status, dict) or type(status.get("code")) is not int
+            or not 100 <= status["code"] <= 599):
+        return "has no status code from 100 to 599"
+    if not isinstance(status.get("message"), (str, type(None))):
+        return "has a status message that is not text"
     if not isinstance(response.get("body"), dict) or "string" not in response["body"]:
         return "has a response without a body"
+    if not isinstance(response["body"]["string"], (str, bytes)):
+        return "has a response body that is not text or bytes"
+    return None
+
+
+def _headers_problem(headers: Any) -> str | None:
+    """A header is a name and a text value, or a list of them (vcrpy's layout): a mapping or a list
+    of lists as a value is what no HTTP message holds."""
+    if not isinstance(headers, dict):
+        return "has headers that are not a mapping"
+    for name, value in headers.items():
+        values = value if isinstance(value, list) else [value]
+        if not isinstance(name, str) or not all(isinstance(v, str) for v in values):
+            return f"has a header ({str(name)[:40]!a}) whose value is not text or a list of texts"
     return None

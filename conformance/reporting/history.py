@@ -30,6 +30,9 @@ __all__ = ["MARKER", "append_run", "data_point", "history_before", "recorded_poi
 
 MARKER = "history.json"  # in the run directory: {"history": path, "uuid": the run's line}
 
+# Runs the history file keeps (CONFORMANCE_HISTORY_RUNS overrides).
+DEFAULT_HISTORY_RUNS = 30
+
 
 def _md5(text: str) -> str:
     return hashlib.md5(text.encode("utf-8")).hexdigest()  # noqa: S324 (an id, as Allure's)
@@ -84,13 +87,31 @@ def data_point(results: Path, name: str = "API conformance") -> dict[str, Any]:
             "knownTestCaseIds": known, "testResults": items, "metrics": {}, "url": ""}
 
 
+def history_runs() -> int:
+    """How many runs the history keeps (CONFORMANCE_HISTORY_RUNS): a full run adds about 600 KB,
+    so an unbounded file grows by the night; trends read the last few runs anyway."""
+    raw = os.environ.get("CONFORMANCE_HISTORY_RUNS", "").strip() or str(DEFAULT_HISTORY_RUNS)
+    if not raw.isdigit() or int(raw) < 1:
+        raise HarnessError(f"CONFORMANCE_HISTORY_RUNS must be a whole number of runs (1 or more), got '{raw}'")
+    return int(raw)
+
+
 def _append_line(history: Path, line: str) -> None:
+    """Appends under a lock, then keeps only the last ``history_runs()`` lines."""
+    keep = history_runs()
     try:
         history.parent.mkdir(parents=True, exist_ok=True)
-        with history.open("a", encoding="utf-8") as out:
+        with history.open("a+", encoding="utf-8") as out:
             fcntl.flock(out, fcntl.LOCK_EX)
             try:
                 out.write(line + "\n")
+                out.flush()
+                out.seek(0)
+                lines = [kept for kept in out.read().splitlines() if kept.strip()]
+                if len(lines) > keep:
+                    out.seek(0)
+                    out.truncate()
+                    out.write("\n".join(lines[-keep:]) + "\n")
                 out.flush()
                 os.fsync(out.fileno())
             finally:

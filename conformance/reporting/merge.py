@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import UsageError
+from conformance.files import SUMMARY, read_text
 from conformance.reporting.checked import checked_share
 from conformance.reporting.summary import write_atomic
 from conformance.reporting.triage import load_summary
+from conformance.reporting.verdict import verdict
 from conformance.settings import MinChecked
 
 __all__ = ["merge_runs", "merge_summaries"]
@@ -63,6 +65,7 @@ def merge_summaries(summaries: list[tuple[Path, dict[str, Any]]]) -> dict[str, A
                                   for s, names in (d.get("missing_required") or {}).items()}
     merged["services"] = services
     merged["merged_from"] = [str(p) for p, _d in summaries]
+    merged["verdict"] = verdict(merged).as_json()  # decided as a run's is, from the merged rules
     return merged
 
 
@@ -102,9 +105,9 @@ def _triage(merged: dict[str, Any], sources: list[Path]) -> str:
     """The shards' failure sections under one heading (each shard wrote them from its outcomes)."""
     sections: list[str] = []
     for source in sources:
-        try:
-            text = (source / "triage.md").read_text(encoding="utf-8")
-        except OSError:
+        try:  # bounded as every file read (a link to /dev/zero is refused, not read until memory runs out)
+            text = read_text(source / "triage.md", SUMMARY, UsageError)
+        except UsageError:
             continue
         start = text.find("\n## ")
         if start >= 0:
@@ -172,7 +175,7 @@ def _allure(results: list[Path], out: Path, merged: dict[str, Any]) -> None:
     for source in results:
         for path in source.iterdir():
             if path.name == "environment.properties":
-                for line in path.read_text(encoding="utf-8").splitlines():
+                for line in read_text(path, SUMMARY, UsageError).splitlines():
                     key, _sep, value = line.partition("=")
                     if key.startswith("base_url."):
                         base_urls[key.removeprefix("base_url.")] = value

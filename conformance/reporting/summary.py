@@ -15,6 +15,7 @@ from conformance.contract import Contract
 from conformance.discovery import discovered
 from conformance.reporting.checked import CheckedShare, checked_share
 from conformance.reporting.text import code_block, shorten
+from conformance.reporting.verdict import verdict
 from conformance.runner import ERROR, FAILED, INTERRUPTED, PASSED, SKIPPED, Outcome
 from conformance.settings import MinChecked
 
@@ -150,12 +151,15 @@ class RunSummary:
             services[service]["path_settings"] = {n: v for n, (v, _d) in contract.server_variables().items()}
             # Settings `run --discover` read from the target (name -> where from); the user's own are not here.
             services[service]["discovered"] = discovered().get(service, {})
-        return {"generated_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                "harness_version": _version(), "commit": _commit(),
-                "target": self.target, "profile": self.profile, "counts": dict(self.counts()),
-                "elapsed_seconds": round(self.elapsed(), 3),
-                "skip_kinds": dict(skips), "checked": self.share().as_json(), "interrupted": self.interrupted,
-                "missing_required": self.missing_required, "services": services}
+        data: dict[str, Any] = {
+            "generated_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "harness_version": _version(), "commit": _commit(),
+            "target": self.target, "profile": self.profile, "counts": dict(self.counts()),
+            "elapsed_seconds": round(self.elapsed(), 3),
+            "skip_kinds": dict(skips), "checked": self.share().as_json(), "interrupted": self.interrupted,
+            "missing_required": self.missing_required, "services": services}
+        data["verdict"] = verdict(data).as_json()
+        return data
 
     def write(self, report_dir: Path) -> dict[str, Any]:
         """Writes summary.json and triage.md; returns what summary.json holds (the Allure

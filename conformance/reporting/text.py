@@ -13,6 +13,10 @@ _VARIABLE = re.compile(r"CONFORMANCE_[A-Z0-9_]+")
 # alone; CR and backspace overwrite what was printed). Each becomes its visible escape, ``\x1b``.
 _BACKTICKS = re.compile("`+")
 _CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x20), *range(0x7f, 0xa0)] if chr(c) not in "\t\n"}
+# The bidirectional controls (Unicode's "Trojan Source" set): they reorder what a terminal or a
+# viewer shows, so a value can read as something it is not. Each becomes ``\u202e`` and so on.
+_CONTROLS.update({c: f"\\u{c:04x}" for c in [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F),
+                                                *range(0x2066, 0x206A)]})
 
 
 def shorten(text: str, limit: int) -> str:
@@ -34,6 +38,7 @@ def shorten(text: str, limit: int) -> str:
 
 def visible(text: str) -> str:
     r"""``text`` with every control character but newline and tab written as its escape (``\x1b``),
+    and every bidirectional control as its ``\u`` escape,
     so a body or header value a target sent reaches a terminal, a report or a log as inert text."""
     return text.translate(_CONTROLS)
 

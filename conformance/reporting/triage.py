@@ -20,7 +20,6 @@ not a verdict.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,17 +34,47 @@ _EMPTY = {"New failures": "newly failing", "Fixed": "fixed", "Still failing": "s
           "Newly skipped": "newly skipped", "Flaky": "flaky", "Other changes": "otherwise changed"}
 
 
+_TEXT_OR_NONE = {"type": ["string", "null"]}
+_COUNTS = {"type": "object", "additionalProperties": {"type": "integer"}}
+_ITEMS = {"type": "array", "items": {"type": "object", "required": ["id"], "properties": {
+    "id": {"type": "string"}, "observed": {"type": "array"}}}}
+# What triage and merge read of a summary.json, with the types they rely on: a summary from
+# another version, a CI artefact or a hand edit is refused in one line, never walked into a
+# traceback (exit 1 from triage would read "new failures").
+SUMMARY_SHAPE: dict[str, Any] = {
+    "type": "object",
+    "required": ["services"],
+    "properties": {
+        "services": {"type": "object", "additionalProperties": {"type": "object", "properties": {
+            "rules": {"type": "array", "items": {"type": "object", "required": ["id", "status"], "properties": {
+                "id": {"type": "string"}, "status": {"type": "string"}, "message": _TEXT_OR_NONE,
+                "source": _TEXT_OR_NONE, "skip_kind": _TEXT_OR_NONE, "selected": {"type": "boolean"}}}},
+            "gaps": _ITEMS, "conflicts": _ITEMS, "contract_digest": _TEXT_OR_NONE}}},
+        "counts": _COUNTS, "skip_kinds": _COUNTS,
+        "checked": {"type": "object", "properties": {"floor": _TEXT_OR_NONE}},
+        "elapsed_seconds": {"type": ["number", "null"]},
+        "interrupted": _TEXT_OR_NONE,
+        "missing_required": {"type": "object"},
+    },
+}
+
+
 def load_summary(where: Path) -> dict[str, Any]:
-    """A summary.json, given as the file or as the run directory that holds it."""
+    """A summary.json, given as the file or as the run directory that holds it: read through the
+    bounded funnel (conformance/files.py) and held to ``SUMMARY_SHAPE``."""
+    import jsonschema
+
+    from conformance.files import SUMMARY, load_json
+
     path = where / "summary.json" if where.is_dir() else where
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
-    except (ValueError, UnicodeDecodeError):
-        raise UsageError(f"{path} is not a summary.json (not JSON)") from None
+    data = load_json(path, SUMMARY, UsageError)
     if not isinstance(data, dict) or not isinstance(data.get("services"), dict):
         raise UsageError(f"{path} is not a summary.json (no services)")
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(SUMMARY_SHAPE).iter_errors(data))
+    if error is not None:
+        place = "/".join(str(p) for p in error.absolute_path) or "(top)"
+        raise UsageError(f"{path} is not a summary.json: at {ascii(place)[1:-1][:200]}: "
+                         f"{ascii(error.message)[1:-1][:200]}")
     return data
 
 

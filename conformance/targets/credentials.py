@@ -12,6 +12,7 @@ from pathlib import Path
 
 from conformance.contract import Contract
 from conformance.errors import HarnessError
+from conformance.files import CASSETTE, load_json
 
 __all__ = ["CONFIGURED_FILE", "read_configured", "remember_configured"]
 
@@ -35,9 +36,9 @@ def remember_configured(folder: Path, names: list[str], settings: dict[str, str]
 
 
 def _read_file(path: Path) -> tuple[set[str], dict[str, str]]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+    try:  # bounded as every file read (conformance/files.py); unreadable reads as none recorded
+        data = load_json(path, CASSETTE, HarnessError)
+    except HarnessError:
         return set(), {}
     if not isinstance(data, dict):
         return set(), {}

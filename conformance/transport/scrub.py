@@ -69,10 +69,69 @@ def _replaced(secrets: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted((v for v in values if len(v) >= _MIN_SECRET_LEN), key=lambda v: (-len(v), v)))
 
 
+# JSON's short escapes (RFC 8259 section 7): the one-letter forms an encoder may write instead of \uXXXX.
+_SHORT_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "\b": "b", "\f": "f", "\n": "n", "\r": "r", "\t": "t"}
+_UNSHORT = {letter: char for char, letter in _SHORT_ESCAPES.items()}
+_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
+
+
+def _hex4(code: int) -> str:
+    r"""``\uXXXX`` for ``code`` as a pattern: either case of each hex digit, and any number of
+    backslashes (JSON text inside a JSON string escapes its escapes)."""
+    return r"\\+u" + "".join(f"[{d.lower()}{d.upper()}]" if d.isalpha() else d for d in f"{code:04x}")
+
+
+def _char_forms(char: str) -> str:
+    r"""A pattern for ``char`` as JSON text may hold it: itself, ``\uXXXX`` (a surrogate pair past
+    U+FFFF) or its short escape."""
+    code = ord(char)
+    if code > 0xFFFF:
+        code -= 0x10000
+        escaped = _hex4(0xD800 + (code >> 10)) + _hex4(0xDC00 + (code & 0x3FF))
+    else:
+        escaped = _hex4(code)
+    forms = [re.escape(char), escaped] + ([r"\\+" + re.escape(_SHORT_ESCAPES[char])] if char in _SHORT_ESCAPES
+                                          else [])
+    return "(?:" + "|".join(forms) + ")"
+
+
+@functools.lru_cache(maxsize=64)
+def _json_escaped(secrets: tuple[str, ...]) -> re.Pattern[str]:
+    """``secrets`` in every JSON spelling, any character escaped or not, longest first."""
+    values = sorted(set(secrets), key=lambda v: (-len(v), v))
+    return re.compile("|".join("".join(_char_forms(c) for c in v) for v in values))
+
+
+def _unescaped(text: str) -> str:
+    """``text`` with every JSON escape decoded (surrogate pairs joined): a view to search, never shown."""
+    decoded = _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)) if m.group(1) else _UNSHORT[m.group(2)], text)
+    return decoded.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _scrub_escaped(text: str, secrets: tuple[str, ...]) -> str:
+    r"""Secrets spelled with JSON escapes anywhere in ``text``: encoders differ (.NET writes ``+``
+    as ``\u002B``, others escape ``/`` or every non-ASCII character), and a body that is not JSON
+    as a whole (cut, wrapped in text, JSON inside a JSON string) is not parsed back to its values.
+    Found in a decoded view first (one pass; up to three levels of escaping), so the pattern of
+    every spelling runs only for the secrets that are there."""
+    view = text
+    for _ in range(3):
+        if "\\" not in view:
+            break
+        view = _unescaped(view)
+        present = tuple(s for s in secrets if len(s) >= _MIN_SECRET_LEN and s in view)
+        if present:
+            text = _json_escaped(present).sub(REDACTED, text)
+    return text
+
+
 def scrub_text(text: str, secrets: Iterable[str]) -> str:
-    for value in _replaced(tuple(secrets)):
+    secrets = tuple(secrets)
+    for value in _replaced(secrets):
         if value in text:
             text = text.replace(value, REDACTED)
+    if "\\" in text:  # an escape: a secret may be spelled with some of its characters escaped
+        text = _scrub_escaped(text, secrets)
     return text
 
 

@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "conformance"
 # Lowest first; a module's floor is the entry holding its name's second part (conformance.<part>...).
 FLOORS = [
     ("errors", "interrupts"),
-    ("settings", "layout"),
+    ("settings", "layout", "files"),
     ("transport",),
     ("recording",),
     ("contract",),

@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from conformance.reporting.allure_meta import CATEGORIES, allure3_config
 from conformance.reporting.triage import compare, run_before
 
@@ -219,3 +221,18 @@ def test_gap_drift_is_scoped_to_runs_where_an_observing_rule_ran() -> None:
     assert not compare(run("not run", []), run("skipped", ["x-ratelimit: 5"])).gap_drift
     [drift] = compare(run("skipped", []), run("skipped", ["x-ratelimit: 5"])).gap_drift
     assert (drift.id, drift.before, drift.after) == (gap, [], ["x-ratelimit: 5"])
+
+
+def test_the_history_keeps_the_last_runs_it_is_told_to(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each full run adds ~600 KB; unbounded, a nightly history grows without end."""
+    from conformance.errors import HarnessError
+    from conformance.reporting.history import _append_line
+
+    history = tmp_path / "history.jsonl"
+    monkeypatch.setenv("CONFORMANCE_HISTORY_RUNS", "3")
+    for i in range(5):
+        _append_line(history, json.dumps({"uuid": str(i)}))
+    assert [json.loads(line)["uuid"] for line in history.read_text().splitlines()] == ["2", "3", "4"]
+    monkeypatch.setenv("CONFORMANCE_HISTORY_RUNS", "none")
+    with pytest.raises(HarnessError, match="CONFORMANCE_HISTORY_RUNS"):
+        _append_line(history, "{}")

@@ -213,22 +213,7 @@ def _drop_text_ruleset(body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def _refuse_resource_type(path: str, kind: str) -> Callable[[Simulator], Simulator]:
-    """A filter of the listed resource type ``kind`` is refused (400)."""
-    def edit(body: dict[str, Any]) -> dict[str, Any]:
-        query = body.get("query")
-        filters = query.get("filters") if isinstance(query, dict) else None
-        if isinstance(filters, list) and any(isinstance(f, dict) and f.get("resource_type") == kind for f in filters):
-            body["query"] = "refused"  # the simulator refuses a query that is not an object
-        return body
-    return request_body(operation("POST", path), edit)
-
-
 FAULTS: list[Fault] = [
-    fault("offer-group-filter-refused",
-          "a conversion filter of resource type offer_group is refused")(_refuse_resource_type(_REPORT, "offer_group")),
-    fault("device-make-filter-refused",
-          "a click filter of resource type device_make is refused")(_refuse_resource_type(_CLICKS, "device_make")),
     fault("ruleset-text-accepted",
           "a redirect's ruleset sent as a string is accepted (dropped)")(
         request_body(operation("POST", _CAMPAIGNS), _drop_text_ruleset)),

@@ -1,4 +1,4 @@
-"""Scenario checks of the export, one conversion by id, and conversions by email."""
+"""Scenario checks of the export, the conversion id's length, and conversions by email."""
 
 from __future__ import annotations
 
@@ -78,15 +78,6 @@ def _some_conversion(ctx: CheckContext) -> dict[str, Any]:
         ctx.skip("the report window holds no conversion to fetch")
     row: dict[str, Any] = data["conversions"][0]
     return row
-
-
-@named("affiliate/get-by-id", params=DAYS, required=("days_back",))
-def get_by_id(ctx: CheckContext) -> None:
-    wanted = _some_conversion(ctx)["conversion_id"]
-    exchange = ctx.call(ONE, path_values={"conversionId": wanted})
-    got = ok(ctx, exchange, ONE, "the conversion of a report row")
-    expect(got["conversion_id"] == wanted, ctx.rule.id, f"asked for {wanted}, got {got['conversion_id']}",
-           exchange=exchange, expected="the same conversion")
 
 
 @named("affiliate/id-length", params=DAYS, required=("days_back",))

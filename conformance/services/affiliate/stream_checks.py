@@ -21,38 +21,6 @@ __all__: list[str] = []
 UPLOAD = "POST /v1/networks/uploads/temp"
 
 
-def _listed_resource_types(ctx: CheckContext, operation: str) -> list[str]:
-    """The resource types the operation's query.filters schema lists (openapi.yaml)."""
-    contract = ctx.contract
-    node: Any = contract.deref(contract.request_schema(operation))
-    for name in ("query", "filters"):
-        node = contract.deref((node.get("properties") or {}).get(name) or {})
-    item = contract.deref(node.get("items") or {})
-    listed = contract.deref((item.get("properties") or {}).get("resource_type") or {}).get("enum")
-    if not listed:
-        raise ContractFileError(f"{ctx.rule.id}: {operation} lists no query.filters resource_type enum")
-    return [str(v) for v in listed]
-
-
-@named("affiliate/resource-types-accepted")
-def resource_types_accepted(ctx: CheckContext) -> None:
-    """Every listed resource type is taken in a filter (a value matching nothing is fine: the
-    answer, not its rows, is judged). Whether an unlisted type is refused is gap unknown-members."""
-    operation = ctx.rule.operation
-    assert operation
-    refused = []
-    last: Exchange | None = None
-    for kind in _listed_resource_types(ctx, operation):
-        body = dated_body(ctx, operation,
-                          query={"filters": [{"filter_id_value": "conformance", "resource_type": kind}]})
-        last = ctx.call(operation, json_body=body)
-        if last.response.status not in success_statuses(ctx.contract, operation):
-            refused.append((kind, last))
-    expect(not refused, ctx.rule.id, f"{operation}: listed resource types refused in a filter: "
-           + ", ".join(f"{k} ({e.response.status})" for k, e in refused),
-           exchange=(refused[0][1] if refused else last), expected="every listed resource_type accepted")
-
-
 def _clicks(ctx: CheckContext, first: str, last: str) -> Exchange:
     return ctx.call(CLICKS, json_body=dated_body(ctx, CLICKS, **{"from": first, "to": last}))
 

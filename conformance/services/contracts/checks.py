@@ -1,21 +1,18 @@
 """Scenario checks of the smart-contract platform service (volume 1, part C).
 
 Only what no generic check or building block expresses: a header carried on every
-call, a documented default compared with its explicit value (both on the settled examples:
-settled.py), a JSON string that must parse,
-and a malformed path id after a real one. Values come from the rule's params and the contract.
+call, a documented default compared with its explicit value (both on the examples rendered for
+the target: checks/examples.py) and a JSON string that must parse. Values come from the rule's params and the contract.
 """
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from conformance.checks.context import CheckContext
+from conformance.checks.examples import example_body
 from conformance.checks.expect import expect, expect_status, success_statuses
-from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import named
-from conformance.services.contracts.settled import settled
 from conformance.transport.jsonbody import loads
 from conformance.transport.model import Exchange
 
@@ -27,7 +24,7 @@ _CALL = {"type": "object", "required": ["operation"], "additionalProperties": Fa
 
 
 def _send(ctx: CheckContext, operation: str, path_values: dict[str, str], headers: dict[str, str]) -> Exchange:
-    body = settled(ctx).contract.request_example(operation) if operation.startswith(("POST", "PUT", "PATCH")) else None
+    body = example_body(ctx, operation) if operation.startswith(("POST", "PUT", "PATCH")) else None
     return ctx.call(operation, path_values=path_values, headers=headers or None, json_body=body or None)
 
 
@@ -60,13 +57,13 @@ def _gas_limits(ctx: CheckContext, exchange: Exchange) -> dict[str, Any]:
 
 @named("contracts/constructor-defaults")
 def constructor_defaults(ctx: CheckContext) -> None:
-    ctx = settled(ctx)  # the example's address is a target setting
     rule = ctx.rule
     assert rule.operation
     schema = ctx.contract.deref(ctx.contract.request_schema(rule.operation))["properties"]
     defaults = {name: spec["default"] for name, spec in schema.items() if "default" in spec}
     ok = success_statuses(ctx.contract, rule.operation)
-    base = {k: v for k, v in ctx.contract.request_example(rule.operation).items() if k not in defaults}
+    # The example rendered for the target: its address is a target setting.
+    base = {k: v for k, v in example_body(ctx, rule.operation).items() if k not in defaults}
     omitted = ctx.call(rule.operation, json_body=base)
     expect_status(rule.id, omitted, ok, f"{', '.join(defaults)} omitted (they have defaults)")
     explicit = ctx.call(rule.operation, json_body={**base, **defaults})
@@ -91,16 +88,3 @@ def abi_json_parses(ctx: CheckContext) -> None:
         parsed = None
     expect(isinstance(parsed, list), rule.id, f"abiJson {str(text)[:80]!r} is not a JSON-stringified ABI",
            exchange=exchange, expected="a string that parses as a JSON array of ABI entries")
-
-
-@named("contracts/malformed-id",
-       params={"path_values": _PATH_VALUES, "malformed": {"type": "string"}}, required=("path_values", "malformed"))
-def malformed_id(ctx: CheckContext) -> None:
-    rule = ctx.rule
-    assert rule.operation
-    operation = rule.operation
-    real = ctx.settings_in(rule.params["path_values"])
-    bad = {name: rule.params["malformed"] for name in real}
-    expect_refused(ctx, f"{operation} with id {rule.params['malformed']!r}, not a UUID",
-                   partial(ctx.call, operation, path_values=bad),
-                   control=partial(ctx.call, operation, path_values=real))

@@ -8,7 +8,7 @@ from typing import Any
 
 from conformance.faults.base import Fault, fault, on_request
 from conformance.faults.toolkit import Edit, operation, path, request_body, response_body, status
-from conformance.services.contracts.simulator import CONTRACT_ID, KEY
+from conformance.services.contracts.simulator import KEY
 from conformance.simulators import Simulator
 from conformance.transport.model import Request
 
@@ -18,7 +18,6 @@ __all__ = ["FAULTS"]
 PREFIX, KEY_ID, SECRET = KEY
 BYTECODE = "/v1/w3s/contracts/deploy/estimateFee"
 TEMPLATE = "/v1/w3s/templates/"
-CONTRACTS = "/v1/w3s/contracts/"
 # A contract record read (GET /v1/w3s/contracts/{id}, and anything under it).
 RECORD = path("^/v1/w3s/contracts/", "GET")
 _ESTIMATE = path("estimateFee$")
@@ -102,14 +101,6 @@ def _coerce(name: str, kind: type, empty: Any) -> Callable[[dict[str, Any]], dic
     return edit
 
 
-def _malformed_served(request: Request) -> Request:
-    if request.method == "GET" and request.path.startswith(CONTRACTS) and request.path.count("/") == 4:
-        tail = request.path.rsplit("/", 1)[1]
-        if "-" not in tail or len(tail) != 36:
-            request.path = CONTRACTS + CONTRACT_ID
-    return request
-
-
 def _traced(request: Request) -> bool:
     return request.header("x-request-id") is not None
 
@@ -177,9 +168,6 @@ FAULTS: list[Fault] = [
         response_body(RECORD, in_record(_anonymous_as_string))),
     fault("drops-implementation-contract", "the record lacks implementationContract")(
         response_body(RECORD, in_record(lambda r: r.pop("implementationContract", None) and None))),
-    fault("serves-malformed-id",
-          "an id that is no UUID is read as the seeded contract")(
-        on_request(_malformed_served)),
     fault("other-constructor-default",
           "an omitted constructorSignature defaults to constructor(uint256 supply)")(
         request_body(_estimate_under(BYTECODE), _other_default)),

@@ -1,51 +1,23 @@
-"""Example bodies whose members are target settings, for the generic checks that read the
-contract's example themselves, and generated bodies a server may refuse.
+"""Generated bodies a server may refuse.
 
-* ``settled(ctx)``: a context whose contract's examples are rendered for the target
-  (``checks/examples.py``: x-settings from the configured values, else ``settings.defaults``).
-  The generic limit, enum, required and wrong-types checks render examples themselves; the named
-  check ``settled`` runs the other generic checks that send an example (``params.generic``:
-  auth, body-cases, invalid-bodies) on that context.
 * ``valid-bodies-refusable``: the generic ``valid-bodies`` with statuses a generated body may
   also get (``refusable``: a list, or ``any-4xx`` where the document names no status), for
   members whose format the document does not show: the example must be accepted first, then
   every generated body is accepted (and its answer valid) or refused with one of those
-  statuses, never anything else.
+  statuses, never anything else. The example is rendered for the target (``checks/examples.py``:
+  its address is a setting), as every generic check renders it.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
-from conformance.auth.variants import AUTH_AS_SCHEMA
-from conformance.checks.auth import auth_refused
-from conformance.checks.bodies import body_cases
-from conformance.checks.boundary import BASE_PARAMS, baseline
+from conformance.checks.boundary import baseline
 from conformance.checks.context import CheckContext
-from conformance.checks.examples import example_body
-from conformance.checks.properties import bodies_answered, documented_only, invalid_bodies_refused
+from conformance.checks.properties import bodies_answered, documented_only
 from conformance.checks.registry import named
 
-__all__ = ["settled", "settled_generic", "valid_bodies_refusable"]
-
-_GENERIC = {"auth": auth_refused, "body-cases": body_cases, "invalid-bodies": invalid_bodies_refused}
-_SETTLED_PARAMS: dict[str, Any] = {**BASE_PARAMS, "generic": {"enum": sorted(_GENERIC)}, "as": AUTH_AS_SCHEMA,
-                                   "cases": {"type": "array", "minItems": 1}}
-
-
-def settled(ctx: CheckContext) -> CheckContext:
-    """``ctx`` whose contract holds the examples rendered for the target (schema objects stay
-    the same, so validators cached by schema identity still apply)."""
-    contract = ctx.contract
-    examples = {op: example_body(ctx, op) for op in contract.operations() if contract.json_media(op).get("example")}
-    return dataclasses.replace(ctx, contract=contract.with_examples(examples))
-
-
-@named("contracts/settled", params=_SETTLED_PARAMS, required=("generic",))
-def settled_generic(ctx: CheckContext) -> None:
-    """The generic check ``params.generic`` names, on the settled examples."""
-    _GENERIC[ctx.rule.params["generic"]](settled(ctx))
+__all__ = ["valid_bodies_refusable"]
 
 
 _REFUSABLE = {"oneOf": [{"type": "array", "items": {"type": "integer"}, "minItems": 1}, {"const": "any-4xx"}]}
@@ -56,7 +28,6 @@ def valid_bodies_refusable(ctx: CheckContext) -> None:
     rule = ctx.rule
     operation = rule.operation
     assert operation
-    ctx = settled(ctx)
     contract = ctx.contract
     # The control: the settled example is accepted, so a target refusing everything fails.
     baseline(ctx)

@@ -50,14 +50,6 @@ def _offset_fractions(record: dict[str, Any]) -> None:
             record[name] = record[name][:-1] + ".250+00:00"
 
 
-def _other_error_body(request: Request, response: Response) -> Response:
-    # The error body shape is not shown (gap error-body-shape): plain text.
-    if response.status >= 400:
-        response.body = f"error {response.status}".encode()
-        response.headers = {**response.headers, "content-type": "text/plain; charset=utf-8"}
-    return response
-
-
 def _extra_record_members(record: dict[str, Any]) -> None:
     # Members beyond the listed ones are not excluded; a newer record may carry more.
     record["tags"] = ["conformance"]
@@ -141,7 +133,6 @@ VARIANTS: list[Variant] = [
         response_body(RECORD, in_record(_offset_fractions))),
     # The status of a refused key is not shown (gap refusal-status): 403 instead of 401.
     variant("403-for-refused-keys", "a refused key is answered 403, not 401")(status(path(""), 403, when=401)),
-    variant("plain-text-errors", "error bodies are plain text")(on_response(_other_error_body)),
     variant("known-values-only", "estimates refuse (400) an address or template parameters the account does not "
             "hold")(
         status(_unknown_values, 400, when=200, body={"message": "unknown source address or template parameters"})),

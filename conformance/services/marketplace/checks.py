@@ -1,6 +1,6 @@
 """Scenario checks of the marketplace service's API (volume 3, part B): keys and bearer tokens,
 paths, bodies and standard parameter types. OAuth lives in ``oauth_checks``, paging and
-resource values in ``paging_checks``; the plain refusals are generic ``auth`` rules.
+resource values in ``paging_checks``; the refusals are generic ``auth`` and ``refused-edit`` rules.
 
 Every number (limits, enums) comes from the contract's schemas or the rule's params.
 """
@@ -11,7 +11,6 @@ import re
 from functools import partial
 from typing import Any
 
-from conformance.auth import AuthAs
 from conformance.auth.variants import scheme_location
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses
@@ -48,39 +47,6 @@ def bearer_format(ctx: CheckContext) -> None:
         if not re.match(ctx.rule.params["pattern"], value or ""):
             ctx.skip("USER_ID is not numeric, so no Bearer <USER_ID>.<ACCESS_TOKEN> can be formed")
     page(ctx, RECEIPTS)
-
-
-@named("marketplace/bearer-garbage", params={"values": _STRINGS}, required=("values",))
-def bearer_garbage(ctx: CheckContext) -> None:
-    """Each value (a template over credential names: {USER_ID} is the real user with a token never
-    issued, so a target trusting the '<user_id>.' prefix is not served it) is refused."""
-    operation = ctx.rule.operation
-    assert operation
-    scheme = oauth(ctx).scheme_name
-    for value in ctx.rule.params["values"]:
-        how = AuthAs(values={scheme: value})
-        expect_refused(ctx, f"{operation} with {how.describe()} must be refused",
-                       partial(call, ctx, operation, auth=how), control=partial(call, ctx, operation),
-                       credential_variant=True)
-
-
-@named("marketplace/scope-enforced",
-       params={"scope": {"type": "string"}, "limited": {"type": "string"}}, required=("scope", "limited"))
-def scope_enforced(ctx: CheckContext) -> None:
-    """A token granted the scope is accepted; one from ``limited`` (a refresh token without it)
-    is refused."""
-    rule = ctx.rule
-    assert rule.operation
-    operation = rule.operation
-    body = ctx.contract.request_example(operation) if rule.method == "POST" else None
-    full = call(ctx, operation, json_body=body or None)
-    if operation == CREATE:
-        accepted_create(ctx, full, f"a token with {rule.params['scope']}")
-    expect_status(rule.id, full, success_statuses(ctx.contract, operation), f"a token with {rule.params['scope']}")
-    limited = AuthAs(swap={"REFRESH_TOKEN": rule.params["limited"]})
-    expect_refused(ctx, f"a token without {rule.params['scope']} must be refused",
-                   lambda: call(ctx, operation, auth=limited, json_body=body or None),
-                   control=lambda: full, credential_variant=True)
 
 
 @named("marketplace/url-shape")

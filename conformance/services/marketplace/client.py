@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-from conformance.auth.oauth import OAuthClient
+from conformance.auth.oauth import OAuthClient, client_for
 from conformance.checks.context import CheckContext
 from conformance.checks.examples import setting
 from conformance.checks.expect import expect_json_schema, expect_status, success_statuses
@@ -35,11 +35,9 @@ def form_type(ctx: CheckContext) -> str:
 
 
 def oauth(ctx: CheckContext) -> OAuthClient:
-    """The harness's OAuth client configured for this service: client_id is the app key
-    (CLIENT_ID when configured apart), forms are UTF-8, /oauth/connect is on AUTH_URL."""
-    return OAuthClient(ctx, client_id=lambda: ctx.optional("CLIENT_ID") or ctx.credential("API_KEY"),
-                       redirect_uri=lambda: ctx.credential("REDIRECT_URI"), form_type=form_type(ctx),
-                       authorization_host=ctx.optional("AUTH_URL") or "")
+    """The harness's OAuth client as the contract configures it (the scheme's x-client: client_id
+    is the app key, CLIENT_ID when configured apart; forms are UTF-8; /oauth/connect on AUTH_URL)."""
+    return client_for(ctx)
 
 
 def token_source(ctx: CheckContext, name: str, source: str) -> str:

@@ -8,7 +8,6 @@ oauth_faults.py; the paths and the query rewrite here are shared with it and the
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable
 from typing import Any
@@ -69,12 +68,6 @@ def _bearer_optional(sim: Simulator) -> Simulator:
                 return Grant(SIM_USER_ID, SIM_CLIENT_ID, SCOPES, FOREVER)
             return real(authorization, app_key)
         return authenticate
-    return _patch_authenticate(sim, wrap)
-
-
-def _all_scopes(sim: Simulator) -> Simulator:
-    def wrap(real: Callable[[str | None, str], Grant]) -> Callable[[str | None, str], Grant]:
-        return lambda authorization, app_key: dataclasses.replace(real(authorization, app_key), scopes=SCOPES)
     return _patch_authenticate(sim, wrap)
 
 
@@ -207,8 +200,6 @@ FAULTS: list[Fault] = [
           "x-api-key without the shared secret is accepted")(on_request(_add_secret)),
     fault("bearer-optional",
           "a scoped operation without Authorization is served as the seeded user")(_bearer_optional),
-    fault("scope-not-enforced",
-          "every token may do everything, whatever scopes it was granted")(_all_scopes),
     fault("receipts-moved",
           "getShopReceipts is not served at its configured path (served under /shops/ instead)")(
         on_request(_move_receipts)),

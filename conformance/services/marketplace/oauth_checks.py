@@ -3,7 +3,8 @@
 The harness is the OAuth client (``conformance.auth.oauth``): it makes its own PKCE verifier
 and S256 challenge, sends the authorization request, reads the redirect's Location without
 following it (the redirect host is the client's, never contacted), compares state as a client
-must, and exchanges the code. User tokens otherwise come from a pre-issued REFRESH_TOKEN
+must, and exchanges the code (``checks/authorization.py``: the authorization request, and the
+core check of its refusals). User tokens otherwise come from a pre-issued REFRESH_TOKEN
 (refresh grant), which is how an HTTP target without automatic consent is tested.
 """
 
@@ -12,39 +13,18 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.auth.oauth import MISSING, OAuthClient, Pkce, Redirect, read_redirect
+from conformance.checks.authorization import connect, granted
 from conformance.checks.boundary import outside_values
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses, validator
 from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import named
-from conformance.errors import ContractFailure
 from conformance.services.marketplace.client import CONNECT, RECEIPTS, call, oauth
 from conformance.transport.model import Exchange
 
 __all__: list[str] = []
 
 _TRIGGER = {"trigger": {"type": "object", "additionalProperties": {"type": "string"}, "minProperties": 1}}
-
-
-def connect(client: OAuthClient, query: dict[str, str]) -> tuple[Exchange, bool]:
-    """The authorization request: a browser navigation without x-api-key; where that is refused
-    outright, once more with the API's credentials (conflict connect-api-key allows both).
-    Returns the answer and whether the credentials were sent."""
-    exchange = client.authorize(query)
-    if 400 <= exchange.response.status < 500:
-        return client.authorize(query, api_credentials=True), True
-    return exchange, False
-
-
-def granted(ctx: CheckContext, client: OAuthClient | None = None) -> tuple[OAuthClient, Pkce, Redirect]:
-    """Steps 1-2 as a client does them, observing which reading of the key conflict the target shows."""
-    client = client or oauth(ctx)
-    pkce = client.pkce()
-    query = client.authorization_query(pkce)
-    exchange, with_key = connect(client, query)
-    redirect = client.expect_code(exchange, query, pkce)
-    ctx.observed(0 if with_key else 1)
-    return client, pkce, redirect
 
 
 def _validate_query(ctx: CheckContext, redirect: Redirect, which: str) -> None:
@@ -96,59 +76,6 @@ def token_exchange(ctx: CheckContext) -> None:
            expected="refresh_token in the token response")
     _accepted_on_receipts(ctx, client, body["access_token"],
                           "the access token from the code exchange on a scoped operation")
-
-
-# -- failing authorization requests ----------------------------------------------------------
-def _failed_properly(exchange: Exchange, query: dict[str, str]) -> bool:
-    """A failed authorization request: an error redirect back to the redirect_uri sent (with error,
-    without code) or a 4xx refusal. A 5xx is a crash, not a failure the client can read."""
-    if 400 <= exchange.response.status < 500:
-        return True
-    redirect = read_redirect(exchange)
-    return (redirect is not None and "redirect_uri" in query and redirect.base == query["redirect_uri"]
-            and bool(redirect.params.get("error")) and redirect.code is None)
-
-
-@named("marketplace/connect-refused",
-       params={"values": {"type": "array", "items": {"type": "string"}}, "leave_out": {"type": "boolean"}})
-def connect_refused(ctx: CheckContext) -> None:
-    """The rule's member (``where``) at each of ``values`` (for an enum rule, also the near misses
-    of the listed values: ``outside_values``), and left out when ``leave_out``: no code is
-    issued, and the failure is readable. The valid request beside it does get a code (the
-    control: without it, "no code" would prove nothing). Every value is tried before the verdict."""
-    rule = ctx.rule
-    client, _, _ = granted(ctx)
-    name = (rule.where or "").partition(".")[2]
-    variants: list[Any] = list(rule.params.get("values") or [])
-    if rule.kind == "enum" and rule.operation and rule.where:
-        variants = outside_values(ctx.contract.where_schema(rule.operation, rule.where).get("enum") or [], variants)
-    variants += [MISSING] if rule.params.get("leave_out") else []
-    if not variants:
-        ctx.skip("the rule names no value to send (params values or leave_out)")
-    disputes: list[ContractFailure] = []
-    for value in variants:
-        try:
-            _no_code_for(ctx, client, name, value)
-        except ContractFailure as failure:
-            disputes.append(failure)
-    if disputes:
-        first = disputes[0]
-        raise ContractFailure(rule.id, "; ".join(d.message for d in disputes), expected=first.expected,
-                              exchange=first.exchange)
-
-
-def _no_code_for(ctx: CheckContext, client: OAuthClient, name: str, value: Any) -> None:
-    rule = ctx.rule
-    query = client.authorization_query(client.pkce(), **{name: value})
-    exchange, _ = connect(client, query)
-    shown = "left out" if value is MISSING else f"={value!r}"
-    redirect = read_redirect(exchange)
-    expect(redirect is None or redirect.code is None, rule.id, f"{name} {shown}: a code was issued anyway",
-           exchange=exchange, expected="no code (an error redirect or a 4xx)")
-    expect(_failed_properly(exchange, query), rule.id,
-           f"{name} {shown}: answered {exchange.response.status} "
-           f"{exchange.response.header('location') or ''}".rstrip(), exchange=exchange,
-           expected="an error redirect to the redirect_uri sent (error, no code) or a 4xx refusal")
 
 
 @named("marketplace/error-redirect", params=_TRIGGER, required=("trigger",))

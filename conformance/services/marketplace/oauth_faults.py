@@ -68,32 +68,6 @@ def _codes_reusable(sim: Simulator) -> Simulator:
     return FaultySimulator(sim, after=after)  # type: ignore[return-value]
 
 
-def _http_redirect_accepted(sim: Simulator) -> Simulator:
-    """The simulator validates an https twin of an http redirect_uri; the Location goes back to http."""
-    downgrade: set[int] = set()
-
-    def before(request: Request) -> Request:
-        uri = request.params.get("redirect_uri", "")
-        if _CONNECT(request) and uri.startswith("http://"):
-            downgrade.add(id(request))
-            request = with_query(request, lambda q: {**q, "redirect_uri": "https://" + uri[len("http://"):]})
-        return request
-
-    def after(request: Request, response: Response) -> Response:
-        location = response.header("location")
-        if id(request) in downgrade and location:
-            downgrade.discard(id(request))
-            response.headers["location"] = "http://" + location[len("https://"):]
-        return response
-    return FaultySimulator(sim, before=before, after=after)  # type: ignore[return-value]
-
-
-def _plain_method(request: Request) -> Request:
-    if _CONNECT(request) and request.params.get("code_challenge_method") != "S256":
-        request = with_query(request, lambda q: {**q, "code_challenge_method": "S256"})
-    return request
-
-
 def _location_edit(edit: Callable[[dict[str, str]], dict[str, str]]) -> Wrap:
     def after(request: Request, response: Response) -> Response:
         location = response.header("location")
@@ -167,10 +141,6 @@ def _single_use_refresh_no_expiry(sim: Simulator) -> Simulator:
 
 
 OAUTH_FAULTS: list[Fault] = [
-    fault("http-redirect-accepted",
-          "an http redirect_uri gets a code")(_http_redirect_accepted),
-    fault("plain-challenge-accepted",
-          "a request without code_challenge_method=S256 is treated as S256")(on_request(_plain_method)),
     fault("state-not-echoed",
           "the redirect back carries a state of the server's own")(
         _location_edit(lambda q: {**q, "state": "sim-state"} if "state" in q else q)),

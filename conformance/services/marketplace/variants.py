@@ -4,7 +4,6 @@ part B). Each one is a conforming server written by someone else; every rule mus
 
 from __future__ import annotations
 
-import json
 from decimal import Decimal
 from typing import Any
 
@@ -56,18 +55,6 @@ def _edit_only(request: Request) -> Request:
     return request
 
 
-def _other_error_body(request: Request, response: Response) -> Response:
-    # The API error body shape is not shown (redirect-borne OAuth errors are untouched).
-    # (Not the toolkit's response_body(): a body that is not JSON is replaced too.)
-    if response.status >= 400 and request.path.startswith("/v3/application"):
-        try:
-            message = str((json.loads(response.body) or {}).get("error_description", "error"))
-        except (ValueError, AttributeError):
-            message = "error"
-        response.body = json.dumps({"errors": [{"message": message}]}).encode()
-    return response
-
-
 # The refusal statuses are not shown: a bad key or token is answered 403, not 401 (on the
 # application's operations; the token endpoint's invalid_client follows RFC 6749 5.2).
 _APPLICATION = path(r"^/v3/application")
@@ -112,7 +99,6 @@ VARIANTS: tuple[Variant, ...] = (
         response_body(_ANY_GET, _money_as_number_string, OK)),
     variant("string-ids", "ids in answers are opaque strings (id-<n>)")(response_body(_ANY_GET, _string_ids, OK)),
     variant("edit-only-filter", "of 'inactive or edit', the state filter takes only edit")(on_request(_edit_only)),
-    variant("other-error-body", "API errors carry {errors: [{message}]}")(on_response(_other_error_body)),
     variant("refusals-403", "a refused key or token is answered 403 instead of 401")(
         status(_APPLICATION, 403, when=401)),
     variant("other-member-names", "collections hold their records in data; a listing names its id id and its "

@@ -28,18 +28,6 @@ def _campaign(ctx: CheckContext, cid: str) -> dict[str, Any]:
     return dict(body)
 
 
-@named("outreach/campaign-update-persists", params={"name": {"type": "string", "minLength": 1}}, required=("name",))
-def campaign_update_persists(ctx: CheckContext) -> None:
-    cid = ctx.credential("CAMPAIGN_ID")
-    before = _campaign(ctx, cid)
-    name = ctx.rule.params["name"]
-    expect_status(ctx.rule.id, ctx.call(UPDATE, path_values={"id": cid}, json_body={"name": name}), OK,
-                  "PATCH of the campaign's name")
-    after = _campaign(ctx, cid)
-    expect(after.get("name") == name, ctx.rule.id, f"the campaign's name is {after.get('name')!r} after the update",
-           expected=f"name = {name!r}")
-    if isinstance(before.get("name"), str) and before["name"]:  # leave the target as found
-        ctx.call(UPDATE, path_values={"id": cid}, json_body={"name": before["name"]})
 
 
 @named("outreach/email-list-type")

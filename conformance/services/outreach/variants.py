@@ -4,7 +4,6 @@ must still pass under each."""
 from __future__ import annotations
 
 import base64
-import json
 from typing import Any
 
 from conformance.faults.base import Variant, on_request, on_response, variant
@@ -35,14 +34,6 @@ def _bodiless_actions(request: Request, response: Response) -> Response:
     verbs = ("/activate", "/pause")
     if response.status == 200 and (request.path.endswith(verbs) or request.method == "DELETE"):
         return Response(204, {}, b"")
-    return response
-
-
-def _other_error_body(request: Request, response: Response) -> Response:
-    # The error body shape is not shown.
-    if response.status >= 400:
-        message = (response.json() or {}).get("message", "error") if response.body else "error"
-        response.body = json.dumps({"error": {"code": response.status, "detail": message}}).encode()
     return response
 
 
@@ -155,7 +146,6 @@ VARIANTS: tuple[Variant, ...] = (
         _mark_read_by_patch),
     variant("bodiless-actions", "activate, pause and deletes answer 204 without a body")(
         on_response(_bodiless_actions)),
-    variant("other-error-body", "errors carry {error: {code, detail}}")(on_response(_other_error_body)),
     variant("named-campaign-states", "campaign states are names (draft, running, paused)")(
         response_body(path("^/api/v2/campaigns/"), _string_states)),
     variant("all-not-wildcard", "only all:all is a wildcard: accounts:all and all:create keys cannot create accounts")(

@@ -6,18 +6,15 @@ HTTP, none on replay. Every number comes from the rule's params or the contract'
 
 from __future__ import annotations
 
-import json
-from functools import partial
 from typing import Any
 
-from conformance.auth import AuthAs
 from conformance.checks.boundary import baseline, send_variant
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
-from conformance.checks.refusal import expect_refused, refused_statuses
+from conformance.checks.refusal import refused_statuses
 from conformance.checks.registry import named
 from conformance.errors import SkipKind
-from conformance.transport.model import Exchange, Request
+from conformance.transport.model import Exchange
 
 __all__: list[str] = []
 
@@ -172,24 +169,6 @@ def failed_error(ctx: CheckContext) -> None:
            exchange=exchange, expected="error: object")
 
 
-def _with_key(ctx: CheckContext, credential: str) -> Exchange:
-    """A generation started with another account's key (same scheme, another credential)."""
-    return ctx.call(CREATE, auth=AuthAs(swap={"API_KEY": credential}),
-                    json_body=ctx.contract.request_example(CREATE))
-
-
-@named("presentations/insufficient-credits")
-def insufficient_credits(ctx: CheckContext) -> None:
-    expect_status(ctx.rule.id, _with_key(ctx, "NO_CREDITS_API_KEY"), 402,
-                  "a generation from an account without credits")
-
-
-@named("presentations/forbidden")
-def forbidden(ctx: CheckContext) -> None:
-    expect_status(ctx.rule.id, _with_key(ctx, "DENIED_API_KEY"), 403,
-                  "a generation from an account denied API access")
-
-
 @named("presentations/web-source-warning",
        params={"model": {"type": "string"}, "names": {"type": "string"}}, required=("model", "names"))
 def web_source_warning(ctx: CheckContext) -> None:
@@ -201,32 +180,6 @@ def web_source_warning(ctx: CheckContext) -> None:
     expect(isinstance(warnings, str) and params["names"] in warnings, ctx.rule.id,
            "a web image source with a model gave no warning naming the ignored parameter",
            exchange=exchange, expected=f"warnings naming '{params['names']}'")
-
-
-@named("presentations/json-content-type")
-def json_content_type(ctx: CheckContext) -> None:
-    body = json.dumps(ctx.contract.request_example(CREATE)).encode()
-
-    def send_as(content_type: str) -> Exchange:
-        request = Request.build("POST", ctx.path("/generations"), content=body, headers={"content-type": content_type})
-        return ctx.send(ctx.auth(request, CREATE))
-
-    # The control sends the same bytes as application/json: the refusal must be about the type.
-    expect_refused(ctx, "a JSON body sent as text/plain", partial(send_as, "text/plain"),
-                   control=partial(send_as, "application/json"))
-
-
-@named("presentations/malformed-json", params={"body": {"type": "string", "minLength": 1}}, required=("body",))
-def malformed_json(ctx: CheckContext) -> None:
-    def send(content: bytes) -> Exchange:
-        request = Request.build("POST", ctx.path("/generations"), content=content,
-                                headers={"content-type": "application/json"})
-        return ctx.send(ctx.auth(request, CREATE))
-
-    # The control: the example body, the same way, is accepted; then bytes that are not JSON.
-    example = json.dumps(ctx.contract.request_example(CREATE)).encode()
-    expect_refused(ctx, "a body that is not JSON", partial(send, ctx.rule.params["body"].encode()),
-                   control=partial(send, example))
 
 
 @named("presentations/burst", params=_BURST, required=tuple(_BURST))

@@ -81,12 +81,6 @@ def _reverts(sim: Simulator) -> Simulator:
     return response_body(_GENERATION, edit)(sim)
 
 
-def _text_plain_as_json(request: Request) -> Request:
-    if request.header("content-type") == "text/plain":
-        request.headers["content-type"] = "application/json"
-    return request
-
-
 def _text_mode_not_text(request: Request) -> bool:
     try:
         body = json.loads(request.body) if request.body else None
@@ -182,8 +176,6 @@ FAULTS: list[Fault] = [
     fault("wrong-type-500",
           "a non-string textMode crashes the service with 500")(
         status(_text_mode_not_text, 500, body=_CRASH)),
-    fault("text-plain-accepted",
-          "a JSON body sent as text/plain is accepted")(on_request(_text_plain_as_json)),
     fault("unknown-status-value",
           "a running generation reports status 'running', outside the enum")(
         response_body(_STATUS_READ, _unknown_status)),

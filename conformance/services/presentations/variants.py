@@ -58,14 +58,6 @@ def _null_cursor_at_end(body: Any) -> Any:
     return body if body.get("hasMore") else {**body, "nextCursor": None}
 
 
-def _plain_text_errors(request: Request, response: Response) -> Response:
-    # Gap error-body-shape: error bodies are plain text.
-    if response.status >= 400:
-        response.body = f"error {response.status}".encode()
-        response.headers = {**response.headers, "content-type": "text/plain; charset=utf-8"}
-    return response
-
-
 def _other_warning_text(body: Any) -> Any:
     # The wording of warnings is not shown: one sentence naming the parameter another way.
     if isinstance(body, dict) and "warnings" in body:
@@ -146,7 +138,6 @@ VARIANTS: list[Variant] = [
         response_body(_list, _items_renamed)),
     variant("null-cursor-at-end", "the last page carries nextCursor: null")(
         response_body(_list, _null_cursor_at_end)),
-    variant("plain-text-errors", "error bodies are plain text")(on_response(_plain_text_errors)),
     variant("other-warning-text", "warnings word the ignored model differently")(
         response_body(_ANY_POST, _other_warning_text)),
     variant("unknown-generation-400", "an unknown generationId is answered 400, not 404")(

@@ -1,24 +1,19 @@
-"""Scanning checks of DNS (domain paging, resolve and reverse) and the organization."""
+"""Scanning checks of DNS (domain paging, resolve and reverse); the organization's shape and its
+members added and removed are core checks (response-shape, read-after-write)."""
 
 from __future__ import annotations
 
 import ipaddress
 from typing import Any
 
-from conformance.auth.variants import AUTH_AS_SCHEMA, AuthAs, auth_as
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect
 from conformance.checks.registry import named
 from conformance.errors import SkipKind
 from conformance.services.scanning.checks import (
-    ADD,
     HOST,
-    ORG,
-    REMOVE,
-    STRING,
     expect_ok,
     expect_shape,
-    has_member,
     sample_hosts,
 )
 from conformance.transport.model import Exchange
@@ -103,33 +98,3 @@ def resolve_reverse_round_trip(ctx: CheckContext) -> None:
     ctx.skip(f"gap scanning.gap.dns-round-trip observed, not judged: reverse answered {len(answered)} of the "
              f"{len(ips)} IPs resolve gave, naming the original hostname for {len(back)} of {len(resolved)}",
              SkipKind.GAP_OBSERVED)
-
-
-# -- organization -----------------------------------------------------------------------
-def _members(ctx: CheckContext, admin: AuthAs) -> tuple[Exchange, list[Any]]:
-    exchange = ctx.call(ORG, auth=admin)
-    body = expect_shape(ctx, exchange, ORG, "the organization")
-    return exchange, list(body["members"])
-
-
-@named("scanning/org-member-add-remove",
-       params={"as": AUTH_AS_SCHEMA, "member": STRING, "notify": {"type": "boolean"}},
-       required=("as", "member", "notify"))
-def org_member_add_remove(ctx: CheckContext) -> None:
-    p = ctx.rule.params
-    admin, user = auth_as(p["as"]), ctx.credential(p["member"])
-    _, members = _members(ctx, admin)
-    # Leave the organization as found: a present member is removed first, then added back.
-    steps = [(REMOVE, False), (ADD, True)] if has_member(members, user) else [(ADD, True), (REMOVE, False)]
-    for operation, present in steps:
-        # notify is optional and its spelling not shown (gap boolean-spelling): left out unless
-        # the rule asks for the e-mail, then spelled as the target's BOOLEAN_TRUE setting says.
-        params = {"notify": ctx.credential("BOOLEAN_TRUE")} if operation == ADD and p["notify"] else None
-        exchange = ctx.call(operation, auth=admin, path_values={"user": user}, params=params)
-        body = expect_shape(ctx, exchange, operation, f"{operation} {user}")
-        expect(body.get("success") is True, ctx.rule.id, f"{operation} answered {body}",
-               exchange=exchange, expected="{success: true}")
-        exchange, members = _members(ctx, admin)
-        expect(has_member(members, user) == present, ctx.rule.id,
-               f"after {operation} {user!r} is {'missing from' if present else 'still in'} members",
-               exchange=exchange, expected=f"{user!r} {'in' if present else 'not in'} GET /org members")

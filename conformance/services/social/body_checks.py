@@ -1,55 +1,16 @@
 """Parameterised checks of POST-body operations (named, so rules choose them as data).
 
-``refused-body`` and ``refused-path`` hold a changed request to a refusal after the control succeeded;
-``body-shape`` and ``limit-reading`` read the numbers they test from the contract.
+``limit-reading`` reads the numbers it tests from the contract.
 """
 
 from __future__ import annotations
 
-from functools import partial
-
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema
-from conformance.checks.refusal import expect_accepted, expect_refused
 from conformance.checks.registry import named
 from conformance.services.social.support import METADATA, accepted, body, post, values
-from conformance.transport.model import Exchange
 
-__all__ = ["customer_profiles", "refused_body"]
-
-_SET = {"set": {"type": "object"}}
-_OPS = {"operations": {"type": "array", "items": {"type": "string"}, "minItems": 1}}
-
-
-@named("social/refused-body", params={**_SET, "control": {"type": "object"}}, required=("set",))
-def refused_body(ctx: CheckContext) -> None:
-    """The example with ``set`` members is refused, after the example (with ``control``) succeeded."""
-    operation = ctx.rule.operation
-    assert operation
-    control = body(ctx, operation, **ctx.rule.params.get("control", {}))
-    changed = body(ctx, operation, **ctx.rule.params["set"])
-    expect_refused(ctx, f"{operation} with {ctx.rule.params['set']}", partial(post, ctx, operation, changed),
-                   control=partial(post, ctx, operation, control))
-
-
-def _send(ctx: CheckContext, operation: str, overrides: dict[str, str]) -> Exchange:
-    method = operation.split(" ", 1)[0]
-    json_body = body(ctx, operation) if method == "POST" else None
-    return ctx.call(operation, json_body=json_body, path_values=values(ctx, operation, overrides))
-
-
-@named("social/refused-path",
-       params={**_OPS, "refused": {"type": "object", "additionalProperties": {"type": "string"}}},
-       required=("refused",))
-def refused_path(ctx: CheckContext) -> None:
-    """Each operation with the ``refused`` path values is refused; with the defaults it succeeded."""
-    for operation in ctx.rule.params.get("operations") or [ctx.rule.operation]:
-        # The documented status needs no control, but one shows the route serves the customer
-        # (when it does not, a refusal shows nothing: not exercised).
-        expect_accepted(ctx, _send(ctx, operation, {}), f"{operation} for the configured customer")
-        expect_refused(ctx, f"{operation} with {ctx.rule.params['refused']}",
-                       partial(_send, ctx, operation, ctx.rule.params["refused"]),
-                       control=partial(_send, ctx, operation, {}))
+__all__ = ["customer_profiles"]
 
 
 def customer_profiles(ctx: CheckContext, count: int) -> list[str]:

@@ -1,100 +1,18 @@
-"""Scenario checks of the envelope, the X-Svc headers, the error table, tags and the rate limit."""
+"""Scenario checks of tags and the rate limit."""
 
 from __future__ import annotations
 
-import json
 from functools import partial
-from typing import Any
 
-from conformance.auth.variants import NONE
 from conformance.checks.context import CheckContext
-from conformance.checks.expect import expect, expect_json_schema, expect_status
-from conformance.checks.refusal import expect_refused
+from conformance.checks.expect import expect, expect_status
 from conformance.checks.registry import named
-from conformance.services.social.support import METADATA, PROFILES, accepted, body, post, values
-from conformance.transport.model import Exchange, Request
+from conformance.services.social.support import accepted, values
 
 __all__: list[str] = []
 
 CLIENT = "GET /metadata/client"
 TAGS = "GET /{customer_id}/metadata/customer/tags"
-
-
-def _path(ctx: CheckContext, operation: str) -> str:
-    return ctx.path(operation.split(" ", 1)[1], operation=operation, **values(ctx, operation))
-
-
-def _raw(ctx: CheckContext, operation: str, method: str | None = None, **kwargs: Any) -> Exchange:
-    """The operation's path with another method, headers or raw content (credentials as usual)."""
-    request = Request.build(method or operation.split(" ", 1)[0], _path(ctx, operation), **kwargs)
-    return ctx.send(ctx.auth(request, operation))
-
-
-def _samples(ctx: CheckContext) -> list[tuple[str, Exchange]]:
-    """A success, a 401 and a 400: the answers every header rule holds."""
-    return [("a success", ctx.call(METADATA, path_values=values(ctx, METADATA))),
-            ("a 401 (no token)", ctx.call(CLIENT, auth=NONE)),
-            ("a 400 (broken JSON)", _raw(ctx, PROFILES, headers={"content-type": "application/json"},
-                                         content=b'{"filters": ['))]
-
-
-@named("social/error-envelope")
-def error_envelope(ctx: CheckContext) -> None:
-    schema = ctx.contract.openapi["components"]["schemas"]["Envelope"]
-    for what, exchange in _samples(ctx)[1:]:
-        expect(400 <= exchange.response.status < 500, ctx.rule.id, f"{what} was not refused", exchange=exchange,
-               expected="a 4xx")
-        expect_json_schema(ctx.rule.id, ctx.contract, exchange, schema, f"{what}: the standard object")
-
-
-@named("social/unknown-endpoint")
-def unknown_endpoint(ctx: CheckContext) -> None:
-    operation = ctx.rule.operation
-    assert operation
-
-    def missing() -> Exchange:
-        request = Request.build("GET", _path(ctx, operation) + "/conformance-no-such-endpoint")
-        return ctx.send(ctx.auth(request, operation))
-
-    expect_refused(ctx, "a path that is no endpoint", missing, control=partial(_raw, ctx, operation))
-
-
-@named("social/wrong-method", params={"method": {"enum": ["DELETE", "PUT", "PATCH"]}}, required=("method",))
-def wrong_method(ctx: CheckContext) -> None:
-    operation = ctx.rule.operation
-    assert operation
-    method = ctx.rule.params["method"]
-    expect_refused(ctx, f"{method} on {operation}", partial(_raw, ctx, operation, method),
-                   control=partial(_raw, ctx, operation))
-
-
-@named("social/body-not-json")
-def body_not_json(ctx: CheckContext) -> None:
-    operation = ctx.rule.operation
-    assert operation
-    text = json.dumps(body(ctx, operation)).encode()
-    accepted(ctx, post(ctx, operation, body(ctx, operation)), operation, "the example as JSON (the control)")
-    expect_refused(ctx, "the example sent as text/plain",
-                   partial(_raw, ctx, operation, headers={"content-type": "text/plain"}, content=text))
-
-
-@named("social/response-not-json")
-def response_not_json(ctx: CheckContext) -> None:
-    operation = ctx.rule.operation
-    assert operation
-    expect_status(ctx.rule.id, _raw(ctx, operation, headers={"accept": "application/json"}), 200,
-                  "Accept application/json (the control)")
-    expect_refused(ctx, "Accept text/html", partial(_raw, ctx, operation, headers={"accept": "text/html"}))
-
-
-@named("social/malformed-body")
-def malformed_body(ctx: CheckContext) -> None:
-    operation = ctx.rule.operation
-    assert operation
-    accepted(ctx, post(ctx, operation, body(ctx, operation)), operation, "the example (the control)")
-    text = json.dumps(body(ctx, operation)).encode()
-    expect_refused(ctx, "the example cut in half", partial(
-        _raw, ctx, operation, headers={"content-type": "application/json"}, content=text[: len(text) // 2]))
 
 
 @named("social/archived-tags")

@@ -147,7 +147,8 @@ def messages() -> tuple[dict[str, Any], ...]:
             received.append({
                 "guid": f"{code}_in{pid}{i:04d}", "customer_profile_id": pid, "created_time": iso(moment),
                 "text": _text(pid, i, "in"), "network": network.upper(),
-                "post_type": f"{network.upper()}_MENTION", "language": "en",
+                # Some received messages in another language, so a language filter changes the answer.
+                "post_type": f"{network.upper()}_MENTION", "language": "es" if i % 6 == 1 else "en",
                 "tag_ids": [2] if i % 5 == 0 else [], "metrics": {"likes": number(pid, i) % 40},
                 **_authored(f"Fan {i}", f"fan_{pid}_{i}", pid, i)})
     rows = [dict(p) for p in posts()] + received

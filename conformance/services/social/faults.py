@@ -27,7 +27,6 @@ from conformance.faults.toolkit import (
 from conformance.services.social import reports
 from conformance.services.social.simulator import EXPIRED_TOKEN, OIDC_TOKEN, TOKEN
 from conformance.simulators import Simulator
-from conformance.simulators.base import SimError
 from conformance.transport.model import Request, Response
 
 __all__ = ["FAULTS", "MESSAGES", "attr", "filters"]
@@ -104,22 +103,6 @@ def _provision_all(sim: Simulator) -> Simulator:
     return sim
 
 
-def _any_customer(request: Request) -> Request:
-    request.path = re.sub(r"^/v1/2002/", "/v1/1001/", request.path)
-    return request
-
-
-def _text_as_json(request: Request) -> Request:
-    if (request.header("content-type") or "").startswith("text/plain"):
-        request.headers["content-type"] = "application/json"
-    return request
-
-
-def _ignore_accept(request: Request) -> Request:
-    request.headers.pop("accept", None)
-    return request
-
-
 def _bare_error(data: Any) -> Any:
     return {"message": data.get("error")} if isinstance(data, dict) else data
 
@@ -175,14 +158,6 @@ def _shift_output(request: Request, data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _bad_cursor_restarts(body: dict[str, Any]) -> dict[str, Any]:
-    cursor = body.get("page_cursor")
-    if cursor is not None:
-        try:
-            reports._read_cursor(cursor, reports._query_key(body))
-        except SimError:
-            body.pop("page_cursor")
-    return body
 
 
 def _lower_post_type(data: dict[str, Any]) -> dict[str, Any]:
@@ -224,10 +199,6 @@ FAULTS: list[Fault] = [
         _drop_token(OIDC_TOKEN)),
     fault("unprovisioned-served", "accounts not provisioned for API use are served")(
         _provision_all),
-    fault("other-customer-served", "another customer's data is served")(
-        on_request(_any_customer)),
-    fault("foreign-profile-served", "a profile outside the customer is read as "
-          "one of its own")(request_body(_TO_PROFILES, filters(lambda fs: [f.replace("9001", "501") for f in fs]))),
     fault("api-version-major-2", "X-Svc-API-Version 2.0 on /v1")(
         _set_header("x-svc-api-version", "2.0")),
     fault("server-version-two-parts", "X-Svc-Server-Version without a build")(
@@ -236,13 +207,7 @@ FAULTS: list[Fault] = [
         response_body(any_request, _bare_error, _ERRORS)),
     fault("errors-as-array", "error bodies are JSON arrays")(
         response_body(any_request, lambda d: [d], _ERRORS)),
-    fault("unknown-endpoint-200", "a path that is no endpoint answers 200")(
-        status(any_request, 200, when=404, body={"data": []})),
     fault("wrong-method-404", "a wrong method answers 404")(status(any_request, 404, when=405)),
-    fault("text-body-read", "a text/plain body is read as JSON")(
-        on_request(_text_as_json)),
-    fault("accept-ignored", "Accept text/html is ignored")(
-        on_request(_ignore_accept)),
     fault("tags-paged", "the tag list carries a paging object")(
         response_body(_TAGS, lambda d: {**d, "paging": {"current_page": 1, "total_pages": 1}})),
     fault("archived-tags-hidden", "archived tags are left out")(
@@ -272,23 +237,8 @@ FAULTS: list[Fault] = [
         response_body(_POSTS, _shift_output, with_request=True)),
     fault("guid-gt-inclusive", "guid.gt includes the cursor's own post")(
         request_body(_TO_POSTS, filters(lambda fs: [f.replace("guid.gt(", "guid.gte(") for f in fs]))),
-    fault("invalid-cursor-restarts", "an invalid page_cursor serves page 1")(
-        request_body(_TO_MESSAGES, _bad_cursor_restarts)),
     fault("message-ids-101", "101 message ids are accepted")(
         attr("max_message_ids", 101)),
-    fault("message-id-combined", "message_id with another filter is accepted "
-          "(the others dropped)")(request_body(_TO_MESSAGES, filters(
-              lambda fs: [f for f in fs if f.startswith("message_id.")] if any(
-                  f.startswith("message_id.") for f in fs) else fs))),
-    fault("two-groups-accepted", "the first of several groups is used")(
-        request_body(_TO_MESSAGES, filters(
-            lambda fs: [re.sub(r"group_id\.eq\(([^,)]+),[^)]*\)", r"group_id.eq(\1)", f) for f in fs]))),
-    fault("profile-outside-group", "customer_profile_id is not held to the "
-          "group")(request_body(_TO_MESSAGES, filters(
-              lambda fs: [f for f in fs if not f.startswith("customer_profile_id")]))),
-    fault("action-before-created", "action_last_update_time is not held to the "
-          "created_time range")(request_body(_TO_MESSAGES, filters(
-              lambda fs: [f for f in fs if not f.startswith("action_last_update_time")]))),
     fault("bare-end-date-whole-day",
           "a bare end date means the end of that day, not its midnight")(
         request_body(_TO_MESSAGES, filters(
@@ -314,13 +264,6 @@ FAULTS: list[Fault] = [
           "created_time too")(request_body(_TO_MESSAGES, _default("fields", ["guid", "created_time"]))),
     fault("messages-oldest-first", "without sort, messages come oldest first")(
         request_body(_TO_MESSAGES, _default("sort", ["created_time:asc"]))),
-    fault("post-type-filter-ignored", "post_type.eq is dropped")(
-        request_body(_TO_MESSAGES, filters(lambda fs: [f for f in fs if not f.startswith("post_type.")]))),
-    fault("tag-id-filter-refused", "tag_id.eq is refused as an unknown filter")(
-        request_body(_TO_MESSAGES, filters(lambda fs: [f.replace("tag_id.eq(", "tag.eq(") for f in fs]))),
-    fault("language-code-filter-refused", "language_code.eq is refused as "
-          "an unknown filter")(request_body(_TO_MESSAGES, filters(
-              lambda fs: [f.replace("language_code.", "lang.") for f in fs]))),
     fault("listening-fields-ignored", "topic messages carry only guid (and "
           "metrics) whatever fields ask")(request_body(_TO_TOPIC, lambda b: {**b, "fields": ["guid"]})),
     fault("rate-limit-70", "70 requests a minute are served")(attr("per_minute", 70)),

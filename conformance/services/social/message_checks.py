@@ -10,7 +10,7 @@ from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect
 from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import named
-from conformance.services.social.support import MESSAGES, accepted, body, post, rows_of, values
+from conformance.services.social.support import MESSAGES, accepted, body, post, rows_of
 
 __all__ = ["read_messages"]
 
@@ -101,62 +101,6 @@ def post_type_format(ctx: CheckContext) -> None:
         expect(value == value.upper() and value.startswith(network), ctx.rule.id,
                f"post_type {value!r} of a {row['network']} message", exchange=ctx.session.exchanges[-1],
                expected=f"upper case, prefixed by {network}")
-
-
-_TAGS = "GET /{customer_id}/metadata/customer/tags"
-
-
-def _filter_value(ctx: CheckContext, every: list[Any]) -> str:
-    """The value the rule's optional filter is tried with: from the unfiltered rows' ``member``,
-    from the customer's tag list, or from a target setting (the form is not shown)."""
-    params = ctx.rule.params
-    source = params["value_from"]
-    if source == "setting":
-        return ctx.credential(params["setting"])
-    if source == "tags":
-        listing = ctx.call(_TAGS, path_values=values(ctx, _TAGS))
-        ids = [t.get("tag_id") for t in accepted(ctx, listing, _TAGS, "the customer's tags")["data"]
-               if isinstance(t, dict)]
-        ids = [i for i in ids if isinstance(i, (int, float)) and not isinstance(i, bool)]
-        if not ids:
-            ctx.skip("the customer has no tags: tag_id.eq cannot be tried")
-        return str(ids[0]).removesuffix(".0")
-    member = params["member"]
-    seen = [r.get(member) for r in every if isinstance(r.get(member), str) and r.get(member)]
-    if not seen:
-        ctx.skip(f"no message of the example's query carries {member}: a value to filter by is unknown")
-    return str(seen[0])
-
-
-@named("social/optional-filter",
-       params={"filter": {"type": "string", "pattern": r"^[a-z_]+\.eq$"},
-               "value_from": {"enum": ["rows", "tags", "setting"]}, "member": {"type": "string"},
-               "setting": {"type": "string"}, "exact": {"type": "boolean"}, "limit": _INT, "max_pages": _INT},
-       required=("filter", "value_from", "limit", "max_pages"))
-def optional_filter(ctx: CheckContext) -> None:
-    """The example's query with one more optional filter is accepted and narrows it ("several
-    entries in filters must all hold"): every row it gives is a row of the query without it.
-    With ``exact``, the rows are exactly those whose ``member`` equals the value (eq)."""
-    params = ctx.rule.params
-    base = body(ctx, MESSAGES, limit=params["limit"])
-    member = params.get("member")
-    if member:
-        base["fields"] = sorted({*(base.get("fields") or []), "guid", member})
-    every = [r for rows, _, _ in read_messages(ctx, base, params["max_pages"]) for r in rows]
-    value = _filter_value(ctx, every)
-    entry = f"{params['filter']}({value})"
-    narrowed = {**base, "filters": [*base["filters"], entry]}
-    got = [r for rows, _, _ in read_messages(ctx, narrowed, params["max_pages"]) for r in rows]
-    known = {r.get("guid") for r in every}
-    extra = [r.get("guid") for r in got if r.get("guid") not in known]
-    expect(not extra, ctx.rule.id, f"with {entry} the answer holds {extra[:3]}, which the query without it lacks",
-           exchange=ctx.session.exchanges[-1], expected="the filter narrows the query: all entries must hold")
-    if params.get("exact") and member:
-        want = {r.get("guid") for r in every if r.get(member) == value}
-        have = {r.get("guid") for r in got}
-        expect(have == want, ctx.rule.id, f"with {entry}: {len(have)} messages, {len(want)} of the unfiltered "
-               f"query have {member} {value!r}", exchange=ctx.session.exchanges[-1],
-               expected=f"exactly the messages whose {member} is {value!r}")
 
 
 @named("social/default-order", params={"limit": _INT, "max_pages": _INT}, required=("limit", "max_pages"))

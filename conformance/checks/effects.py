@@ -1,0 +1,235 @@
+"""Read-after-write: a write whose documented effect a documented read shows is followed by that
+read, and the rule fails when the effect is absent (issue 35, item 4).
+
+``read-after-write`` runs the rule's ``steps`` (``checks/steps.py``) in order; each step may say
+what its answer must be:
+
+* ``expect``: ``success`` (a documented 2xx, any 2xx where none is listed), ``gone`` (a 4xx:
+  the resource is no longer served; a 5xx is never that), or statuses;
+* ``echoes: {of: <step>, members: [...]}``: the answer's members equal what step ``of`` sent
+  (all members it sent when ``members`` is left out): an update persisted, a create kept;
+* ``shows: {member: value}``: the answer's member equals the (templated) value;
+* ``valid: true``: the answer is valid under the body the contract documents for its status;
+* ``contains`` / ``excludes: {at: member, value: v, keys: [k...]}``: the array at ``at`` holds
+  (does not hold) ``v``, or an object whose member ``k`` is ``v``: added, then removed;
+* ``restore: true``: sent to leave the target as found, never judged; ``when: {step, contains}``
+  sends it only where that step's answer held the value.
+
+``read-only-ignored`` is the write of a read-only member: each ``probes`` member is sent with a
+value the target did not choose itself; the write is refused (a 4xx after the control write was
+accepted) or accepted with the member, read back, not the value sent. Which the target did is
+reported to the rule's ``observes``.
+
+Every write's operation passes the live-target guard before the first step is sent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.auth.variants import AUTH_AS_SCHEMA
+from conformance.checks.context import CheckContext
+from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
+from conformance.checks.refusal import expect_accepted
+from conformance.checks.registry import named
+from conformance.checks.steps import STEP_SCHEMA, Done, Steps, Unresolved, dig
+
+__all__ = ["judged_members", "written_steps"]
+
+_MEMBERS = {"type": "array", "items": {"type": "string"}, "minItems": 1}
+_MATCH = {"type": "object", "properties": {"at": {"type": "string"}, "value": {}, "keys": _MEMBERS},
+          "required": ["at", "value"], "additionalProperties": False}
+_JUDGED_STEP: dict[str, Any] = {
+    **STEP_SCHEMA,
+    "properties": {
+        **STEP_SCHEMA["properties"],
+        "expect": {"anyOf": [{"enum": ["success", "gone"]}, {"type": "integer"},
+                             {"type": "array", "items": {"type": "integer"}}]},
+        "echoes": {"type": "object", "properties": {"of": {"type": "string"}, "members": _MEMBERS},
+                   "required": ["of"], "additionalProperties": False},
+        "shows": {"type": "object"},
+        "contains": _MATCH,
+        "excludes": _MATCH,
+        "restore": {"type": "boolean"},
+        "valid": {"type": "boolean"},
+        "when": {"type": "object", "properties": {"step": {"type": "string"}, "contains": _MATCH},
+                 "required": ["step", "contains"], "additionalProperties": False},
+    },
+    "additionalProperties": False,
+}
+_GONE = set(range(400, 500))
+
+
+def _statuses(ctx: CheckContext, operation: str, expected: Any) -> set[int]:
+    if expected == "success":
+        return success_statuses(ctx.contract, operation) or set(range(200, 300))
+    if expected == "gone":
+        return _GONE
+    return {expected} if isinstance(expected, int) else set(expected)
+
+
+def _holds(answer: Any, match: dict[str, Any], value: Any) -> bool:
+    try:
+        items = dig(answer, match["at"])
+    except KeyError:
+        return False
+    if not isinstance(items, list):
+        return False
+    keys = match.get("keys")
+    if not keys:
+        return value in items
+    return any(isinstance(i, dict) and any(i.get(k) == value for k in keys) for i in items)
+
+
+def _echoed(steps: Steps, step: dict[str, Any]) -> dict[str, Any]:
+    """The members (and values) step ``echoes.of`` sent that this step's answer must show."""
+    spec = step["echoes"]
+    source = steps.done.get(spec["of"])
+    if source is None or not isinstance(source.sent, dict):
+        raise Unresolved(f"echoes of {spec['of']!r}: no body of that step")
+    members = spec.get("members") or list(source.sent)
+    out = {}
+    for member in members:
+        try:
+            out[member] = dig(source.sent, member)
+        except KeyError:
+            raise Unresolved(f"step {spec['of']!r} sent no {member}") from None
+    return out
+
+
+def _judge(ctx: CheckContext, steps: Steps, done: Done) -> None:
+    step, rule_id, exchange = done.step, ctx.rule.id, done.exchange
+    label = f"{step.get('name') or step['call']} ({step['call']})"
+    if "expect" in step:
+        expected = step["expect"]
+        why = f"{label}: the resource must no longer be served" if expected == "gone" else label
+        expect(exchange.response.status < 500, rule_id, f"{label} crashed", exchange=exchange,
+               expected="an answer below 500")
+        expect_status(rule_id, exchange, _statuses(ctx, step["call"], expected), why)
+    if step.get("valid"):
+        schema = ctx.contract.response_schema(step["call"], exchange.response.status)
+        expect(schema is not None, rule_id, f"{label}: status {exchange.response.status} has no documented body",
+               exchange=exchange, expected="a status whose body the contract documents")
+        expect_json_schema(rule_id, ctx.contract, exchange, schema or {}, label)
+    wanted = dict(steps.resolve(step.get("shows") or {}))
+    if "echoes" in step:
+        wanted.update(_echoed(steps, step))
+    answer = done.answer
+    for member, value in wanted.items():
+        try:
+            got: Any = dig(answer, member)
+        except KeyError:
+            got = "(absent)"
+        expect(got == value, rule_id, f"after {label}, {member} is {got!r}", exchange=exchange,
+               expected=f"{member} = {value!r}, the effect of the write")
+    for key, present in (("contains", True), ("excludes", False)):
+        if key in step:
+            match = step[key]
+            value = steps.resolve(match["value"])
+            expect(_holds(answer, match, value) == present, rule_id,
+                   f"after {label}, {value!r} is {'missing from' if present else 'still in'} {match['at']}",
+                   exchange=exchange, expected=f"{value!r} {'in' if present else 'not in'} {match['at']}")
+
+
+@named("read-after-write",
+       params={"steps": {"type": "array", "items": _JUDGED_STEP, "minItems": 1}, "as": AUTH_AS_SCHEMA},
+       required=("steps",))
+def read_after_write(ctx: CheckContext) -> None:
+    steps = Steps(ctx, ctx.rule.params.get("as"))
+    declared: list[dict[str, Any]] = ctx.rule.params["steps"]
+    steps.guard(declared)
+    for step in declared:
+        if step.get("restore"):
+            _restore(steps, step)
+            continue
+        try:
+            done = steps.send(step)
+            _judge(ctx, steps, done)
+        except Unresolved as missing:
+            ctx.skip(f"{step['call']}: {missing}: nothing to read back on this target")
+
+
+def _restore(steps: Steps, step: dict[str, Any]) -> None:
+    """A step that leaves the target as found: sent where its references resolve, never judged."""
+    when = step.get("when")
+    try:
+        if when:
+            before = steps.done.get(when["step"])
+            value = steps.resolve(when["contains"]["value"])
+            if before is None or not _holds(before.answer, when["contains"], value):
+                return
+        steps.send(step)
+    except Unresolved:
+        return
+
+
+def _probe_value(candidates: list[Any], current: Any) -> Any:
+    """A candidate the server did not choose itself, so an ignored write is visible."""
+    return next(c for c in candidates if c != current)
+
+
+def _read_member(steps: Steps, read: dict[str, Any], member: str) -> Any:
+    try:
+        return dig(steps.send(read).answer, member)
+    except KeyError:
+        return None
+
+
+@named("read-only-ignored",
+       params={"write": STEP_SCHEMA, "read": STEP_SCHEMA,
+               "probes": {"type": "object", "additionalProperties": {"type": "array", "minItems": 2}}},
+       required=("write", "read", "probes"))
+def read_only_ignored(ctx: CheckContext) -> None:
+    params = ctx.rule.params
+    write, read = {**params["write"], "name": "write"}, params["read"]
+    steps = Steps(ctx)
+    steps.guard([write, read])
+    control = steps.send(write)
+    expect_accepted(ctx, control.exchange, f"{write['call']} without read-only members")
+    shown: set[int] = set()
+    for member, candidates in params["probes"].items():
+        steps.done["write"] = control  # the current value is read where the control wrote
+        sent = _probe_value(candidates, _read_member(steps, read, member))
+        probe = steps.send({**write, "edits": {**(write.get("edits") or {}), member: sent}})
+        status = probe.exchange.response.status
+        expect(status < 500, ctx.rule.id, f"{member} sent as input crashed the server", exchange=probe.exchange,
+               expected="a 4xx refusal, or a 2xx that ignores the member")
+        if 400 <= status < 500:
+            shown.add(0)
+            continue
+        expect_status(ctx.rule.id, probe.exchange, set(range(200, 300)), f"{member} sent as input")
+        stored = _read_member(steps, read, member)
+        expect(stored != sent, ctx.rule.id, f"read-only {member} was written: {read['call']} now shows {stored!r}",
+               exchange=probe.exchange, expected=f"{member} refused or ignored, never stored as sent")
+        shown.add(1)
+    ctx.observed(*sorted(shown))
+
+
+def written_steps(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """The writes (not GET) of a ``read-after-write`` rule whose effect a later step judges: one a
+    later step ``echoes``, or one whose next step is a read expecting the resource ``gone`` or a
+    value in (``contains``) or out of (``excludes``) a list. What 'write not applied' breaks."""
+    declared = [s for s in params.get("steps") or [] if not s.get("restore")]
+    out = []
+    for index, step in enumerate(declared):
+        if step["call"].startswith("GET "):
+            continue
+        later = declared[index + 1:]
+        echoed = bool(step.get("name")) and any((s.get("echoes") or {}).get("of") == step["name"] for s in later)
+        following = later[0] if later else {}
+        judged_next = following.get("expect") == "gone" or "contains" in following or "excludes" in following
+        if echoed or judged_next:
+            out.append(step)
+    return out
+
+
+def judged_members(params: dict[str, Any], step: dict[str, Any]) -> list[str] | None:
+    """The members of ``step``'s body a step ``echoes`` (None: all it sent, or none named)."""
+    members: list[str] = []
+    for judging in params.get("steps") or []:
+        echoes = judging.get("echoes") or {}
+        if step.get("name") and echoes.get("of") == step.get("name"):
+            if not echoes.get("members"):
+                return None
+            members += echoes["members"]
+    return members or None

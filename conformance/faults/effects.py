@@ -1,0 +1,207 @@
+"""Faults derived from what a rule says a write or a filter does (issue 35, items 4 and 5).
+
+``write-not-applied`` for every ``read-after-write`` rule: each write whose effect a later step
+judges (a step that echoes what it sent, or the write just before a read expecting the resource
+gone, a member in or out of a list) goes without its effect: its JSON body reaches the
+simulator without the members the later read compares (an update answered 2xx and not
+persisted); a bodiless write (a delete, a member added by path) never reaches it and is
+answered as its step expects (status, literal ``shows`` members): nothing removed or added.
+Only the read back can tell.
+
+``filter-ignored`` for every ``filter-applies`` rule: the filter is taken out of the request
+before the simulator sees it (the query parameter, the body member, or the appended entry of a
+body array), so the server answers everything, as one that ignores the filter does.
+``filter-refused``: a request carrying that filter is answered 400, as by a server that does not
+know it. ``listed-value-refused`` for every ``filter-values-accepted`` rule: a filter by the last
+value the contract lists is answered 400.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from conformance.checks.effects import judged_members, written_steps
+from conformance.checks.expect import success_statuses
+from conformance.checks.filters import listed_values, with_value
+from conformance.contract import Contract, Rule
+from conformance.faults.base import Fault, derived_fault, on_request, on_response
+from conformance.faults.toolkit import Match, operations, sent_json
+from conformance.simulators.base import Simulator
+from conformance.transport.model import Request, Response
+
+__all__ = ["effect_faults"]
+
+
+class _Unapplied:
+    """The writes ``match`` picks reach the simulator without their effect (module doc)."""
+
+    def __init__(self, inner: Simulator, match: Match, members: dict[str, list[str] | None],
+                 answers: dict[str, Response]) -> None:
+        self._inner = inner
+        self._match = match
+        self._members = members
+        self._answers = answers
+
+    def handle(self, request: Request) -> Response:
+        if not self._match(request):
+            return self._inner.handle(request)
+        try:
+            body = json.loads(request.body) if request.body else None
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            # Nothing to leave out: answered as the rule expects, and never applied.
+            canned = self._answers[request.method]
+            return Response(canned.status, dict(canned.headers), canned.body)
+        judged = self._members.get(request.method)
+        for member in (list(body) if judged is None else judged):
+            _pop(body, member)
+        request.body = json.dumps(body).encode()
+        return self._inner.handle(request)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def _answer(contract: Contract, step: dict[str, Any]) -> Response:
+    """What a bodiless write is answered under the fault: the status its step expects (the least
+    documented success for ``success``) and the literal members its step's ``shows`` names."""
+    expected = step.get("expect", "success")
+    if isinstance(expected, int):
+        status = expected
+    elif isinstance(expected, list) and expected:
+        status = int(expected[0])
+    else:
+        status = min(success_statuses(contract, step["call"]) or {200})
+    shows = {k: v for k, v in (step.get("shows") or {}).items() if not (isinstance(v, str) and "{" in v)}
+    return Response.json_response(status, shows)
+
+
+def _wrapper(match: Match, members: dict[str, list[str] | None],
+             answers: dict[str, Response]) -> Callable[[Simulator], Simulator]:
+    return lambda sim: _Unapplied(sim, match, members, answers)  # type: ignore[return-value]
+
+
+def _without_filter(match: Match, where: dict[str, Any]) -> Callable[[Simulator], Simulator]:
+    def before(request: Request) -> Request:
+        if not match(request):
+            return request
+        if "query" in where:
+            request.query = [(k, v) for k, v in request.query if k != where["query"]]
+            return request
+        try:
+            body = json.loads(request.body or b"{}")
+        except ValueError:
+            return request
+        if not isinstance(body, dict):
+            return request
+        if "member" in where:
+            _pop(body, str(where["member"]))
+        else:
+            _drop_entries(body, str(where["append"]), where["entry"])
+        request.body = json.dumps(body).encode()
+        return request
+
+    return on_request(before)
+
+
+def _pop(body: dict[str, Any], dotted: str) -> None:
+    *parents, last = dotted.split(".")
+    node: Any = body
+    for part in parents:
+        node = node.get(part) if isinstance(node, dict) else None
+    if isinstance(node, dict):
+        node.pop(last, None)
+
+
+def _drop_entries(body: dict[str, Any], dotted: str, entry: Any) -> None:
+    """Leave out the entries of the array at ``dotted`` that the rule's ``entry`` template makes."""
+    *parents, last = dotted.split(".")
+    node: Any = body
+    for part in parents:
+        node = node.get(part) if isinstance(node, dict) else None
+    if not isinstance(node, dict) or not isinstance(node.get(last), list):
+        return
+    node[last] = [item for item in node[last] if not _made_by(entry, item)]
+
+
+def _made_by(entry: Any, item: Any) -> bool:
+    if isinstance(entry, str):
+        head = entry.split("{$value}", 1)[0]
+        return isinstance(item, str) and item.startswith(head)
+    if isinstance(entry, dict) and isinstance(item, dict):
+        fixed = {k: v for k, v in entry.items() if not (isinstance(v, str) and "{$value}" in v)}
+        return all(item.get(k) == v for k, v in fixed.items())
+    return False
+
+
+def _filtered(request: Request, where: dict[str, Any], value: Any = None) -> bool:
+    """The request carries the rule's filter (by ``value``, when given)."""
+    if "query" in where:
+        return any(k == where["query"] and (value is None or v == str(value)) for k, v in request.query)
+    body = sent_json(request)
+    dotted = str(where.get("member") or where["append"])
+    *parents, last = dotted.split(".")
+    node: Any = body
+    for part in parents:
+        node = node.get(part) if isinstance(node, dict) else None
+    if not isinstance(node, dict) or last not in node:
+        return False
+    if "member" in where:
+        return value is None or node[last] == value
+    items = node[last] if isinstance(node[last], list) else []
+    if value is None:
+        return any(_made_by(where["entry"], item) for item in items)
+    made = with_value(where["entry"], value)
+    return any(item == made or (isinstance(made, dict) and isinstance(item, dict)
+                                and all(item.get(k) == v for k, v in made.items())) for item in items)
+
+
+def _refused_when(match: Match, where: dict[str, Any], value: Any = None) -> Callable[[Simulator], Simulator]:
+    def after(request: Request, response: Response) -> Response:
+        if match(request) and _filtered(request, where, value):
+            return Response.json_response(400, {"message": "unknown filter"})
+        return response
+
+    return on_response(after)
+
+
+def _short(rule: Rule) -> str:
+    return rule.id.split(".", 1)[1]
+
+
+def effect_faults(contract: Contract) -> list[Fault]:
+    faults: list[Fault] = []
+    for rule in contract.rules:
+        check = rule.params.get("check")
+        if check == "read-after-write":
+            steps = written_steps(rule.params)
+            writes = [step["call"] for step in steps]
+            if writes:
+                method = {step["call"].split(" ", 1)[0]: step for step in steps}
+                members = {m: judged_members(rule.params, step) for m, step in method.items()}
+                answers = {m: _answer(contract, step) for m, step in method.items()}
+                faults.append(derived_fault(
+                    f"write-not-applied:{_short(rule)}", rule.id,
+                    f"{', '.join(writes)} reach the simulator without their effect")(
+                    _wrapper(operations(writes), members, answers)))
+        elif check == "filter-applies":
+            where, call = rule.params["filter"], rule.params["read"]["call"]
+            faults.append(derived_fault(
+                f"filter-ignored:{_short(rule)}", rule.id,
+                f"{call} ignores its filter ({json.dumps(where)}): every row answered")(
+                _without_filter(operations([call]), where)))
+            faults.append(derived_fault(
+                f"filter-refused:{_short(rule)}", rule.id,
+                f"{call} refuses its filter ({json.dumps(where)}) as unknown (400)")(
+                _refused_when(operations([call]), where)))
+        elif check == "filter-values-accepted":
+            where, call = rule.params["filter"], rule.params["read"]["call"]
+            last = listed_values(contract, rule.id, call, rule.params["values_at"])[-1]
+            faults.append(derived_fault(
+                f"listed-value-refused:{_short(rule)}", rule.id,
+                f"{call} refuses a filter by the listed value {last!r} (400)")(
+                _refused_when(operations([call]), where, last)))
+    return faults

@@ -1,0 +1,40 @@
+"""Variants derived from gaps: a gap's ``allows`` names the conforming choices it leaves open, and
+the core builds them for the service (faults/variants.py GAP_FAMILIES)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from conformance.contract import load_contract
+from conformance.errors import ContractFileError
+from conformance.faults.variants import gap_variants
+from conformance.transport.model import Request, Response
+
+
+def test_the_services_gaps_build_their_variants() -> None:
+    assert [v.name for v in gap_variants(load_contract("presentations"))] == ["plain-text-errors"]
+    assert [v.name for v in gap_variants(load_contract("outreach"))] == ["other-error-body"]
+
+
+def test_an_unknown_family_is_a_contract_error() -> None:
+    contract = load_contract("presentations")
+    gap = dataclasses.replace(contract.gaps[0], allows=({"family": "no-such-family"},))
+    with pytest.raises(ContractFileError, match="unknown variant family 'no-such-family'"):
+        gap_variants(dataclasses.replace(contract, gaps=[gap, *contract.gaps[1:]]))
+
+
+def test_other_error_body_fills_status_and_message_on_its_paths_only() -> None:
+    from conformance.faults.variants import GAP_FAMILIES
+
+    build, _ = GAP_FAMILIES["other-error-body"]
+    after = build({"body": {"error": {"code": "{status}", "detail": "{message}"}}, "paths": "^/api/"})
+    request = Request.build("GET", "/api/x")
+    answer = after(request, Response(404, {"content-type": "application/json"}, b'{"message": "no such x"}'))
+    assert json.loads(answer.body) == {"error": {"code": 404, "detail": "no such x"}}
+    other = after(Request.build("GET", "/oauth"), Response(400, {}, b'{"message": "m"}'))
+    assert json.loads(other.body) == {"message": "m"}  # outside ``paths``: untouched
+    ok = after(request, Response(200, {}, b'{"id": 1}'))
+    assert json.loads(ok.body) == {"id": 1}  # a success is never an error body
