@@ -64,6 +64,8 @@ def proxy(args: argparse.Namespace) -> int:
     # Before the operations are indexed: the path settings make the prefix requests are matched under.
     apply_path_options(args.option or [], [args.service])
     limits = Limits.from_env()
+    if args.report_dir:  # before anything listens: a refused directory is one line
+        _check_report_dir(Path(args.report_dir))
     if args.recheck:
         return _recheck(args, contract, limits)
     forwarder = Forwarder(args.upstream, limits)
@@ -79,6 +81,17 @@ def proxy(args: argparse.Namespace) -> int:
     if not args.report_dir:
         point_latest(report_dir)
     return code
+
+
+def _check_report_dir(report_dir: Path) -> None:
+    """As a run's (no link where it writes), and its cassettes/ folder no link either."""
+    from conformance.cli.rundirs import check_report_dir
+
+    check_report_dir(report_dir)
+    if (report_dir / "cassettes").is_symlink():
+        raise HarnessError(f"--report-dir {report_dir}: cassettes is a symbolic link; the proxy writes its own "
+                           "files and never follows a link out of its directory: remove it or pick another "
+                           "--report-dir")
 
 
 def _recheck(args: argparse.Namespace, contract: Any, limits: Any) -> int:

@@ -726,3 +726,16 @@ def test_an_upstream_path_prefix_goes_before_every_forwarded_path(tmp_path: Path
     assert p.send("GET", "/v1.0/themes?after=a%20b", headers={"X-API-KEY": KEY}).status_code == 404
     assert seen == ["http://127.0.0.1:8/api/v1.0/themes?after=a%20b"]
     assert Forwarder("http://127.0.0.1:8/api/", Limits()).url_for("/v1.0/themes") == "http://127.0.0.1:8/api/v1.0/themes"
+
+
+@pytest.mark.parametrize("link", ["summary.json", "cassettes"])
+def test_a_report_dir_holding_a_link_where_the_proxy_writes_is_refused(
+        tmp_path: Path, link: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.cli import main
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / link).symlink_to(tmp_path / "elsewhere")
+    assert main(["proxy", SERVICE, "--upstream", "http://127.0.0.1:9", "--port", "0", "--report-dir", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "symbolic link" in err[0] and not (tmp_path / "elsewhere").exists()
