@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import NoReturn
 
-from conformance.cli import discover, env, merge, report, rules, run, selftest, serve, triage
+from conformance.cli import discover, env, merge, proxy, report, rules, run, selftest, serve, triage
 from conformance.errors import did_you_mean
 
 __all__ = ["DESCRIPTION", "build_parser", "version"]
@@ -88,6 +88,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", required=True)
     # The order of `conformance --help`.
-    for command in (run, discover, serve, selftest, rules, triage, report, merge, env):
+    for command in (run, discover, serve, proxy, selftest, rules, triage, report, merge, env):
         command.register(sub)
     return parser

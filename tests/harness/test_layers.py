@@ -27,7 +27,7 @@ FLOORS = [
     ("faults",),
     ("services",),  # the package root, base.py and every per-service package
     ("discovery",),  # settings read from a target (conformance discover, run --discover)
-    ("runner", "selftest", "parallel", "plugin", "cli", "reporting", "suites", "__main__"),
+    ("runner", "selftest", "parallel", "plugin", "cli", "reporting", "suites", "proxy", "__main__"),
 ]
 
 

@@ -20,7 +20,7 @@ import pytest
 HEAVY = {"jsonschema", "httpx", "hypothesis", "schemathesis", "pytest", "starlette", "uvicorn", "yaml", "allure",
          "tenacity", "vcr"}
 
-COMMANDS = ["run", "discover", "serve", "selftest", "rules", "triage", "report", "merge", "env"]
+COMMANDS = ["run", "discover", "serve", "proxy", "selftest", "rules", "triage", "report", "merge", "env"]
 
 _PROBE = """
 import json, sys
