@@ -213,7 +213,7 @@ def run_case(case: Case, target: Target, profile: str = "gate") -> Outcome:
     outcome.exchanges = outcome.exchanges[-1:] if outcome.status in (FAILED, ERROR) else []
     if outcome.failure is not None and outcome.failure.exchange is not None:
         # A failure keeps its exchange for the report, cut to a bound (a run may fail many rules).
-        outcome.failure.exchange = outcome.failure.exchange.bounded(target.settings.limits.kept_body_bytes)
+        outcome.failure.exchange = outcome.failure.exchange.bounded(target.settings.limits.kept_body_bytes, secrets)
     # Messages reach terminals, reports and CI logs: no credential value may ride along, and no
     # control character a target sent (bodies and headers quoted in failures, skips, errors, what
     # a gap shows) may act on a terminal: every report and the console take them from here.

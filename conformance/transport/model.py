@@ -7,6 +7,7 @@ how the bytes travelled (MockTransport in process, a socket, a cassette).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -166,11 +167,26 @@ class Exchange:
     response: Response
     base_url: str = ""
 
-    def bounded(self, max_body: int) -> Exchange:
+    def bounded(self, max_body: int, secrets: Iterable[str] = ()) -> Exchange:
         """A copy whose bodies are cut to ``max_body`` bytes: what reports keep, so a run's
-        memory does not grow with what a target sends."""
+        memory does not grow with what a target sends. A cut never ends in the first part of a
+        credential (``secrets``): reports scrub whole values, and a cut one would escape them."""
         if len(self.request.body) <= max_body and len(self.response.body) <= max_body:
             return self
-        request = replace(self.request, body=self.request.body[:max_body])
-        response = replace(self.response, body=self.response.body[:max_body])
+        request = replace(self.request, body=_cut(self.request.body, max_body, secrets))
+        response = replace(self.response, body=_cut(self.response.body, max_body, secrets))
         return Exchange(request, response, self.base_url)
+
+
+def _cut(body: bytes, max_body: int, secrets: Iterable[str]) -> bytes:
+    if len(body) <= max_body:
+        return body
+    cut = body[:max_body]
+    for secret in secrets:
+        raw = secret.encode()
+        # The longest start of the secret the cut ends with (a whole one is scrubbed as usual).
+        for size in range(min(len(raw) - 1, len(cut)), 0, -1):
+            if cut.endswith(raw[:size]):
+                cut = cut[:-size]
+                break
+    return cut

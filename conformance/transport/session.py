@@ -271,7 +271,7 @@ class Session:
                                     f"{type(exc).__name__}: {exc}") from None
         self._learn_issued(request, response)
         exchange = Exchange(request, response, self.base_url)
-        self.exchanges.append(exchange.bounded(self.limits.kept_body_bytes))
+        self.exchanges.append(exchange.bounded(self.limits.kept_body_bytes, self.secrets))
         del self.exchanges[:-_KEEP_EXCHANGES]
         if self._on_exchange is not None:
             self._on_exchange(exchange)

@@ -98,3 +98,17 @@ def test_a_key_echoed_json_escaped_reaches_no_artefact(tmp_path: Path) -> None:
     assert not hits, f"{len(hits)} hits:\n" + "\n".join(f"{form!r} in {name}" for form, name in hits[:30])
     # The echo reached the artefacts, scrubbed: the test searched where the key would be.
     assert any(b"REDACTED" in places[name] and b"padding" in places[name] for name in attachments)
+
+
+def test_a_cut_body_never_ends_in_the_first_part_of_a_credential() -> None:
+    """Reports keep bodies cut to a bound and scrub whole values: a key straddling the cut would
+    otherwise leave its first part in the report."""
+    from conformance.transport.model import Exchange, Request, Response
+
+    secret = "sk-live+9f8e7d6c5b4a"
+    body = b"x" * 90 + secret.encode() + b"y" * 50
+    exchange = Exchange(Request.build("GET", "/a"), Response(200, {}, body))
+    for bound in range(91, 90 + len(secret)):
+        kept = exchange.bounded(bound, [secret]).response.body
+        assert kept == b"x" * 90, (bound, kept[-10:])
+    assert exchange.bounded(200, [secret]).response.body == body  # under the bound: untouched
