@@ -105,13 +105,30 @@ def bodies_answered(ctx: CheckContext, operation: str, body_schema: dict[str, An
     answered()
 
 
-@named("valid-bodies")
+# Statuses a generated body may also get (``refusable``), for members whose format the document
+# does not show: a list, or ``any-4xx`` where the document names no status.
+_REFUSABLE: dict[str, Any] = {
+    "oneOf": [{"type": "array", "items": {"type": "integer"}, "minItems": 1}, {"const": "any-4xx"}]}
+
+
+@named("valid-bodies", params={"refusable": _REFUSABLE})
 def valid_bodies_accepted(ctx: CheckContext) -> None:
+    """Every generated body is accepted; with ``params.refusable`` it may instead be refused with
+    one of those statuses, and then the example must be accepted first (the control: a target
+    refusing everything would otherwise pass)."""
     operation = ctx.rule.operation
     assert operation
     contract = ctx.contract
+    given_refusable = ctx.rule.params.get("refusable")
+    if given_refusable is None:
+        refusable: frozenset[int] = frozenset()
+        why = "a body valid under the documented schema must be accepted"
+    else:
+        baseline(ctx)
+        refusable = frozenset(range(400, 500)) if given_refusable == "any-4xx" else frozenset(given_refusable)
+        why = "a body valid under the documented schema must be accepted, or refused (a client error, never a 5xx)"
     body_schema = contract.standalone(documented_only(contract.request_schema(operation), contract))
-    bodies_answered(ctx, operation, body_schema, "a body valid under the documented schema must be accepted")
+    bodies_answered(ctx, operation, body_schema, why, refusable)
 
 
 @named("invalid-bodies")

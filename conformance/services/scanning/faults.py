@@ -85,14 +85,6 @@ def _no_error_member(body: Any) -> Any:
     return {"message": body.get("error")} if isinstance(body, dict) else body
 
 
-def _org_removal_invisible(sim: Simulator) -> After:
-    def after(request: Request, response: Response) -> Response:
-        if request.method == "DELETE" and request.path.startswith("/org/member/") and response.status == 200:
-            sim.handle(Request("PUT", request.path, list(request.query)))  # quietly re-added
-        return response
-    return after
-
-
 def _free_profile(request: Request) -> bool:
     return request.path == "/account/profile" and request.params.get("key") == FREE
 
@@ -209,8 +201,6 @@ FAULTS: list[Fault] = [
         _default_page(path(r"^/dns/domain/[^/]+$", "GET"), "2")),
     fault("count-charges-credit",
           "host count takes a query credit")(_refund(_COUNT, "query_credits", lambda r, b: -1)),
-    fault("invalid-ip-500",
-          "host lookup answers 500 for an invalid IP")(status(_HOST, 500, when=404, body=_INTERNAL_ERROR)),
     fault("key-from-header",
           "a key sent only in a `key` header is accepted")(on_request(_header_key)),
     fault("error-without-error",
@@ -226,9 +216,6 @@ FAULTS: list[Fault] = [
     fault("reverse-disagrees",
           "reverse answers the neighbouring IPs instead of the ones asked")(
         response_body(_REVERSE, _shift_reverse)),
-    fault("org-removal-invisible",
-          "removing an org member answers success but the member stays")(
-        _with_state(_org_removal_invisible)),
     fault("free-key-scans",
           "a free account's scan is run (on the paid account)")(
         _swap_key(_SCAN, FREE, PAID)),
