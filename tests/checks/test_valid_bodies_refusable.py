@@ -20,7 +20,7 @@ from conformance.checks.registry import check_params, spec_for
 from conformance.contract import Contract, Rule
 from conformance.errors import ContractFailure
 from conformance.targets.base import Capabilities
-from conformance.transport.model import Request, Response
+from conformance.transport.model import Response
 from conformance.transport.session import Session
 
 ESTIMATE = "POST /estimate"
