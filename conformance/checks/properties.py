@@ -20,6 +20,7 @@ from conformance.checks.boundary import baseline, with_member
 from conformance.checks.context import CheckContext
 from conformance.checks.examples import example_body
 from conformance.checks.expect import expect_json_schema, expect_status, success_statuses
+from conformance.checks.lookups import LOOKUP_PARAMS, narrowed
 from conformance.checks.refusal import refused_statuses
 from conformance.checks.registry import named
 
@@ -105,13 +106,15 @@ def bodies_answered(ctx: CheckContext, operation: str, body_schema: dict[str, An
     answered()
 
 
-@named("valid-bodies")
+@named("valid-bodies", params=LOOKUP_PARAMS)
 def valid_bodies_accepted(ctx: CheckContext) -> None:
     operation = ctx.rule.operation
     assert operation
     contract = ctx.contract
-    body_schema = contract.standalone(documented_only(contract.request_schema(operation), contract))
-    bodies_answered(ctx, operation, body_schema, "a body valid under the documented schema must be accepted")
+    # documented_only builds a new schema, so narrowing it (checks/lookups.py) edits no contract.
+    body_schema = contract.standalone(narrowed(ctx, documented_only(contract.request_schema(operation), contract)))
+    listed = ", with listed ids," if ctx.rule.params.get("ids_from") else ""
+    bodies_answered(ctx, operation, body_schema, f"a body valid under the documented schema{listed} must be accepted")
 
 
 @named("invalid-bodies")
