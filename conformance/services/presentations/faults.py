@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from conformance.faults.base import Fault, fault, on_request, on_response
-from conformance.faults.toolkit import operation, path, request_body, response_body, status
+from conformance.faults.toolkit import operation, path, request_body, response_body, sent_json, status
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
@@ -63,11 +63,8 @@ def _reverts(sim: Simulator) -> Simulator:
 
 
 def _text_mode_not_text(request: Request) -> bool:
-    try:
-        body = json.loads(request.body) if request.body else None
-    except ValueError:
-        return False
-    return isinstance(body, dict) and "textMode" in body and not isinstance(body["textMode"], str)
+    body = sent_json(request)
+    return "textMode" in body and not isinstance(body["textMode"], str)
 
 
 def _unknown_status(body: Any) -> Any:
