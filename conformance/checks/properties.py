@@ -20,6 +20,7 @@ from conformance.checks.boundary import baseline, with_member
 from conformance.checks.context import CheckContext
 from conformance.checks.examples import example_body
 from conformance.checks.expect import expect_json_schema, expect_status, success_statuses
+from conformance.checks.lookups import LOOKUP_PARAMS, narrowed
 from conformance.checks.refusal import refused_statuses
 from conformance.checks.registry import named
 
@@ -111,7 +112,7 @@ _REFUSABLE: dict[str, Any] = {
     "oneOf": [{"type": "array", "items": {"type": "integer"}, "minItems": 1}, {"const": "any-4xx"}]}
 
 
-@named("valid-bodies", params={"refusable": _REFUSABLE})
+@named("valid-bodies", params={**LOOKUP_PARAMS, "refusable": _REFUSABLE})
 def valid_bodies_accepted(ctx: CheckContext) -> None:
     """Every generated body is accepted; with ``params.refusable`` it may instead be refused with
     one of those statuses, and then the example must be accepted first (the control: a target
@@ -120,14 +121,17 @@ def valid_bodies_accepted(ctx: CheckContext) -> None:
     assert operation
     contract = ctx.contract
     given_refusable = ctx.rule.params.get("refusable")
+    listed = ", with listed ids," if ctx.rule.params.get("ids_from") else ""
     if given_refusable is None:
         refusable: frozenset[int] = frozenset()
-        why = "a body valid under the documented schema must be accepted"
+        why = f"a body valid under the documented schema{listed} must be accepted"
     else:
         baseline(ctx)
         refusable = frozenset(range(400, 500)) if given_refusable == "any-4xx" else frozenset(given_refusable)
-        why = "a body valid under the documented schema must be accepted, or refused (a client error, never a 5xx)"
-    body_schema = contract.standalone(documented_only(contract.request_schema(operation), contract))
+        why = (f"a body valid under the documented schema{listed} must be accepted, or refused (a client error, "
+               "never a 5xx)")
+    # documented_only builds a new schema, so narrowing it (checks/lookups.py) edits no contract.
+    body_schema = contract.standalone(narrowed(ctx, documented_only(contract.request_schema(operation), contract)))
     bodies_answered(ctx, operation, body_schema, why, refusable)
 
 

@@ -146,15 +146,6 @@ def _negative_offset(request: Request) -> bool:
     return request.params.get("offset", "").startswith("-")
 
 
-def _state_accepted(*taken: str) -> Callable[[Request], Request]:
-    """getListingsByShop takes ``taken`` (values off the list) as if the state were active."""
-    def before(request: Request) -> Request:
-        if GET_LISTINGS(request) and request.params.get("state") in taken:
-            request = with_query(request, lambda q: {**q, "state": "active"})
-        return request
-    return before
-
-
 def _alias_refused(request: Request) -> Request:
     """Neither name of "inactive or edit" is taken by the state filter."""
     if GET_LISTINGS(request) and request.params.get("state") in ("inactive", "edit"):
@@ -182,18 +173,7 @@ def _charset_sent(request: Request) -> bool:
     return CREATE_LISTING(request) and "charset" in (request.header("content-type") or "")
 
 
-def _listings_off_v3(request: Request) -> Request:
-    # getListingsByShop is served under /application/listings, not under /v3.
-    if GET_LISTINGS(request):
-        request.path = LISTINGS + "-not-here"
-    elif request.method == "GET" and request.path == LISTINGS.removeprefix("/v3"):
-        request.path = LISTINGS
-    return request
-
-
 FAULTS: list[Fault] = [
-    fault("removed-state-accepted",
-          "state=removed (a real-world state the list leaves out) is taken")(on_request(_state_accepted("removed"))),
     fault("inactive-edit-refused",
           "the state filter takes neither inactive nor edit")(on_request(_alias_refused)),
     fault("keystring-alone-accepted",
@@ -266,6 +246,4 @@ FAULTS: list[Fault] = [
     fault("state-capitalised",
           "listings show their state capitalised (Active), outside the list")(
         response_body(GET_LISTINGS, _capitalised_state, OK)),
-    fault("listings-off-v3",
-          "getListingsByShop is served without /v3")(on_request(_listings_off_v3)),
 ]

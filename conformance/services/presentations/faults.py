@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from conformance.faults.base import Fault, fault, on_request, on_response
-from conformance.faults.toolkit import operation, path, request_body, response_body, status
+from conformance.faults.toolkit import operation, path, request_body, response_body, sent_json, status
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
@@ -29,16 +29,6 @@ def _status_warnings(body: Any) -> Any:
     return body
 
 
-def _any_recipient(body: dict[str, Any]) -> dict[str, Any]:
-    # A server that takes any string as a recipient: what is no address becomes one.
-    sharing = body.get("sharingOptions")
-    email = sharing.get("emailOptions") if isinstance(sharing, dict) else None
-    if isinstance(email, dict) and isinstance(email.get("recipients"), list):
-        email["recipients"] = [r if not isinstance(r, str) or "@" in r else f"{r}@example.com"
-                               for r in email["recipients"]]
-    return body
-
-
 def _bearer_as_key(request: Request) -> Request:
     auth = request.header("authorization") or ""
     if auth.startswith("Bearer ") and "x-api-key" not in request.headers:
@@ -49,15 +39,6 @@ def _bearer_as_key(request: Request) -> Request:
 def _default_key(request: Request) -> Request:
     request.headers.setdefault("x-api-key", _KEY)
     return request
-
-
-def _later_theme_page(request: Request) -> bool:
-    return request.path == "/v1.0/themes" and "after" in request.params
-
-
-def _repeat_first_theme(body: Any) -> Any:
-    body["data"].insert(0, {"id": "theme-01", "name": "Theme 01"})
-    return body
 
 
 def _drop(key: str, when_status: str | None = None) -> Any:
@@ -82,11 +63,8 @@ def _reverts(sim: Simulator) -> Simulator:
 
 
 def _text_mode_not_text(request: Request) -> bool:
-    try:
-        body = json.loads(request.body) if request.body else None
-    except ValueError:
-        return False
-    return isinstance(body, dict) and "textMode" in body and not isinstance(body["textMode"], str)
+    body = sent_json(request)
+    return "textMode" in body and not isinstance(body["textMode"], str)
 
 
 def _unknown_status(body: Any) -> Any:
@@ -159,9 +137,6 @@ FAULTS: list[Fault] = [
           "a request without X-API-KEY is served as the default account")(on_request(_default_key)),
     fault("forgets-finished",
           "a generation that ended is answered 404 on the status endpoint")(on_response(_forgets_finished)),
-    fault("repeats-theme-across-pages",
-          "every themes page after the first repeats the first theme")(
-        response_body(_later_theme_page, _repeat_first_theme)),
     fault("omits-credits",
           "a completed generation has no credits object")(
         response_body(_STATUS_READ, _drop("credits", "completed"))),
@@ -210,7 +185,4 @@ FAULTS: list[Fault] = [
     fault("status-carries-warnings",
           "the status endpoint repeats the create response's warnings in the Generation")(
         response_body(_STATUS_READ, _status_warnings)),
-    fault("accepts-any-recipient",
-          "a recipient that is no e-mail address is accepted")(
-        request_body(path(r"^/v1\.0/generations", "POST"), _any_recipient)),
 ]
