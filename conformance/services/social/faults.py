@@ -72,13 +72,6 @@ def _drop(member: str) -> Edit:
     return apply
 
 
-def _set_header(name: str, value: str) -> Wrap:
-    def after(request: Request, response: Response) -> Response:
-        response.headers = {**{k: v for k, v in response.headers.items() if k != name}, name: value}
-        return response
-    return on_response(after)
-
-
 def _no_token(request: Request) -> Request:
     request.headers.setdefault("authorization", f"Bearer {TOKEN}")
     return request
@@ -136,12 +129,6 @@ def _past_end_served(match: Match) -> Wrap:
     return on_response(after)
 
 
-def _pages_minus_one(data: dict[str, Any]) -> dict[str, Any]:
-    if isinstance(data.get("paging"), dict) and data["paging"].get("total_pages", 0) > 1:
-        data["paging"]["total_pages"] -= 1
-    return data
-
-
 def _flatten_internal(data: dict[str, Any]) -> dict[str, Any]:
     for row in data["data"]:
         internal = row.pop("internal", None)
@@ -187,7 +174,6 @@ def _metrics_paging(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-_FILTERS = ["customer_profile_id.eq(501)", "reporting_period.in(2026-03-01...2026-03-31)"]
 _bare = re.compile(r"(created_time\.in\()(\d{4}-\d{2}-\d{2})(\.\.)(\d{4}-\d{2}-\d{2})\)")
 
 FAULTS: list[Fault] = [
@@ -199,10 +185,6 @@ FAULTS: list[Fault] = [
         _drop_token(OIDC_TOKEN)),
     fault("unprovisioned-served", "accounts not provisioned for API use are served")(
         _provision_all),
-    fault("api-version-major-2", "X-Svc-API-Version 2.0 on /v1")(
-        _set_header("x-svc-api-version", "2.0")),
-    fault("server-version-two-parts", "X-Svc-Server-Version without a build")(
-        _set_header("x-svc-server-version", "1.4")),
     fault("error-body-bare", "errors answer {message} instead of the standard object")(
         response_body(any_request, _bare_error, _ERRORS)),
     fault("errors-as-array", "error bodies are JSON arrays")(
@@ -216,8 +198,6 @@ FAULTS: list[Fault] = [
         response_body(path(r"/metadata/customer/topics$"), _theme_ids)),
     fault("profile-groups-strings", "profile groups are strings")(
         response_body(path(r"/metadata/customer$"), _group_strings)),
-    fault("two-year-period", "a reporting_period of two years is accepted")(
-        attr("period_years", 2)),
     fault("profiles-page-above-total-200", "a page above total_pages answers 200")(
         _past_end_served(_PROFILES)),
     fault("no-result-cap", "analytics answers are not cut at 10000")(
@@ -245,8 +225,6 @@ FAULTS: list[Fault] = [
             lambda fs: [_bare.sub(r"\g<1>\g<2>T00:00:00Z\g<3>\g<4>T23:59:59Z)", f) for f in fs]))),
     fault("post-type-lower-case", "post_type in lower case")(
         response_body(_MESSAGES, _lower_post_type)),
-    fault("listening-total-pages-short", "listening paging states one page too few")(
-        response_body(_TOPIC, _pages_minus_one)),
     fault("listening-page-above-total-200", "a topic page above total_pages "
           "answers 200")(_past_end_served(_TOPIC)),
     fault("exclusive-as-inclusive", "'...' is treated as inclusive")(
