@@ -37,7 +37,7 @@ _POSTS_RE, _PROFILES_RE, _TOPIC_RE = r"/analytics/posts$", r"/analytics/profiles
 _POSTS, _PROFILES, _TOPIC = path(_POSTS_RE), path(_PROFILES_RE), path(_TOPIC_RE)
 _MESSAGES, _METRICS, _TAGS = path(MESSAGES), path(r"/metrics$"), path(r"/metadata/customer/tags$")
 _TO_POSTS, _TO_PROFILES, _TO_TOPIC = path(_POSTS_RE, "POST"), path(_PROFILES_RE, "POST"), path(_TOPIC_RE, "POST")
-_TO_MESSAGES, _TO_METRICS = path(MESSAGES, "POST"), path(r"/metrics$", "POST")
+_TO_MESSAGES = path(MESSAGES, "POST")
 _ERRORS = range(400, 600)
 
 
@@ -154,14 +154,6 @@ def _lower_post_type(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _listed_dimensions(body: dict[str, Any]) -> dict[str, Any]:
-    if isinstance(body.get("dimensions"), list):
-        body["dimensions"] = [d for d in body["dimensions"] if d in reports.DIMENSIONS]
-        if not body["dimensions"]:
-            body.pop("dimensions")
-    return body
-
-
 def _limit_short(body: dict[str, Any]) -> dict[str, Any]:
     if isinstance(body.get("limit"), int) and body["limit"] > reports.POST_PAGE:
         body["limit"] -= 5
@@ -232,8 +224,6 @@ FAULTS: list[Fault] = [
     fault("match-any-term", "match terms are ORed, not all required")(
         request_body(_TO_TOPIC, filters(
             lambda fs: [re.sub(r"(?<=\w) (?=\w)", " OR ", f) if ".match(" in f else f for f in fs]))),
-    fault("unlisted-dimension-ignored", "an unlisted dimension is dropped, not "
-          "refused")(request_body(_TO_METRICS, _listed_dimensions)),
     fault("metrics-paging-without-total", "metrics paging lacks total_pages")(
         response_body(_METRICS, _metrics_paging)),
     fault("posts-not-cut", "post analytics answers are not cut at 10000")(
