@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import itertools
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 from conformance.checks.context import CheckContext
@@ -24,8 +25,8 @@ from conformance.checks.registry import for_kind
 from conformance.errors import ContractFailure, SkipKind
 from conformance.transport.model import Exchange
 
-__all__ = ["BASE_PARAMS", "ENUM_PARAMS", "LIMIT_PARAMS", "MISSING", "baseline", "bound_values", "operations_of",
-           "outside_values", "send_variant", "with_member"]
+__all__ = ["BASE_PARAMS", "ENUM_PARAMS", "LIMIT_PARAMS", "MISSING", "baseline", "bound_values", "enum_of",
+           "operations_of", "outside_values", "send_variant", "with_member"]
 
 MISSING = object()  # as a value: leave the member out
 # Near misses are made from the first few listed values: enough to see a case-insensitive or
@@ -217,17 +218,30 @@ ENUM_PARAMS: dict[str, Any] = {
     # of them for other reasons (a test key limited to test networks); one accepted listed value
     # is then the control, and the others may be refused (never with a 5xx).
     "listed": {"enum": ["all", "one"]},
+    # true: the member is an array whose items the enum lists (``items.enum``); each value is
+    # sent as an array of that one value.
+    "array_items": {"type": "boolean"},
 }
+
+
+def enum_of(schema: dict[str, Any], array_items: bool) -> list[Any]:
+    """The listed values of a member's schema: its enum, or its items' with ``array_items``."""
+    return list(((schema.get("items") or {}) if array_items else schema).get("enum") or [])
 
 
 @for_kind("enum", params=ENUM_PARAMS)
 def enum_values(ctx: CheckContext) -> None:
     rule = _pointed(ctx)
     for operation in operations_of(ctx):
-        schema = ctx.contract.where_schema(operation, rule.where)
-        allowed = schema.get("enum")
+        in_array = bool(rule.params.get("array_items"))
+        allowed = enum_of(ctx.contract.where_schema(operation, rule.where), in_array)
         if not allowed:
             ctx.skip(f"{rule.where} has no enum in the contract's schema")
+
+        def send(value: Any, operation: str = operation, in_array: bool = in_array) -> Exchange:
+            # Bound now: this operation's member, not the last one the loop reaches.
+            return send_variant(ctx, [value] if in_array else value, operation)
+
         ok = success_statuses(ctx.contract, operation)
         # The listed values are the control: each accepted first, then values outside the list
         # refused. Every value is tried before the verdict, so one disputed value does not hide
@@ -235,7 +249,7 @@ def enum_values(ctx: CheckContext) -> None:
         outside = [(v, refused_statuses(ctx), "is not listed and must be refused")
                    for v in outside_values(allowed, rule.params.get("outside"))]
         if rule.params.get("listed") == "one":
-            _one_listed_accepted(ctx, operation, allowed, ok)
+            _one_listed_accepted(ctx, operation, send, allowed, ok)
             batches = [outside]
         else:
             batches = [[(v, ok, "is listed and must be accepted") for v in allowed], outside]
@@ -243,7 +257,7 @@ def enum_values(ctx: CheckContext) -> None:
             disputes: list[ContractFailure] = []
             for value, statuses, why in batch:
                 try:
-                    expect_status(rule.id, send_variant(ctx, value, operation), statuses,
+                    expect_status(rule.id, send(value), statuses,
                                   f"{operation}: {rule.where}={value!r} {why}")
                 except ContractFailure as failure:
                     disputes.append(failure)
@@ -251,8 +265,9 @@ def enum_values(ctx: CheckContext) -> None:
                 raise _joined(rule.id, disputes)
 
 
-def _one_listed_accepted(ctx: CheckContext, operation: str, allowed: list[Any], ok: set[int]) -> None:
-    answers = [(value, send_variant(ctx, value, operation)) for value in allowed]
+def _one_listed_accepted(ctx: CheckContext, operation: str, send: Callable[[Any], Exchange], allowed: list[Any],
+                         ok: set[int]) -> None:
+    answers = [(value, send(value)) for value in allowed]
     crashed = [f"{v!r}: {e.response.status}" for v, e in answers if e.response.status >= 500]
     if crashed:
         raise ContractFailure(ctx.rule.id, f"{operation}: listed {ctx.rule.where} values answered 5xx: "

@@ -12,6 +12,7 @@ what its answer must be:
 * ``valid: true``: the answer is valid under the body the contract documents for its status;
 * ``contains`` / ``excludes: {at: member, value: v, keys: [k...]}``: the array at ``at`` holds
   (does not hold) ``v``, or an object whose member ``k`` is ``v``: added, then removed;
+  ``as_text: true`` compares as text (a setting, always text, naming a numeric id: 3 and 3.0 are "3");
 * ``restore: true``: sent to leave the target as found, never judged; ``when: {step, contains}``
   sends it only where that step's answer held the value.
 
@@ -37,7 +38,8 @@ from conformance.checks.steps import STEP_SCHEMA, Done, Steps, Unresolved, dig
 __all__ = ["judged_members", "written_steps"]
 
 _MEMBERS = {"type": "array", "items": {"type": "string"}, "minItems": 1}
-_MATCH = {"type": "object", "properties": {"at": {"type": "string"}, "value": {}, "keys": _MEMBERS},
+_MATCH = {"type": "object", "properties": {"at": {"type": "string"}, "value": {}, "keys": _MEMBERS,
+                                          "as_text": {"type": "boolean"}},
           "required": ["at", "value"], "additionalProperties": False}
 _JUDGED_STEP: dict[str, Any] = {
     **STEP_SCHEMA,
@@ -75,10 +77,21 @@ def _holds(answer: Any, match: dict[str, Any], value: Any) -> bool:
         return False
     if not isinstance(items, list):
         return False
+    same = _same_text if match.get("as_text") else _same
     keys = match.get("keys")
     if not keys:
-        return value in items
-    return any(isinstance(i, dict) and any(i.get(k) == value for k in keys) for i in items)
+        return any(same(i, value) for i in items)
+    return any(isinstance(i, dict) and any(same(i.get(k), value) for k in keys) for i in items)
+
+
+def _same(got: Any, value: Any) -> bool:
+    return bool(got == value)
+
+
+def _same_text(got: Any, value: Any) -> bool:
+    # A whole float is the integer it holds (an id listed as 3.0 is the id 3).
+    text = str(int(got)) if isinstance(got, float) and got.is_integer() else str(got)
+    return text == str(value)
 
 
 def _echoed(steps: Steps, step: dict[str, Any]) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 right one. One family per rule kind whose core check probes a member:
 
 ``bound-accepted``  (limit)     a value past the schema's bound is taken;
-``off-list-accepted`` (enum)    a value the enum does not list is taken;
+``off-list-accepted`` (enum)    a value the enum does not list is taken (with ``array_items``, an
+                                array holding one);
 ``required-defaulted`` (required) a request without the member is taken;
 ``wrong-type-accepted`` (a ``wrong-types`` rule) a value of the wrong type is read as a right one.
 
@@ -21,6 +22,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from conformance.checks.boundary import enum_of
 from conformance.contract import Contract, Rule
 from conformance.faults.base import Fault, FaultySimulator, derived_fault
 from conformance.faults.toolkit import operations as to_any_of
@@ -195,10 +197,12 @@ def member_faults(contract: Contract) -> list[Fault]:
             faults.append(derived_fault(f"bound-accepted:{short}", rule.id,
                                         f"{rule.operation} takes {rule.where} past its documented bound")(
                 _taking(rule, operations, _past_bound(schema), _clamp(schema))))
-        elif rule.kind == "enum" and schema.get("enum"):
+        elif rule.kind == "enum" and (allowed := enum_of(schema, bool(rule.params.get("array_items")))):
+            off = _off_list(allowed)
+            wrong = (lambda v: isinstance(v, list) and any(map(off, v))) if rule.params.get("array_items") else off
             faults.append(derived_fault(f"off-list-accepted:{short}", rule.id,
                                         f"{rule.operation} takes a {rule.where} the list does not hold")(
-                _taking(rule, operations, _off_list(list(schema["enum"])))))
+                _taking(rule, operations, wrong)))
         elif rule.kind == "required":
             faults.append(derived_fault(f"required-defaulted:{short}", rule.id,
                                         f"{rule.operation} takes a request without {rule.where}")(

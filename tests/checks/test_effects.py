@@ -236,3 +236,37 @@ def test_a_member_added_then_removed_passes_and_the_org_is_left_as_found(present
 def test_a_removal_that_changes_nothing_fails() -> None:
     with pytest.raises(ContractFailure, match="'ada' is still in members"):
         run(Org(["bob"], "removal-invisible"), ADD_REMOVE, paths=ORG_PATHS)
+
+
+class Tags:
+    """GET /tags lists tags by numeric id (ids as JSON numbers, whole floats where ``floats``)."""
+
+    def __init__(self, ids: list[int], floats: bool = False) -> None:
+        self.ids, self.floats = ids, floats
+
+    def handle(self, request: Request) -> Response:
+        return Response.json_response(200, {"data": [{"tag_id": float(i) if self.floats else i} for i in self.ids]})
+
+    def transport(self) -> httpx.MockTransport:
+        return Store.transport(self)  # type: ignore[arg-type]
+
+
+def _listed(as_text: bool) -> dict[str, Any]:
+    # A setting is always text ("3"); the list holds numbers.
+    match = {"at": "data", "value": "3", "keys": ["tag_id"], **({"as_text": True} if as_text else {})}
+    return {"check": "read-after-write", "steps": [{"call": "GET /tags", "expect": 200, "contains": match}]}
+
+
+@pytest.mark.parametrize("floats", [False, True])
+def test_as_text_finds_a_numeric_id_named_by_a_setting(floats: bool) -> None:
+    run(Tags([1, 3], floats), _listed(as_text=True), paths={"/tags": {"get": {"responses": {}}}})
+
+
+def test_as_text_still_fails_a_list_without_the_id() -> None:
+    with pytest.raises(ContractFailure, match="'3' is missing from data"):
+        run(Tags([1, 2, 33]), _listed(as_text=True), paths={"/tags": {"get": {"responses": {}}}})
+
+
+def test_without_as_text_a_number_is_not_its_text() -> None:
+    with pytest.raises(ContractFailure, match="'3' is missing from data"):
+        run(Tags([1, 3]), _listed(as_text=False), paths={"/tags": {"get": {"responses": {}}}})

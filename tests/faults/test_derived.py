@@ -29,6 +29,7 @@ OPENAPI: dict[str, Any] = {
                 "type": "object", "required": ["name"],
                 "properties": {"name": {"type": "string", "maxLength": 5},
                                "kind": {"type": "string", "enum": ["a", "b"]},
+                               "tags": {"type": "array", "items": {"enum": ["x", "y"]}},
                                "count": {"type": "integer"}}}}}},
             "responses": {"201": {"description": "made"}, "400": {"description": "refused"}}}},
         "/things/{id}": {"get": {"responses": {"200": {"description": "one", "content": {"application/json": {
@@ -46,6 +47,7 @@ def _rule(name: str, kind: str, where: str | None = None, **extra: Any) -> Rule:
 RULES = [
     _rule("name-length", "limit", "body.name", violation={"status": 400}),
     _rule("kind-enum", "enum", "body.kind", violation={"status": 400}),
+    _rule("tags-enum", "enum", "body.tags", params={"array_items": True}),
     _rule("name-required", "required", "body.name", violation={"status": 400}),
     _rule("count-type", "type", "body.count",
           params={"check": "wrong-types", "valid_value": 3, "wrong_values": ["three", True]}),
@@ -64,7 +66,8 @@ class Things:
             return Response.json_response(200, {"id": "1", "size": 2})
         body = json.loads(request.body)
         name, kind, count = body.get("name"), body.get("kind", "a"), body.get("count", 0)
-        if not isinstance(name, str) or len(name) > 5 or kind not in ("a", "b") or type(count) is not int:
+        if not isinstance(name, str) or len(name) > 5 or kind not in ("a", "b") or type(count) is not int \
+                or not set(body.get("tags", [])) <= {"x", "y"}:
             return Response.json_response(400, {"message": "refused"})
         return Response.json_response(201, {"id": "1"})
 
@@ -80,6 +83,7 @@ def _post(sim: Any, body: dict[str, Any]) -> int:
 @pytest.mark.parametrize(("fault", "wrong"), [
     ("bound-accepted:things.name-length", {"name": "toolong"}),
     ("off-list-accepted:things.kind-enum", {"name": "ok", "kind": "zz"}),
+    ("off-list-accepted:things.tags-enum", {"name": "ok", "tags": ["x", "zz"]}),
     ("required-defaulted:things.name-required", {}),
     ("wrong-type-accepted:things.count-type", {"name": "ok", "count": "three"}),
 ])
@@ -87,7 +91,7 @@ def test_a_member_fault_takes_the_wrong_value_after_a_request_it_accepted(fault:
     clean = Things()
     assert _post(clean, wrong) == 400  # the clean simulator refuses it
     sim = _faults()[fault].apply(Things())  # type: ignore[arg-type]
-    assert _post(sim, {"name": "fine", "kind": "b", "count": 1}) == 201  # the control
+    assert _post(sim, {"name": "fine", "kind": "b", "count": 1, "tags": ["y"]}) == 201  # the control
     assert _post(sim, wrong) == 201
     assert _faults()[fault].breaks == f"demo.{fault.split(':', 1)[1]}"
 
@@ -127,3 +131,10 @@ def test_only_rules_a_family_fits_get_its_fault() -> None:
     assert sorted(n for n in names if n.startswith("status-remapped")) == [
         "status-remapped:things.kind-enum", "status-remapped:things.name-length",
         "status-remapped:things.name-required"]
+
+
+def test_an_array_items_enum_fault_takes_an_array_holding_an_off_list_value_only() -> None:
+    sim = _faults()["off-list-accepted:things.tags-enum"].apply(Things())  # type: ignore[arg-type]
+    assert _post(sim, {"name": "fine", "tags": ["x"]}) == 201
+    assert _post(sim, {"name": "ok", "tags": ["zz"]}) == 201
+    assert _post(sim, {"name": "toolong", "tags": ["y"]}) == 400  # another member's refusal stands

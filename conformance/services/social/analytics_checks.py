@@ -1,19 +1,16 @@
-"""Scenario checks of profile and post analytics: the one-year period, fields, sort, timezone
-and guid-cursor walking (profile counts and the 10000-result cap are core checks)."""
+"""Scenario checks of post analytics: fields, sort, timezone
+and guid-cursor walking (the one-year period, profile counts and the 10000-result cap are core checks)."""
 
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
-from functools import partial
-from typing import Any
 from zoneinfo import ZoneInfo
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status
-from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import named
 from conformance.services.social.body_checks import customer_profiles
-from conformance.services.social.support import POSTS, PROFILES, accepted, body, post, rows_of
+from conformance.services.social.support import POSTS, accepted, body, post, rows_of
 
 __all__: list[str] = []
 
@@ -34,25 +31,6 @@ def _utc(text: object) -> bool:
     except ValueError:
         return False
     return offset is not None and not offset
-
-
-@named("social/one-year",
-       params={"days": {"type": "integer"}, "start": {"type": "string"},
-               "beyond_days": {"type": "integer", "minimum": 1}}, required=("days", "start", "beyond_days"))
-def one_year(ctx: CheckContext) -> None:
-    """The accepted period ends ``days - 1`` days after its start with '...': 364 days if the end
-    is exclusive, 365 if inclusive, within a year either way (gap analytics-range-dots)."""
-    start = date.fromisoformat(ctx.rule.params["start"])
-    days = ctx.rule.params["days"]
-
-    def period(length: int) -> Any:
-        end = start + timedelta(days=length)
-        filters = [f"customer_profile_id.eq({ctx.credential('PROFILE_ID')})",
-                   f"reporting_period.in({start.isoformat()}...{end.isoformat()})"]
-        return post(ctx, PROFILES, body(ctx, PROFILES, filters=filters, limit=1))
-
-    expect_refused(ctx, f"a period of {days + ctx.rule.params['beyond_days']} days",
-                   partial(period, days + ctx.rule.params["beyond_days"]), control=partial(period, days - 1))
 
 
 @named("social/guid-only-default")

@@ -1,4 +1,4 @@
-"""Scenario checks of tags and the rate limit."""
+"""Scenario check of the rate limit (archived tags are a core read-after-write rule)."""
 
 from __future__ import annotations
 
@@ -7,22 +7,10 @@ from functools import partial
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status
 from conformance.checks.registry import named
-from conformance.services.social.support import accepted, values
 
 __all__: list[str] = []
 
 CLIENT = "GET /metadata/client"
-TAGS = "GET /{customer_id}/metadata/customer/tags"
-
-
-@named("social/archived-tags")
-def archived_tags(ctx: CheckContext) -> None:
-    wanted = ctx.credential("ARCHIVED_TAG_ID")
-    exchange = ctx.call(TAGS, path_values=values(ctx, TAGS))
-    tags = accepted(ctx, exchange, TAGS, "the tag list")["data"]
-    ids = {str(t["tag_id"]).removesuffix(".0") for t in tags}
-    expect(wanted in ids, ctx.rule.id, f"the archived tag {wanted} is not listed", exchange=exchange,
-           expected="archived tags included")
 
 
 @named("social/per-minute", params={"per_minute": {"type": "integer", "minimum": 1}}, required=("per_minute",))

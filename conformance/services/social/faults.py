@@ -37,7 +37,7 @@ _POSTS_RE, _PROFILES_RE, _TOPIC_RE = r"/analytics/posts$", r"/analytics/profiles
 _POSTS, _PROFILES, _TOPIC = path(_POSTS_RE), path(_PROFILES_RE), path(_TOPIC_RE)
 _MESSAGES, _METRICS, _TAGS = path(MESSAGES), path(r"/metrics$"), path(r"/metadata/customer/tags$")
 _TO_POSTS, _TO_PROFILES, _TO_TOPIC = path(_POSTS_RE, "POST"), path(_PROFILES_RE, "POST"), path(_TOPIC_RE, "POST")
-_TO_MESSAGES, _TO_METRICS = path(MESSAGES, "POST"), path(r"/metrics$", "POST")
+_TO_MESSAGES = path(MESSAGES, "POST")
 _ERRORS = range(400, 600)
 
 
@@ -70,13 +70,6 @@ def _drop(member: str) -> Edit:
         body.pop(member, None)
         return body
     return apply
-
-
-def _set_header(name: str, value: str) -> Wrap:
-    def after(request: Request, response: Response) -> Response:
-        response.headers = {**{k: v for k, v in response.headers.items() if k != name}, name: value}
-        return response
-    return on_response(after)
 
 
 def _no_token(request: Request) -> Request:
@@ -136,12 +129,6 @@ def _past_end_served(match: Match) -> Wrap:
     return on_response(after)
 
 
-def _pages_minus_one(data: dict[str, Any]) -> dict[str, Any]:
-    if isinstance(data.get("paging"), dict) and data["paging"].get("total_pages", 0) > 1:
-        data["paging"]["total_pages"] -= 1
-    return data
-
-
 def _flatten_internal(data: dict[str, Any]) -> dict[str, Any]:
     for row in data["data"]:
         internal = row.pop("internal", None)
@@ -167,14 +154,6 @@ def _lower_post_type(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _listed_dimensions(body: dict[str, Any]) -> dict[str, Any]:
-    if isinstance(body.get("dimensions"), list):
-        body["dimensions"] = [d for d in body["dimensions"] if d in reports.DIMENSIONS]
-        if not body["dimensions"]:
-            body.pop("dimensions")
-    return body
-
-
 def _limit_short(body: dict[str, Any]) -> dict[str, Any]:
     if isinstance(body.get("limit"), int) and body["limit"] > reports.POST_PAGE:
         body["limit"] -= 5
@@ -187,7 +166,6 @@ def _metrics_paging(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-_FILTERS = ["customer_profile_id.eq(501)", "reporting_period.in(2026-03-01...2026-03-31)"]
 _bare = re.compile(r"(created_time\.in\()(\d{4}-\d{2}-\d{2})(\.\.)(\d{4}-\d{2}-\d{2})\)")
 
 FAULTS: list[Fault] = [
@@ -199,10 +177,6 @@ FAULTS: list[Fault] = [
         _drop_token(OIDC_TOKEN)),
     fault("unprovisioned-served", "accounts not provisioned for API use are served")(
         _provision_all),
-    fault("api-version-major-2", "X-Svc-API-Version 2.0 on /v1")(
-        _set_header("x-svc-api-version", "2.0")),
-    fault("server-version-two-parts", "X-Svc-Server-Version without a build")(
-        _set_header("x-svc-server-version", "1.4")),
     fault("error-body-bare", "errors answer {message} instead of the standard object")(
         response_body(any_request, _bare_error, _ERRORS)),
     fault("errors-as-array", "error bodies are JSON arrays")(
@@ -216,8 +190,6 @@ FAULTS: list[Fault] = [
         response_body(path(r"/metadata/customer/topics$"), _theme_ids)),
     fault("profile-groups-strings", "profile groups are strings")(
         response_body(path(r"/metadata/customer$"), _group_strings)),
-    fault("two-year-period", "a reporting_period of two years is accepted")(
-        attr("period_years", 2)),
     fault("profiles-page-above-total-200", "a page above total_pages answers 200")(
         _past_end_served(_PROFILES)),
     fault("no-result-cap", "analytics answers are not cut at 10000")(
@@ -245,8 +217,6 @@ FAULTS: list[Fault] = [
             lambda fs: [_bare.sub(r"\g<1>\g<2>T00:00:00Z\g<3>\g<4>T23:59:59Z)", f) for f in fs]))),
     fault("post-type-lower-case", "post_type in lower case")(
         response_body(_MESSAGES, _lower_post_type)),
-    fault("listening-total-pages-short", "listening paging states one page too few")(
-        response_body(_TOPIC, _pages_minus_one)),
     fault("listening-page-above-total-200", "a topic page above total_pages "
           "answers 200")(_past_end_served(_TOPIC)),
     fault("exclusive-as-inclusive", "'...' is treated as inclusive")(
@@ -254,8 +224,6 @@ FAULTS: list[Fault] = [
     fault("match-any-term", "match terms are ORed, not all required")(
         request_body(_TO_TOPIC, filters(
             lambda fs: [re.sub(r"(?<=\w) (?=\w)", " OR ", f) if ".match(" in f else f for f in fs]))),
-    fault("unlisted-dimension-ignored", "an unlisted dimension is dropped, not "
-          "refused")(request_body(_TO_METRICS, _listed_dimensions)),
     fault("metrics-paging-without-total", "metrics paging lacks total_pages")(
         response_body(_METRICS, _metrics_paging)),
     fault("posts-not-cut", "post analytics answers are not cut at 10000")(

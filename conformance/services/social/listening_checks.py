@@ -1,5 +1,5 @@
-"""Scenario checks of listening: the filter language against an independent evaluator, the two
-range ends, and the metrics dimensions.
+"""Scenario checks of listening: the filter language against an independent evaluator and the two
+range ends (the metrics dimensions are the core enum check's, ``array_items``).
 
 The evaluator below is this module's own reading of the document's operator list (it does not
 import the simulator's): generated filters are sent to the target and the messages it selects
@@ -10,18 +10,15 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, date, datetime
-from functools import partial
 from typing import Any
 
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from conformance.checks.boundary import outside_values
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect
-from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import named
-from conformance.services.social.support import TOPIC_MESSAGES, TOPIC_METRICS, accepted, body, post
+from conformance.services.social.support import TOPIC_MESSAGES, accepted, body, post
 
 __all__ = ["evaluate", "read_topic", "window"]
 
@@ -194,17 +191,3 @@ def range_ends(ctx: CheckContext) -> None:
         expect(got == want, ctx.rule.id, f"{flt}: {len(got)} messages, {len(want)} expected", expected=(
             "messages at exactly the end included" if dots == ".." else "messages at exactly the end excluded"),
             exchange=ctx.session.exchanges[-1])
-
-
-@named("social/dimensions")
-def dimensions(ctx: CheckContext) -> None:
-    """Each listed dimension accepted alone; a value outside the list refused (after the controls)."""
-    operation = TOPIC_METRICS
-    where = ctx.contract.where_schema(operation, "body.dimensions")
-    allowed = list(where["items"]["enum"])
-    for value in allowed:
-        accepted(ctx, post(ctx, operation, body(ctx, operation, dimensions=[value])), operation, f"dimension {value}")
-    for outside in outside_values(allowed):
-        expect_refused(ctx, f"dimension {outside!r}",
-                       partial(post, ctx, operation, body(ctx, operation, dimensions=[outside])),
-                       control=partial(post, ctx, operation, body(ctx, operation, dimensions=allowed[:1])))

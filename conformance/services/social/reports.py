@@ -154,7 +154,6 @@ class Reports:
     profile_page, post_page, message_page, message_max = PROFILE_PAGE, POST_PAGE, MESSAGE_PAGE, MESSAGE_MAX
     listening_page = LISTENING_PAGE
     max_message_ids = MAX_MESSAGE_IDS
-    period_years = 1
     post_limit_caps = True  # SIM-CHOICE: "50 rows per page" read as a cap (conflict posts-limit)
     filter_reading: Reading = WORDS  # SIM-CHOICE readings of match and exists (gaps match-terms, filter-values)
     empty_media = False  # SIM-CHOICE: a message without media has no visual_media member (not an empty array)
@@ -184,9 +183,9 @@ class Reports:
         first = parse_moment(period.values[0]).date()
         last = parse_moment(period.values[1]).date() - timedelta(days=1 if period.values[2] == "..." else 0)
         try:
-            year_later = first.replace(year=first.year + self.period_years)
+            year_later = first.replace(year=first.year + 1)
         except ValueError:  # 29 February
-            year_later = first.replace(year=first.year + self.period_years, day=28)
+            year_later = first.replace(year=first.year + 1, day=28)
         if last >= year_later:
             raise SimError(400, "reporting_period is at most one year")
         days = max((last - first).days + 1, 0)

@@ -1,9 +1,9 @@
 """Faults of the token-risk simulator: each makes it break one rule.
 
 A listed route missing (404) or its method missing (405) is derived by the core for every
-route rule (faults/generic.py, route_faults). These are what the contract cannot state: a
-method not implemented (501), the unversioned ping moved under /v1, a path served only with a
-trailing slash, and answers ill-formed for their kind.
+route rule (faults/generic.py, route_faults); a path served only with a trailing slash answers
+the listed path 404 as route-missing does. These are what the contract cannot state: a method
+not implemented (501), the unversioned ping moved under /v1, and answers ill-formed for their kind.
 """
 
 from __future__ import annotations
@@ -23,14 +23,6 @@ def _ping_only_versioned(request: Request) -> Request:
         request.path = "/ping"
     elif request.path == "/ping":
         request.path = "/nowhere/ping"
-    return request
-
-
-def _trailing_slash_only(request: Request) -> Request:
-    if request.path == "/v1/stats/trending":
-        request.path = "/v1/stats/trending-without-slash-is-not-served"
-    elif request.path == "/v1/stats/trending/":
-        request.path = "/v1/stats/trending"
     return request
 
 
@@ -70,9 +62,6 @@ FAULTS: list[Fault] = [
         status(path(r"^/v1/tokens/[^/]+/vote$", "POST"), 501, body={"message": "not implemented"})),
     fault("ping-only-versioned",
           "ping answers at /v1/ping only; unversioned GET /ping is 404")(on_request(_ping_only_versioned)),
-    fault("trending-trailing-slash-only",
-          "GET /v1/stats/trending is served only as /v1/stats/trending/ (404 without the slash)")(
-        on_request(_trailing_slash_only)),
     fault("csv-served-as-json",
           "data.csv answers a JSON array declared application/json")(
         _csv_response(b'[{"name":"sim.token","owner":"x"}]', "application/json")),
