@@ -12,7 +12,7 @@ from conformance.auth.variants import AUTH_AS_SCHEMA, auth_as
 from conformance.checks.boundary import with_member
 from conformance.checks.context import CheckContext
 from conformance.checks.examples import unique
-from conformance.checks.expect import expect, expect_status, success_statuses
+from conformance.checks.expect import expect, expect_status
 from conformance.checks.observatory import shape
 from conformance.checks.registry import named
 from conformance.checks.wellformed import ill_formed
@@ -21,8 +21,6 @@ from conformance.services.outreach import campaign_checks  # noqa: F401  (regist
 from conformance.transport.model import Exchange
 
 __all__: list[str] = []
-
-CREATE = "POST /accounts"
 
 
 class Fresh:
@@ -64,13 +62,6 @@ def scope_observe(ctx: CheckContext) -> None:
            expected="a body that is what its Content-Type declares")
     ctx.skip(f"gap {ctx.rule.params['gap']} observed, not judged: {operation} with {how.describe()} answered "
              f"{exchange.response.status} {shape(exchange.response)}", SkipKind.GAP_OBSERVED)
-
-
-@named("outreach/create-optional-fields", params={"body": {"type": "object"}}, required=("body",))
-def create_optional_fields(ctx: CheckContext) -> None:
-    exchange = Fresh(ctx).send(dict(ctx.rule.params["body"]))
-    expect_status(ctx.rule.id, exchange, success_statuses(ctx.contract, CREATE),
-                  f"a create with the optional fields {sorted(ctx.rule.params['body'])}")
 
 
 _BURST = {"max_burst_requests": {"type": "integer", "minimum": 1}}
