@@ -19,7 +19,6 @@ from conformance.transport.model import Request, Response
 __all__ = ["FAULTS"]
 
 _REPORT = "/v1/networks/reporting/conversions"
-_CLICKS = "/v1/affiliates/reporting/clicks/stream"
 _CAMPAIGNS = "/v1/networks/campaigns"
 _KEY = "sim-affiliate-key"
 
