@@ -16,12 +16,14 @@ need not ride in a skip reason (see the report).
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from typing import Any
 
-from conformance.auth.variants import NONE
+from conformance.auth.variants import AUTH_AS_SCHEMA, NONE, auth_as
 from conformance.checks.context import CheckContext
+from conformance.checks.examples import example_body, unique
 from conformance.checks.registry import named
 from conformance.checks.routes import call_listed, path_values
 from conformance.checks.wellformed import csv_records, ill_formed, media_type
@@ -41,11 +43,15 @@ _PARAMS: dict[str, Any] = {
     "gap": {"type": "string", "pattern": r"^[a-z]+\.gap\.[a-z0-9-]+$"},
     "operations": {"type": "array", "items": {"type": "string"}, "minItems": 1},
     "record": {"enum": ["status", "media-type", "shape", "headers", "csv-header", "body"]},
-    "body": {"enum": list(_BODIES)},
+    # "example": the operation's example on this target, its x-unique members new (a create
+    # probed under another key must not collide with one made before).
+    "body": {"enum": [*_BODIES, "example"]},
     "path_values": {"type": "object", "additionalProperties": {"type": "string"}},
     "query": {"type": "object", "additionalProperties": {"type": "string"}},
     "without_credential": {"type": "boolean"},
     "header_pattern": {"type": "string"},
+    # The credential the probe carries (a key whose grant is the gap), in place of the configured one.
+    "as": AUTH_AS_SCHEMA,
 }
 
 
@@ -84,12 +90,16 @@ def _record(what: str, exchange: Exchange, pattern: re.Pattern[str] | None) -> s
     return f"{response.status} {response.body.decode('utf-8', 'replace')[:80]!r}"
 
 
-def _send(ctx: CheckContext, operation: str, params: dict[str, Any], *, bare: bool) -> Exchange:
+def _send(ctx: CheckContext, operation: str, params: dict[str, Any], *, bare: bool, serial: int) -> Exchange:
     values = path_values(ctx, operation, params.get("path_values"))
-    kwargs: dict[str, Any] = dict(_BODIES[params.get("body", "none")])
+    body = params.get("body", "none")
+    kwargs: dict[str, Any] = (
+        {"json_body": unique(ctx, operation, example_body(ctx, operation), serial)} if body == "example"
+        else dict(_BODIES[body]))
     if params.get("query"):
         kwargs["params"] = dict(params["query"])
-    return call_listed(ctx, operation, values, auth=NONE if bare else None, **kwargs)
+    how = NONE if bare else auth_as(params["as"]) if "as" in params else None
+    return call_listed(ctx, operation, values, auth=how, **kwargs)
 
 
 @named("gap-probe", params=_PARAMS, required=("gap", "operations", "record"))
@@ -104,10 +114,11 @@ def gap_probe(ctx: CheckContext) -> None:
     # What the document leaves open is how such a request is answered, not whether it may crash.
     mistake = ("a body that is not JSON" if params.get("body") == "malformed-json"
                else "an id no target issued" if params.get("path_values") else "")
+    serial = itertools.count(1)
     for operation in params["operations"]:
-        exchanges = [_send(ctx, operation, params, bare=bool(params.get("without_credential")))]
+        exchanges = [_send(ctx, operation, params, bare=bool(params.get("without_credential")), serial=next(serial))]
         if compare:
-            exchanges.append(_send(ctx, operation, params, bare=False))
+            exchanges.append(_send(ctx, operation, params, bare=False, serial=next(serial)))
         for exchange in exchanges:
             if mistake and exchange.response.status >= 500:
                 raise ContractFailure(ctx.rule.id, f"{operation}: {mistake} answered {exchange.response.status}",
@@ -119,7 +130,9 @@ def gap_probe(ctx: CheckContext) -> None:
                                       expected="a body that is what its Content-Type declares", exchange=exchange)
         text = " / with credential ".join(_record(params["record"], e, pattern) for e in exchanges)
         seen.append(f"{operation}: {text}")
-    ctx.skip(f"gap {params['gap']} observed, not judged: " + json.dumps(_group(seen))[1:-1], SkipKind.GAP_OBSERVED)
+    sent_as = f" with {auth_as(params['as']).describe()}" if "as" in params else ""
+    ctx.skip(f"gap {params['gap']} observed, not judged{sent_as}: " + json.dumps(_group(seen))[1:-1],
+             SkipKind.GAP_OBSERVED)
 
 
 def _group(seen: list[str]) -> list[str]:

@@ -19,7 +19,6 @@ from conformance.transport.model import Request, Response
 __all__ = ["FAULTS"]
 
 _REPORT = "/v1/networks/reporting/conversions"
-_CLICKS = "/v1/affiliates/reporting/clicks/stream"
 _CAMPAIGNS = "/v1/networks/campaigns"
 _KEY = "sim-affiliate-key"
 
@@ -38,17 +37,6 @@ def _attr(**values: Any) -> Callable[[Simulator], Simulator]:
             setattr(sim, name, value)
         return sim
     return apply
-
-
-def _map_member(name: str, mapping: dict[Any, Any]) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    def edit(body: dict[str, Any]) -> dict[str, Any]:
-        try:
-            if body.get(name) in mapping:
-                body[name] = mapping[body[name]]
-        except TypeError:  # an unhashable value: leave it for the simulator to refuse
-            pass
-        return body
-    return edit
 
 
 def _stamp_to_date(body: dict[str, Any]) -> dict[str, Any]:
@@ -98,24 +86,6 @@ def _other_conversion(sim: Simulator) -> Simulator:
 def _no_key_needed(request: Request) -> Request:
     request.headers.setdefault("x-tracker-api-key", _KEY)
     return request
-
-
-def _any_key(request: Request) -> Request:
-    if "x-tracker-api-key" in request.headers:
-        request.headers["x-tracker-api-key"] = _KEY
-    return request
-
-
-def _paging(edit: Callable[[dict[str, Any]], None]) -> Callable[[Any], Any]:
-    def apply(body: Any) -> Any:
-        if isinstance(body, dict) and isinstance(body.get("paging"), dict):
-            edit(body)
-        return body
-    return apply
-
-
-def _total_of_page(body: dict[str, Any]) -> None:
-    body["paging"]["total_count"] = len(body["conversions"])
 
 
 def _reverse(key: str) -> Callable[[Any], Any]:
@@ -233,13 +203,9 @@ FAULTS: list[Fault] = [
         _rules(across_types=any)),
     fault("scrub-default-true", "show_only_scrub defaults to true")(
         _attr(show_only_defaults={"show_only_scrub": True})),
-    fault("total-count-of-page", "paging.total_count is the page's row count")(
-        response_body(operation("POST", _REPORT), _paging(_total_of_page))),
     fault("datetime-refused", "from/to as YYYY-mm-DD hh:mm:ss are refused")(
         request_body(operation("POST", _REPORT), _stamp_to_date)),
     fault("status-outside-enum", "a row has status void")(response_body(operation("POST", _REPORT), _status_void)),
-    fault("export-format-xml", "format xml is accepted (as json)")(
-        request_body(operation("POST", _REPORT + "/export"), _map_member("format", {"zz-not-listed": "json"}))),
     fault("export-drops-row", "the export loses its last row")(
         on_response(_drop_export_row)),
     fault("conversion-id-31-chars", "a 31-character id finds the conversion")(
@@ -276,7 +242,6 @@ FAULTS: list[Fault] = [
           "relationship=redirects is refused")(on_request(_refuse_relationship)),
     fault("key-optional", "a request without a key is served")(
         on_request(_no_key_needed)),
-    fault("any-key", "any key is accepted")(on_request(_any_key)),
 ]
 
 

@@ -1,16 +1,13 @@
-"""Scenario checks of the click stream, the documented response shapes of POST operations,
-and temporary uploads (volume 3, part C)."""
+"""Scenario checks of the click stream (volume 3, part C): its span limit and the retention of
+clicks with conversions (unzip of uploads is the core read-after-write check)."""
 
 from __future__ import annotations
 
-import base64
-import io
-import zipfile
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
 from conformance.checks.context import CheckContext
-from conformance.checks.expect import expect, expect_status, success_statuses
+from conformance.checks.expect import expect, expect_status
 from conformance.checks.registry import named
 from conformance.errors import ContractFileError
 from conformance.services.affiliate.common import CLICKS, PAGED, dated_body, ok, read_report, stamp_text, today, window
@@ -71,25 +68,3 @@ def _seconds(value: Any) -> float:
         return float(value)
     except (TypeError, ValueError):
         return -1.0
-
-
-def _upload(ctx: CheckContext, body: dict[str, Any], unzip: bool | None = None) -> Exchange:
-    return ctx.call(UPLOAD, json_body=body, params={"unzip": unzip} if unzip is not None else None)
-
-
-def _zip() -> str:
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as archive:
-        # A fixed timestamp: the same bytes every run, so cassettes match.
-        archive.writestr(zipfile.ZipInfo("conformance.txt", date_time=(2020, 1, 1, 0, 0, 0)), b"conformance")
-    return base64.b64encode(out.getvalue()).decode()
-
-
-@named("affiliate/unzip-mime",
-       params={"zip_types": {"type": "array", "items": {"type": "string"}, "minItems": 1}}, required=("zip_types",))
-def unzip_mime(ctx: CheckContext) -> None:
-    content = _zip()
-    kinds = ctx.rule.params["zip_types"]
-    for kind in kinds:
-        expect_status(ctx.rule.id, _upload(ctx, {"mime_type": kind, "content_base64": content}, True),
-                      success_statuses(ctx.contract, UPLOAD), f"a zip uploaded as {kind} with unzip")

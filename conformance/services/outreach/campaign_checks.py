@@ -4,20 +4,16 @@ mapping) being served (the starting_after walk is the core paging-walk)."""
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status
-from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import named
-from conformance.transport.model import Exchange
 
 __all__: list[str] = []
 
 OK = set(range(200, 300))
 CAMPAIGN = "GET /campaigns/{id}"
-UPDATE = "PATCH /campaigns/{id}"
 
 
 def _campaign(ctx: CheckContext, cid: str) -> dict[str, Any]:
@@ -26,20 +22,6 @@ def _campaign(ctx: CheckContext, cid: str) -> dict[str, Any]:
     body = exchange.response.json()
     expect(isinstance(body, dict), ctx.rule.id, "the campaign is not a JSON object", exchange=exchange)
     return dict(body)
-
-
-
-
-@named("outreach/email-list-type")
-def email_list_type(ctx: CheckContext) -> None:
-    cid = ctx.credential("CAMPAIGN_ID")
-    email = ctx.credential("ACCOUNT_EMAIL")
-
-    def patch(value: Any) -> Exchange:
-        return ctx.call(UPDATE, path_values={"id": cid}, json_body={"email_list": value})
-
-    expect_refused(ctx, "email_list as a bare string, not an array", partial(patch, email),
-                   control=partial(patch, [email]))
 
 
 @named("outreach/activate-pause")
@@ -67,15 +49,6 @@ def activate_pause(ctx: CheckContext) -> None:
     paused = state("pause")
     expect(paused != active, ctx.rule.id, f"{field} is {active!r} after activate and after pause alike",
            expected="pause changes the state that activate set")
-
-
-@named("outreach/analytics-by-id")
-def analytics_by_id(ctx: CheckContext) -> None:
-    """"summary; campaign id in query parameter id": the parameter is taken for an existing
-    campaign. What the summary holds is not shown (gap bodies), so only the answer is judged."""
-    cid = ctx.credential("CAMPAIGN_ID")
-    exchange = ctx.call(ctx.rule.operation or "GET /campaigns/analytics", params={"id": cid})
-    expect_status(ctx.rule.id, exchange, OK, f"the analytics summary of campaign {cid} (query parameter id)")
 
 
 @named("outreach/mark-as-read")

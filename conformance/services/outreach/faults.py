@@ -72,15 +72,6 @@ def _set(name: str, value: Any) -> Callable[[Any], Any]:
     return edit
 
 
-def _walking(request: Request) -> bool:
-    return _CAMPAIGN_LIST(request) and "starting_after" in request.params
-
-
-def _repeat_first(body: Any) -> Any:
-    body["items"].insert(0, {"id": "0190c0de-0000-7000-8000-000000000001", "name": "Campaign 1"})
-    return body
-
-
 def _cursor_loops(request: Request, body: Any) -> Any:
     if isinstance(body, dict) and body.get("next_starting_after") is None:
         body["next_starting_after"] = request.params["starting_after"]
@@ -92,12 +83,6 @@ def _truncated_for_accounts_all(request: Request, response: Response) -> Respons
     if _CREATE(request) and request.header("authorization") == "Bearer sim-outreach-accounts-all":
         response.body = response.body[: len(response.body) // 2]
     return response
-
-
-def _email_list_string(body: dict[str, Any]) -> dict[str, Any]:
-    if isinstance(body.get("email_list"), str):
-        body["email_list"] = [body["email_list"]]
-    return body
 
 
 def _activate_is_pause(request: Request) -> Request:
@@ -165,9 +150,6 @@ FAULTS: list[Fault] = [
     fault("warmup-enable-no-job",
           "warm-up enable answers 204 without a job")(
         on_response(lambda q, r: Response(204, {}, b"") if operation("POST", _ACCOUNTS + "/warmup/enable")(q) else r)),
-    fault("starting-after-repeats",
-          "a page after starting_after repeats the first campaign")(
-        response_body(_walking, _repeat_first)),
     fault("next-cursor-loops",
           "the last page's next_starting_after points back at the page itself")(
         response_body(lambda r: _CAMPAIGN_LIST(r) and bool(r.params.get("starting_after")), _cursor_loops,
@@ -181,9 +163,6 @@ FAULTS: list[Fault] = [
           "GET /campaigns/{id} reports email_list as one string")(
         response_body(path("^/api/v2/campaigns/0", "GET"), _set("email_list", "sender@outreach.example"),
                       statuses=range(200, 300))),
-    fault("email-list-string-accepted",
-          "email_list as a bare string is accepted")(
-        request_body(path("^/api/v2/campaigns/", "PATCH"), _email_list_string, b"{}")),
     fault("activate-not-observable",
           "activate leaves the campaign paused")(on_request(_activate_is_pause)),
     fault("mark-as-read-served-by-neither",
