@@ -129,6 +129,9 @@ class SkipKind(str, Enum):
     CASSETTE_STALE = "cassette-stale"  # replay of a recording made under another contract
     NOT_EXERCISED = "not-exercised"  # the target's data did not let the check show anything
     RATE_LIMITED = "rate-limited"  # the target kept answering 429 beyond the back-off ceiling
+    # The target kept answering a status its document tells clients to retry (a 503 "overloaded;
+    # retry"), after the bounded retries: nothing was shown about the rule either way.
+    TARGET_TRANSIENT = "target-transient"
     NEEDS_ALLOWANCE = "needs-allowance"  # would spend credits or write vendor data on a live target
     GAP_OBSERVED = "gap-observed"  # a documented gap probed: what the target shows, never judged
     DEPENDS_ON_GAP = "depends-on-gap"  # the rule rests on a gap no target setting resolves here

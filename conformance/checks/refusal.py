@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status
-from conformance.errors import ContractFailure
+from conformance.errors import ContractFailure, SkipKind
 from conformance.transport.model import Exchange
 
 __all__ = ["documented_status", "expect_accepted", "expect_refused", "refused_statuses"]
@@ -36,6 +36,9 @@ def refused_statuses(ctx: CheckContext) -> set[int]:
 def expect_accepted(ctx: CheckContext, exchange: Exchange, why: str) -> None:
     """The control: a 2xx. A control that is not accepted means the refusal would show nothing,
     so the rule is skipped as not exercised (the control's own rule reports the problem)."""
+    if exchange.transient:
+        ctx.skip(f"control request ({why}) kept answering {exchange.transient}, which the document tells clients "
+                 "to retry: a refusal would show nothing", SkipKind.TARGET_TRANSIENT)
     if not 200 <= exchange.response.status < 300:
         ctx.skip(f"control request not accepted ({why}: got {exchange.response.status}), so a refusal "
                  "would show nothing about this rule")
@@ -52,6 +55,11 @@ def expect_refused(ctx: CheckContext, why: str, refused: Callable[[], Exchange],
     if status is None and control is not None and not credential_variant:
         expect_accepted(ctx, control(), why)
     got = refused()
+    if got.transient and control is not None and not 400 <= got.response.status < 500:
+        # A status the document says to retry, still there after the retries: a storm, or an
+        # answer to this very request? The control tells: while it is accepted, the target is
+        # answering, and the refusal is judged as it stands (a 5xx is never a refusal).
+        expect_accepted(ctx, control(), why)
     if status is not None:
         expect_status(ctx.rule.id, got, status, why)
         return got

@@ -251,6 +251,10 @@ class Contract:
     def deref(self, schema: dict[str, Any]) -> dict[str, Any]:
         return self.resolve(schema)
 
+    def retry_statuses(self) -> dict[int, str]:
+        """Statuses the document tells clients to retry (``x-retry-statuses``: status -> its words)."""
+        return {int(code): str(words) for code, words in (self.openapi.get("x-retry-statuses") or {}).items()}
+
     def parameters(self, operation: str) -> list[dict[str, Any]]:
         """The operation's own parameters, resolved."""
         return [self.resolve(p) for p in self.operation(operation).get("parameters") or []]

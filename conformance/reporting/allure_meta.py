@@ -32,6 +32,7 @@ _SKIPPED: dict[SkipKind, str] = {
     SkipKind.NOT_EXERCISED: "Not exercised by the target's data",
     SkipKind.UNCHECKED: "Unchecked rules",
     SkipKind.RATE_LIMITED: "Rate-limited (not checked)",
+    SkipKind.TARGET_TRANSIENT: "Kept answering a status the document says to retry (not checked)",
     SkipKind.NEEDS_ALLOWANCE: "Needs an allowance (--allow spend/write)",
     SkipKind.STALE_SETTING: "Setup error: a configured id the target does not hold",
     SkipKind.DEPENDS_ON_GAP: "Resting on an open gap (set the target setting that resolves it)",

@@ -29,6 +29,7 @@ _UNLOCK = {
     "not-checkable-on-target": "a target that can (the simulator)",
     "cassette-missing": "recording them (--record)",
     "rate-limited": "a later run or CONFORMANCE_RETRY_AFTER_CEILING",
+    "target-transient": "a later run (the target kept answering statuses its document says to retry)",
     "run-deadline": "CONFORMANCE_RUN_SECONDS",
     "not-exercised": "target data that exercises them",
     "unchecked": "a check (none implements them yet)",

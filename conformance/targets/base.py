@@ -169,7 +169,8 @@ class Target:
             session = Session(self._rule_client(case_id, secrets, stack), base_url=self.base_url(),
                               sleep=self._sleep(), secrets=secrets, limits=self.settings.limits,
                               throttle=self._throttle(), run_deadline=self.run_deadline(),
-                              issuers=self._forms().issuers, joins=self._forms().obtained)
+                              issuers=self._forms().issuers, joins=self._forms().obtained,
+                              retry_statuses=self.contract.retry_statuses())
             self._session = session
             try:
                 yield session

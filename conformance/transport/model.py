@@ -166,6 +166,9 @@ class Exchange:
     request: Request
     response: Response
     base_url: str = ""
+    # Set when the answer is still a status the document tells clients to retry after the
+    # session's bounded retries: the document's words for it ("overloaded; retry").
+    transient: str = ""
 
     def bounded(self, max_body: int, secrets: Iterable[str] = ()) -> Exchange:
         """A copy whose bodies are cut to ``max_body`` bytes: what reports keep, so a run's

@@ -7,7 +7,7 @@ mapped here to ``TargetUnreachable`` / ``CassetteMismatch`` so nothing above lea
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from email.utils import parsedate_to_datetime
 from http.cookiejar import Cookie, CookieJar, DefaultCookiePolicy
 from urllib.request import Request as UrllibRequest
@@ -108,6 +108,9 @@ class stop_when(stop_base):  # noqa: N801 (named like tenacity's own stop condit
         return self._predicate(retry_state)
 
 
+# Retries of a status the document tells clients to retry, before the answer counts as transient.
+_RETRIES = 3
+
 class Session:
     """A client bound to one target. ``sleep`` is the target's notion of waiting.
 
@@ -131,7 +134,10 @@ class Session:
         run_deadline: float | None = None,
         issuers: frozenset[str] = frozenset(),
         joins: Callable[[str], Iterable[str]] | None = None,
+        retry_statuses: Mapping[int, str] | None = None,
     ) -> None:
+        # Statuses the document tells clients to retry (status -> its words), retried as it says.
+        self._retry_statuses = dict(retry_statuses or {})
         self._client = client  # through the setter below: a client that keeps no cookie
         # Every credential value of this session, including ones obtained during it (tokens):
         # cassettes and reports scrub them. Shared by reference with the cassette scrubber.
@@ -286,6 +292,8 @@ class Session:
         # is (it cost ~0.15 ms a request, 2% of a suite, on the in-process simulators). The first
         # attempt is then handed to tenacity as its own, so attempts and waits count as before.
         first = self.send(request)
+        if first.response.status in self._retry_statuses:
+            return self._retried(request, first)
         if first.response.status != 429:
             return first
         pending = [first]
@@ -315,6 +323,21 @@ class Session:
         )
         result: Exchange = retrying(attempt, request)
         return result
+
+    def _retried(self, request: Request, first: Exchange) -> Exchange:
+        """A status the document tells clients to retry (social's 202 "accepted but no proper answer
+        yet; retry", 503 "overloaded; retry"): sent again up to ``_RETRIES`` times, 1, 2 then 4 s
+        apart (the target's clock). An answer still of such a status comes back marked
+        ``transient``: a check expecting success then reports the rule unchecked, never failed."""
+        exchange = first
+        for attempt in range(_RETRIES):
+            self.sleep(float(2 ** attempt))
+            exchange = self.send(request)
+            if exchange.response.status not in self._retry_statuses:
+                return exchange
+        words = self._retry_statuses[exchange.response.status]
+        exchange.transient = f"{exchange.response.status} ({words}) after {_RETRIES} retries"
+        return exchange
 
     def close(self) -> None:
         self._client.close()
