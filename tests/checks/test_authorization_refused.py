@@ -11,18 +11,16 @@ from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlencode
 
-import httpx
 import pytest
 
 from conformance.checks.authorization import authorization_refused
 from conformance.checks.context import CheckContext
-from conformance.checks.registry import check_params, spec_for
 from conformance.contract import Contract, Rule
 from conformance.errors import ContractFailure, ContractFileError
 from conformance.faults.edits import edit_faults
 from conformance.targets.base import Capabilities
 from conformance.transport.model import Request, Response
-from conformance.transport.session import Session
+from tests.checks.server import context
 
 CONNECT = "GET /oauth/connect"
 REDIRECT = "https://client.invalid/cb"
@@ -72,18 +70,7 @@ def _rule(where: str, kind: str = "required", **params: Any) -> Rule:
 
 def run(handle: Handler, rule: Rule) -> None:
     contract = Contract("demo", "demo", OPENAPI, [rule], [], [], {})
-    check_params(rule, spec_for(rule))
-
-    def transport(request: httpx.Request) -> httpx.Response:
-        answer = handle(Request(request.method, request.url.path, list(request.url.params.multi_items()),
-                                {k.lower(): v for k, v in request.headers.items()}, request.content))
-        return httpx.Response(answer.status, headers=answer.headers, content=answer.body)
-
-    target = SimpleNamespace(name="sim", capabilities=Capabilities(), credential=SETTINGS.get,
-                             settings=SimpleNamespace(allow=()))
-    client = httpx.Client(base_url="http://demo.invalid", transport=httpx.MockTransport(transport))
-    session = Session(client, base_url="http://demo.invalid", sleep=lambda s: None)
-    authorization_refused(CheckContext(contract, rule, target, session))  # type: ignore[arg-type]
+    authorization_refused(context(contract, rule, handle, SETTINGS))
 
 
 RULES = {

@@ -8,21 +8,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from types import SimpleNamespace
 from typing import Any
 
-import httpx
 import pytest
 
-from conformance.checks.context import CheckContext
 from conformance.checks.observatory import gap_probe
 from conformance.checks.registry import check_params, spec_for
 from conformance.contract import Contract, Rule
 from conformance.contract.model import Gap
 from conformance.errors import ContractFailure, ContractFileError, RuleSkipped, SkipKind
-from conformance.targets.base import Capabilities
 from conformance.transport.model import Request, Response
-from conformance.transport.session import Session
+from tests.checks.server import context
 
 CREATE = "POST /things"
 LIST = "GET /things"
@@ -73,18 +69,7 @@ def run(handler: Handler, params: dict[str, Any], operation: str = CREATE) -> No
                                              "record": "shape", **params})
     gap = Gap(id=GAP, statement="what all grants is not shown", source=None)  # type: ignore[arg-type]
     contract = Contract("demo", "demo", OPENAPI, [rule], [gap], [], {})
-    check_params(rule, spec_for(rule))  # the rule's params are what the check declares
-
-    def transport(request: httpx.Request) -> httpx.Response:
-        answer = handler(Request(request.method, request.url.path, list(request.url.params.multi_items()),
-                                 {k.lower(): v for k, v in request.headers.items()}, request.content))
-        return httpx.Response(answer.status, headers=answer.headers, content=answer.body)
-
-    target = SimpleNamespace(name="sim", capabilities=Capabilities(), credential=SETTINGS.get,
-                             settings=SimpleNamespace(allow=()))
-    client = httpx.Client(base_url="http://demo.invalid", transport=httpx.MockTransport(transport))
-    session = Session(client, base_url="http://demo.invalid", sleep=lambda s: None)
-    gap_probe(CheckContext(contract, rule, target, session))  # type: ignore[arg-type]
+    gap_probe(context(contract, rule, handler, SETTINGS))
 
 
 def test_the_probe_carries_the_swapped_key_and_a_fresh_example() -> None:

@@ -11,19 +11,16 @@ from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
-import httpx
 import pytest
 
-from conformance.checks.context import CheckContext
 from conformance.checks.edits import refused_edit
 from conformance.checks.registry import check_params, spec_for
 from conformance.contract import Contract, Rule
 from conformance.errors import ContractFailure, ContractFileError, RuleSkipped
 from conformance.faults.edits import edit_faults
 from conformance.simulators.base import Simulator
-from conformance.targets.base import Capabilities
 from conformance.transport.model import Request, Response
-from conformance.transport.session import Session
+from tests.checks.server import context
 
 CREATE = "POST /things"
 ONE = "GET /things/{id}"
@@ -87,19 +84,8 @@ def run(handler: Handler | Simulator, operation: str, params: dict[str, Any],
     rule = Rule(id="demo.things.refused", kind="error", statement="s", source=None,  # type: ignore[arg-type]
                 operation=operation, violation=violation, params={"check": "refused-edit", **params})
     contract = Contract("demo", "demo", OPENAPI, [rule], [], [], {})
-    check_params(rule, spec_for(rule))  # the rule's params are what the check declares
     handle = handler.handle if hasattr(handler, "handle") else handler
-
-    def transport(request: httpx.Request) -> httpx.Response:
-        answer = handle(Request(request.method, request.url.path, list(request.url.params.multi_items()),
-                                {k.lower(): v for k, v in request.headers.items()}, request.content))
-        return httpx.Response(answer.status, headers=answer.headers, content=answer.body)
-
-    target = SimpleNamespace(name="sim", capabilities=Capabilities(), credential=SETTINGS.get,
-                             settings=SimpleNamespace(allow=()))
-    client = httpx.Client(base_url="http://demo.invalid", transport=httpx.MockTransport(transport))
-    session = Session(client, base_url="http://demo.invalid", sleep=lambda s: None)
-    refused_edit(CheckContext(contract, rule, target, session))  # type: ignore[arg-type]
+    refused_edit(context(contract, rule, handle, SETTINGS))
 
 
 # (operation, params, the edit the deviating server takes)

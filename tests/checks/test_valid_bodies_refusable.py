@@ -8,20 +8,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from types import SimpleNamespace
 from typing import Any
 
-import httpx
 import pytest
 
-from conformance.checks.context import CheckContext
 from conformance.checks.properties import valid_bodies_accepted
-from conformance.checks.registry import check_params, spec_for
 from conformance.contract import Contract, Rule
 from conformance.errors import ContractFailure
-from conformance.targets.base import Capabilities
 from conformance.transport.model import Response
-from conformance.transport.session import Session
+from tests.checks.server import context
 
 ESTIMATE = "POST /estimate"
 OPENAPI: dict[str, Any] = {
@@ -65,17 +60,7 @@ def run(handler: Handler, params: dict[str, Any]) -> None:
     rule = Rule(id="demo.estimate.valid-accepted", kind="schema", statement="s", source=None,  # type: ignore[arg-type]
                 operation=ESTIMATE, params={"check": "valid-bodies", **params})
     contract = Contract("demo", "demo", OPENAPI, [rule], [], [], {})
-    check_params(rule, spec_for(rule))  # the rule's params are what the check declares
-
-    def transport(request: httpx.Request) -> httpx.Response:
-        answer = handler(json.loads(request.content or b"{}"))
-        return httpx.Response(answer.status, headers=answer.headers, content=answer.body)
-
-    target = SimpleNamespace(name="sim", capabilities=Capabilities(), credential=lambda name: None,
-                             settings=SimpleNamespace(allow=(), seed=None))
-    client = httpx.Client(base_url="http://demo.invalid", transport=httpx.MockTransport(transport))
-    session = Session(client, base_url="http://demo.invalid", sleep=lambda s: None)
-    valid_bodies_accepted(CheckContext(contract, rule, target, session))  # type: ignore[arg-type]
+    valid_bodies_accepted(context(contract, rule, lambda request: handler(json.loads(request.body or b"{}"))))
 
 
 @pytest.mark.parametrize("handler", [accepting, hex_only], ids=["accepts-all", "refuses-non-hex"])
