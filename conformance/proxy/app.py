@@ -25,6 +25,7 @@ from conformance.proxy.record import ExchangeRecorder
 from conformance.proxy.tally import Tally
 from conformance.proxy.vendor import vendor_findings
 from conformance.settings import Limits
+from conformance.simulators.asgi import lifespan
 from conformance.transport.model import Request, Response
 
 __all__ = ["ProxyApp", "ProxySession"]
@@ -98,14 +99,8 @@ class ProxyApp:
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
-            while True:
-                message = await receive()
-                if message["type"] == "lifespan.startup":
-                    await send({"type": "lifespan.startup.complete"})
-                elif message["type"] == "lifespan.shutdown":
-                    await self.session.forwarder.aclose()
-                    await send({"type": "lifespan.shutdown.complete"})
-                    return
+            await lifespan(receive, send, self.session.forwarder.aclose)
+            return
         if scope["type"] != "http":
             return
         limits = self.session.limits

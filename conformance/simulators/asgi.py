@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from email.utils import formatdate
 from typing import Any
 from urllib.parse import parse_qsl
@@ -9,10 +10,23 @@ from urllib.parse import parse_qsl
 from conformance.simulators.base import MAX_BODY_BYTES, SimError, Simulator
 from conformance.transport.model import Request
 
-__all__ = ["SimulatorApp", "UVICORN_OPTIONS"]
+__all__ = ["SimulatorApp", "UVICORN_OPTIONS", "lifespan"]
 
 # The simulator states its own Date (below), so the server must not add the wall clock's.
 UVICORN_OPTIONS: dict[str, Any] = {"date_header": False}
+
+
+async def lifespan(receive: Any, send: Any, on_shutdown: Callable[[], Awaitable[None]] | None = None) -> None:
+    """The ASGI lifespan protocol: startup acknowledged, ``on_shutdown`` awaited before shutdown is."""
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            if on_shutdown is not None:
+                await on_shutdown()
+            await send({"type": "lifespan.shutdown.complete"})
+            return
 
 
 class SimulatorApp:
@@ -21,13 +35,8 @@ class SimulatorApp:
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
-            while True:
-                message = await receive()
-                if message["type"] == "lifespan.startup":
-                    await send({"type": "lifespan.startup.complete"})
-                elif message["type"] == "lifespan.shutdown":
-                    await send({"type": "lifespan.shutdown.complete"})
-                    return
+            await lifespan(receive, send)
+            return
         if scope["type"] != "http":
             return
         body, too_big = bytearray(), False
