@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -13,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.harness.inprocess import run_main
 
 
 def conformance(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -32,7 +33,6 @@ def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> 
     environment is the subprocess's (no CONFORMANCE_ variable); the signal handlers and the
     interrupt record a run installs are put back; a serve past its checks fails instead of serving."""
     from conformance import interrupts
-    from conformance.cli import main
 
     for name in [k for k in os.environ if k.startswith("CONFORMANCE_")]:
         monkeypatch.delenv(name)
@@ -44,17 +44,7 @@ def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> 
     monkeypatch.setattr("conformance.simulators.sandbox.bind", refuse)
 
     def call(*args: str) -> subprocess.CompletedProcess[str]:
-        handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
-        try:
-            code: object = main(list(args))
-        except SystemExit as exc:
-            code = exc.code
-        finally:
-            for signum, handler in handlers.items():
-                signal.signal(signum, handler)
-        out, err = capsys.readouterr()
-        status = 0 if code is None else code if isinstance(code, int) else 1  # sys.exit's rules
-        return subprocess.CompletedProcess(list(args), status, out, err)
+        return run_main(args, capsys)
 
     return call
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.harness.inprocess import run_main
 
 CLI = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -45,7 +46,6 @@ def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp
     """``conformance ARGS`` in this process, from ``tmp_path``, with no CONFORMANCE_ or TEST_
     variable set; the environment is put back afterwards (a run puts the file's values in it)."""
     from conformance import interrupts
-    from conformance.cli import main
 
     saved = dict(os.environ)
     for name in [k for k in os.environ if k.startswith(("CONFORMANCE_", "TEST_", "SANDBOX_"))]:
@@ -54,17 +54,7 @@ def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp
     monkeypatch.chdir(tmp_path)
 
     def call(*args: str) -> subprocess.CompletedProcess[str]:
-        handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
-        try:
-            code: object = main(list(args))
-        except SystemExit as exc:
-            code = exc.code
-        finally:
-            for signum, handler in handlers.items():
-                signal.signal(signum, handler)
-        out, err = capsys.readouterr()
-        status = 0 if code is None else code if isinstance(code, int) else 1
-        return subprocess.CompletedProcess(list(args), status, out, err)
+        return run_main(args, capsys)
 
     yield call
     os.environ.clear()

@@ -38,21 +38,14 @@ def test_allow_skips_accepts_an_incomplete_run_but_not_a_failure() -> None:
 
 
 def test_the_summary_and_a_merge_carry_the_verdict_the_exit_status_is(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import signal
-
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     from conformance import interrupts
-    from conformance.cli import main
     from conformance.reporting.merge import merge_summaries
+    from tests.harness.inprocess import run_main
 
     monkeypatch.setattr(interrupts, "_state", interrupts._State())  # the run installs its own, as in test_cli
-    handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        code = main(["run", "--service", "presentations", "--fault", "accepts-bearer", "-k", "auth", "--no-allure",
-                     "--report-dir", str(tmp_path / "r")])
-    finally:
-        for signum, handler in handlers.items():
-            signal.signal(signum, handler)
+    code = run_main(["run", "--service", "presentations", "--fault", "accepts-bearer", "-k", "auth", "--no-allure",
+                     "--report-dir", str(tmp_path / "r")], capsys).returncode
     data = json.loads((tmp_path / "r" / "summary.json").read_text(encoding="utf-8"))
     assert code == 1 and data["verdict"] == {"exit_status": 1, "reason": ""}
     assert merge_summaries([(tmp_path / "r", data)])["verdict"]["exit_status"] == 1
