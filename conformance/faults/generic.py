@@ -44,6 +44,8 @@ from conformance.contract import Contract, Rule
 from conformance.contract.derive import FORMAT_MISSES, MISSING, field_probes
 from conformance.faults.answers import answer_faults
 from conformance.faults.base import Fault, derived_fault, on_request, on_response, path_pattern
+from conformance.faults.crashes import refusal_crash_faults
+from conformance.faults.credentials import credential_unchecked_faults
 from conformance.faults.edits import edit_faults
 from conformance.faults.effects import effect_faults
 from conformance.faults.headers import header_faults
@@ -141,7 +143,7 @@ def generic_faults(contract: Contract) -> list[Fault]:
         )(_near_miss(rule, list(allowed))))
     return (faults + derived_faults(contract) + credential_faults(contract) + route_faults(contract)
             + mistake_faults(contract) + member_faults(contract) + answer_faults(contract)
-            + header_faults(contract)
+            + header_faults(contract) + credential_unchecked_faults(contract) + refusal_crash_faults(contract)
             + paging_faults(contract) + edit_faults(contract) + effect_faults(contract))
 
 

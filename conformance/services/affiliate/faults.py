@@ -7,7 +7,6 @@ Most patch one of the simulator's own numbers or switches (``sim.rules``, ``sing
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -20,7 +19,6 @@ __all__ = ["FAULTS"]
 
 _REPORT = "/v1/networks/reporting/conversions"
 _CAMPAIGNS = "/v1/networks/campaigns"
-_KEY = "sim-affiliate-key"
 
 
 def _rules(**values: Any) -> Callable[[Simulator], Simulator]:
@@ -81,11 +79,6 @@ def _other_conversion(sim: Simulator) -> Simulator:
                 request.path = f"{_REPORT}/{ids[(ids.index(tail) + 1) % len(ids)]}"
         return request
     return on_request(before)(sim)
-
-
-def _no_key_needed(request: Request) -> Request:
-    request.headers.setdefault("x-tracker-api-key", _KEY)
-    return request
 
 
 def _reverse(key: str) -> Callable[[Any], Any]:
@@ -169,12 +162,6 @@ def _refuse_relationship(request: Request) -> Request:
     return request
 
 
-def _odd_conversion_id(request: Request) -> bool:
-    # Only ids holding characters no id the simulator issues has: what a fuzzer sends.
-    tail = request.path.rsplit("/", 1)[-1]
-    return request.path.startswith(_REPORT + "/") and bool(tail) and bool(re.search(r"[^A-Za-z0-9_-]", tail))
-
-
 def _drop_text_ruleset(body: dict[str, Any]) -> dict[str, Any]:
     """A redirect's ruleset sent as text is dropped (so accepted) instead of refused."""
     for item in body.get("redirects") or []:
@@ -187,9 +174,6 @@ FAULTS: list[Fault] = [
     fault("ruleset-text-accepted",
           "a redirect's ruleset sent as a string is accepted (dropped)")(
         request_body(operation("POST", _CAMPAIGNS), _drop_text_ruleset)),
-    fault("odd-conversion-id-500",
-          "a conversion lookup with an id of odd characters crashes with 500")(
-        status(_odd_conversion_id, 500, body={"message": "internal error"})),
     fault("window-unbounded", "a from before the previous 365 days is served with its old rows")(
         _rules(window_days=100_000)),
     fault("old-from-500", "a from before the window crashes (500)")(
@@ -240,8 +224,6 @@ FAULTS: list[Fault] = [
                body={"message": "smart links cannot be replaced"})),
     fault("relationship-redirects-refused",
           "relationship=redirects is refused")(on_request(_refuse_relationship)),
-    fault("key-optional", "a request without a key is served")(
-        on_request(_no_key_needed)),
 ]
 
 

@@ -16,7 +16,7 @@ from urllib.parse import parse_qsl, unquote_to_bytes, urlencode
 from conformance.faults.base import Fault, fault, on_request, on_response
 from conformance.faults.toolkit import path, response_body, status
 from conformance.services.marketplace.oauth_server import SCOPES, Grant
-from conformance.services.marketplace.simulator import APP, SIM_CLIENT_ID, SIM_SHARED_SECRET, SIM_USER_ID
+from conformance.services.marketplace.simulator import APP, SIM_CLIENT_ID, SIM_USER_ID
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
@@ -48,13 +48,6 @@ def _results(edit: Callable[[dict[str, Any]], None]) -> Callable[[Any], Any]:
 
 
 # -- keys and bearer tokens -------------------------------------------------------------------
-def _add_secret(request: Request) -> Request:
-    key = request.header("x-api-key")
-    if key is not None and ":" not in key:
-        request.headers["x-api-key"] = f"{key}:{SIM_SHARED_SECRET}"
-    return request
-
-
 def _patch_authenticate(sim: Simulator, wrap: Callable[[Any], Callable[[str | None, str], Grant]]) -> Simulator:
     oauth = sim.oauth  # type: ignore[attr-defined]
     oauth.authenticate = wrap(oauth.authenticate)
@@ -142,10 +135,6 @@ def _count_is_page_size(body: Any) -> Any:
     return {**body, "count": len(body["results"])} if isinstance(body, dict) and "results" in body else body
 
 
-def _negative_offset(request: Request) -> bool:
-    return request.params.get("offset", "").startswith("-")
-
-
 def _alias_refused(request: Request) -> Request:
     """Neither name of "inactive or edit" is taken by the state filter."""
     if GET_LISTINGS(request) and request.params.get("state") in ("inactive", "edit"):
@@ -176,8 +165,6 @@ def _charset_sent(request: Request) -> bool:
 FAULTS: list[Fault] = [
     fault("inactive-edit-refused",
           "the state filter takes neither inactive nor edit")(on_request(_alias_refused)),
-    fault("keystring-alone-accepted",
-          "x-api-key without the shared secret is accepted")(on_request(_add_secret)),
     fault("bearer-optional",
           "a scoped operation without Authorization is served as the seeded user")(_bearer_optional),
     fault("receipts-moved",
@@ -219,9 +206,6 @@ FAULTS: list[Fault] = [
     fault("money-without-divisor",
           "a listing's price has no divisor")(
         response_body(GET_LISTINGS, _results(lambda i: i.get("price", {}).pop("divisor", None)), OK)),
-    fault("negative-offset-500",
-          "a negative offset crashes the service with 500")(
-        status(_negative_offset, 500, body={"message": "internal error"})),
     # From review: a refresh token refused for reuse must not pass for one refused for age.
     # From review 2: wrong servers that weaker checks passed (or skipped).
     fault("trust-user-prefix",

@@ -78,13 +78,6 @@ def _location_edit(edit: Callable[[dict[str, str]], dict[str, str]]) -> Wrap:
     return on_response(after)
 
 
-def _connect_errors_500(request: Request, response: Response) -> Response:
-    """Every authorization request that issues no code crashes instead of failing readably."""
-    if _CONNECT(request) and "code=" not in (response.header("location") or ""):
-        return Response.json_response(500, {"error": "server_error", "error_description": "internal error"})
-    return response
-
-
 def _first_scope_only(request: Request) -> Request:
     """Only the first of the space-separated scopes is read (as if the list were one scope)."""
     if _CONNECT(request) and "scope" in request.params:
@@ -165,8 +158,6 @@ OAUTH_FAULTS: list[Fault] = [
         response_body(_TOKEN, lambda b: {**b, "expires_in": 7200}, OK)),
     fault("single-use-refresh-no-expiry",
           "refresh tokens never expire but are single-use")(_single_use_refresh_no_expiry),
-    fault("connect-errors-500",
-          "every authorization request that issues no code crashes with 500")(on_response(_connect_errors_500)),
     fault("first-scope-only",
           "only the first of the space-separated scopes is granted")(on_request(_first_scope_only)),
     fault("redirect-without-code",

@@ -13,8 +13,6 @@ from conformance.transport.model import Request, Response
 
 __all__ = ["FAULTS"]
 
-# The fault module may know the simulator's seeded keys: they are part of its surface.
-_ALL_ALL = "Bearer sim-outreach-all-all"
 _ACCOUNTS = "/api/v2/accounts"
 _CREATE = operation("POST", _ACCOUNTS)
 _CAMPAIGN_LIST = operation("GET", "/api/v2/campaigns")
@@ -138,10 +136,6 @@ FAULTS: list[Fault] = [
     fault("accounts-create-key-refused",
           "a key with accounts:create is refused for account creation")(
         _key_as(_CREATE, "Bearer sim-outreach-accounts-create", "Bearer sim-outreach-campaigns-all")),
-    fault("create-without-key-accepted",
-          "account creation without a key is served")(_key_as(_CREATE, "", _ALL_ALL)),
-    fault("campaigns-open-without-key",
-          "GET /campaigns is served without a key")(_key_as(_CAMPAIGN_LIST, "", _ALL_ALL)),
     fault("create-answers-201",
           "a create is answered 201, not the documented 200")(status(_CREATE, 201, when=200)),
     fault("account-status-outside-enum",
@@ -156,9 +150,6 @@ FAULTS: list[Fault] = [
                       with_request=True)),
     fault("accounts-all-answer-ill-formed",
           "the answer to an accounts:all create is truncated JSON")(on_response(_truncated_for_accounts_all)),
-    fault("no-scope-key-500",
-          "a create with a key without accounts:create crashes (500) instead of being refused")(
-        status(_CREATE, 500, when=403)),
     fault("campaign-email-list-text",
           "GET /campaigns/{id} reports email_list as one string")(
         response_body(path("^/api/v2/campaigns/0", "GET"), _set("email_list", "sender@outreach.example"),

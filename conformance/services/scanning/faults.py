@@ -75,12 +75,6 @@ def _drop_param(match: Match, name: str, when: Callable[[str], bool] = lambda v:
     return on_request(before)
 
 
-def _header_key(request: Request) -> Request:
-    if "key" not in request.params and request.header("key"):
-        request.query.append(("key", request.headers["key"]))
-    return request
-
-
 def _no_error_member(body: Any) -> Any:
     return {"message": body.get("error")} if isinstance(body, dict) else body
 
@@ -142,17 +136,6 @@ def _strip_facet_counts(request: Request) -> Request:
     return request
 
 
-def _keyless_lookups(request: Request) -> Request:
-    lookups = ("/host/", "/org/member/", "/dns/domain/")
-    if not any(k == "key" for k, _ in request.query) and any(p in request.path for p in lookups):
-        request.query.append(("key", ScanningSimulator.credentials["API_KEY"]))
-    return request
-
-
-def _scan_or_org(request: Request) -> bool:
-    return "/scan" in request.path or "/org" in request.path
-
-
 def _first_dns_page(request: Request) -> bool:
     # Page 1 (full) says more: false while page 2 still holds entries. (The variant whose page 2
     # is empty too, a server that never pages, cannot be told from a one-page domain: the check
@@ -201,8 +184,6 @@ FAULTS: list[Fault] = [
         _default_page(path(r"^/dns/domain/[^/]+$", "GET"), "2")),
     fault("count-charges-credit",
           "host count takes a query credit")(_refund(_COUNT, "query_credits", lambda r, b: -1)),
-    fault("key-from-header",
-          "a key sent only in a `key` header is accepted")(on_request(_header_key)),
     fault("error-without-error",
           "non-200 bodies say {message} instead of {error}")(response_body(any_request, _no_error_member, _NOT_200)),
     fault("facets-ignore-count",
@@ -275,11 +256,6 @@ FAULTS: list[Fault] = [
     fault("protocols-text-plain",
           "the protocol list is served as text/plain")(on_response(_text_plain)),
     # From review: wrong servers that weaker checks once let pass.
-    fault("keyless-lookups",
-          "host, org member and DNS domain lookups are served without a key")(on_request(_keyless_lookups)),
-    fault("refusals-as-500",
-          "refusals of scans and org calls are answered 500 instead of 4xx")(
-        status(_scan_or_org, 500, when=range(400, 500))),
     # From review 2.
     fault("dns-more-false-page2-filled",
           "DNS page 1 says more: false although page 2 holds entries")(

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from conformance.faults.base import Fault, fault, on_request, on_response
+from conformance.faults.base import Fault, fault, on_response
 from conformance.faults.toolkit import (
     Edit,
     Match,
@@ -25,7 +25,7 @@ from conformance.faults.toolkit import (
     status,
 )
 from conformance.services.social import reports
-from conformance.services.social.simulator import EXPIRED_TOKEN, OIDC_TOKEN, TOKEN
+from conformance.services.social.simulator import OIDC_TOKEN
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
@@ -72,28 +72,11 @@ def _drop(member: str) -> Edit:
     return apply
 
 
-def _no_token(request: Request) -> Request:
-    request.headers.setdefault("authorization", f"Bearer {TOKEN}")
-    return request
-
-
-def _token_alive(name: str) -> Callable[[Simulator], Simulator]:
-    def apply(sim: Simulator) -> Simulator:
-        sim.tokens[name] = (sim.tokens[name][0], None)  # type: ignore[attr-defined]
-        return sim
-    return apply
-
-
 def _drop_token(name: str) -> Callable[[Simulator], Simulator]:
     def apply(sim: Simulator) -> Simulator:
         sim.tokens.pop(name, None)  # type: ignore[attr-defined]
         return sim
     return apply
-
-
-def _provision_all(sim: Simulator) -> Simulator:
-    sim.provisioned.add(3003)  # type: ignore[attr-defined]
-    return sim
 
 
 def _bare_error(data: Any) -> Any:
@@ -169,14 +152,8 @@ def _metrics_paging(data: dict[str, Any]) -> dict[str, Any]:
 _bare = re.compile(r"(created_time\.in\()(\d{4}-\d{2}-\d{2})(\.\.)(\d{4}-\d{2}-\d{2})\)")
 
 FAULTS: list[Fault] = [
-    fault("no-token-accepted", "a request without a token is served")(
-        on_request(_no_token)),
-    fault("expired-token-accepted", "expired tokens never expire")(
-        _token_alive(EXPIRED_TOKEN)),
     fault("oauth-token-refused", "only account-scoped tokens are accepted")(
         _drop_token(OIDC_TOKEN)),
-    fault("unprovisioned-served", "accounts not provisioned for API use are served")(
-        _provision_all),
     fault("error-body-bare", "errors answer {message} instead of the standard object")(
         response_body(any_request, _bare_error, _ERRORS)),
     fault("errors-as-array", "error bodies are JSON arrays")(
