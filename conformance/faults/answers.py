@@ -17,6 +17,7 @@ from typing import Any
 from conformance.contract import Contract, Rule
 from conformance.faults.base import Fault, derived_fault
 from conformance.faults.toolkit import Match, Wrap, operations, response_body
+from conformance.faults.values import ANY, ENUM, TYPE, broken, merged, reaches
 from conformance.faults.toolkit import status as toolkit_status
 
 __all__ = ["answer_faults"]
@@ -91,6 +92,38 @@ def _retyping(name: str, kind: str) -> Callable[[dict[str, Any]], None]:
     return edit
 
 
+def _breaking(contract: Contract, rule: Rule, answered: int, schema: Any, how: str) -> Wrap:
+    def edit(body: Any) -> Any:
+        found = broken(contract, schema, body, how)
+        return body if found is None else found
+
+    return response_body(_operations(rule), edit, statuses=(answered,))
+
+
+def _invalid_members(contract: Contract, rule: Rule) -> Wrap:
+    """The first of the rule's members (``data.contract.txHash``) that can be made invalid, made so."""
+    assert rule.operation
+    members = [str(m).split(".") for m in rule.params["members"]]
+
+    schema = contract.response_schema(rule.operation, 200) or contract.response_schema(rule.operation, 201) or {}
+
+    def edit(body: Any) -> Any:
+        for parts in members:
+            node, sub = body, schema
+            for part in parts[:-1]:
+                node, sub = (node or {}).get(part) if isinstance(node, dict) else None, \
+                    (merged(contract, sub).get("properties") or {}).get(part, {})
+            sub = (merged(contract, sub).get("properties") or {}).get(parts[-1], {})
+            if isinstance(node, dict) and parts[-1] in node:
+                found = broken(contract, sub, node[parts[-1]], ANY)
+                if found is not None:
+                    node[parts[-1]] = found
+                    return body
+        return body
+
+    return response_body(_operations(rule), edit, statuses=(200, 201))
+
+
 def answer_faults(contract: Contract) -> list[Fault]:
     faults: list[Fault] = []
     for rule in contract.rules:
@@ -104,8 +137,17 @@ def answer_faults(contract: Contract) -> list[Fault]:
         if rule.params.get("check") == "response-shape" and listed[0]:
             operation = str(listed[0])
             answered = int(rule.params.get("status", 200))
-            member = _first_member(contract, contract.response_schema(operation, answered) or {})
+            schema = contract.response_schema(operation, answered) or {}
+            if reaches(contract, schema, ENUM):
+                faults.append(derived_fault(f"member-off-list:{short}", rule.id,
+                                            f"{operation} answers a listed member with a value its list does not "
+                                            "hold")(_breaking(contract, rule, answered, schema, ENUM)))
+            member = _first_member(contract, schema)
             if member is None:
+                if reaches(contract, schema, TYPE):  # no required typed member: the first typed one, at any depth
+                    faults.append(derived_fault(f"member-retyped:{short}", rule.id,
+                                                f"{operation} answers a typed member as another type")(
+                        _breaking(contract, rule, answered, schema, TYPE)))
                 continue
             items, name, kind = member
             faults.append(derived_fault(f"member-dropped:{short}", rule.id,
@@ -114,4 +156,8 @@ def answer_faults(contract: Contract) -> list[Fault]:
             faults.append(derived_fault(f"member-retyped:{short}", rule.id,
                                         f"{operation} answers {name} as another type than {kind}")(
                 _edit_answer(rule, answered, items, _retyping(name, kind))))
+        if rule.params.get("check") == "response-members" and rule.operation and rule.params.get("members"):
+            faults.append(derived_fault(f"member-invalid:{short}", rule.id,
+                                        f"{rule.operation} answers one of {', '.join(rule.params['members'])} "
+                                        "outside its documented schema")(_invalid_members(contract, rule)))
     return faults

@@ -111,12 +111,6 @@ def _trending_on_cvr(body: Any) -> Any:
     return body
 
 
-def _status_void(body: Any) -> Any:
-    for row in body.get("conversions", [])[:1]:
-        row["status"] = "void"
-    return body
-
-
 def _lose_name(body: Any) -> Any:
     body["campaign_name"] = "Untitled"
     return body
@@ -126,11 +120,6 @@ def _labels_text(body: Any) -> Any:
     # labels is a string array by the document; a comma-joined string breaks it.
     for link in body.get("campaigns", []):
         link["labels"] = ",".join(link.get("labels") or [])
-    return body
-
-
-def _goal_text(body: Any) -> Any:
-    body["optimization_goal"] = str(body.get("optimization_goal"))
     return body
 
 
@@ -189,7 +178,6 @@ FAULTS: list[Fault] = [
         _attr(show_only_defaults={"show_only_scrub": True})),
     fault("datetime-refused", "from/to as YYYY-mm-DD hh:mm:ss are refused")(
         request_body(operation("POST", _REPORT), _stamp_to_date)),
-    fault("status-outside-enum", "a row has status void")(response_body(operation("POST", _REPORT), _status_void)),
     fault("export-drops-row", "the export loses its last row")(
         on_response(_drop_export_row)),
     fault("conversion-id-31-chars", "a 31-character id finds the conversion")(
@@ -215,8 +203,6 @@ FAULTS: list[Fault] = [
         response_body(operation("POST", _CAMPAIGNS), _lose_name)),
     fault("list-labels-as-text", "the list gives labels as one string")(
         response_body(operation("GET", _CAMPAIGNS), _labels_text)),
-    fault("goal-as-text", "a smart link's optimization_goal is a string, not an int")(
-        response_body(operation("GET", _CAMPAIGNS + "/1"), _goal_text)),
     fault("empty-upload-answer-ill-formed",
           "the answer to an upload without members is truncated JSON")(on_response(_empty_upload_ill_formed)),
     fault("put-refused", "every PUT, even one with all fields, is refused")(

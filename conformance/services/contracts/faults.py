@@ -51,11 +51,6 @@ def _set(name: str, value: Any) -> Callable[[dict[str, Any]], None]:
     return lambda record: record.__setitem__(name, value)
 
 
-def _anonymous_as_string(record: dict[str, Any]) -> None:
-    for entry in record["events"]:
-        entry["anonymous"] = "false"
-
-
 def _numeric_gas_limit(body: Any) -> Any:
     body["data"]["medium"]["gasLimit"] = int(body["data"]["medium"]["gasLimit"])
     return body
@@ -134,16 +129,8 @@ FAULTS: list[Fault] = [
         status(_wallet_form, 400, when=200, body={"message": "walletId is not supported"})),
     fault("create-date-without-zone", "createDate carries no UTC designator")(
         response_body(RECORD, in_record(_set("createDate", "2027-01-15T08:00:00")))),
-    fault("blockchain-outside-enum", "the record says blockchain SOL")(
-        response_body(RECORD, in_record(_set("blockchain", "SOL")))),
-    fault("wallet-id-not-uuid", "deployerWalletID is not a UUID")(
-        response_body(RECORD, in_record(_set("deployerWalletID", "wallet-1")))),
-    fault("tx-hash-not-hex", "txHash is 'pending'")(
-        response_body(RECORD, in_record(_set("txHash", "pending")))),
     fault("abi-json-not-json", "abiJson is not JSON")(
         response_body(RECORD, in_record(_set("abiJson", "ERC20 standard ABI")))),
-    fault("event-anonymous-string", "event entries carry anonymous as a string")(
-        response_body(RECORD, in_record(_anonymous_as_string))),
     fault("drops-implementation-contract", "the record lacks implementationContract")(
         response_body(RECORD, in_record(lambda r: r.pop("implementationContract", None) and None))),
     fault("other-constructor-default",

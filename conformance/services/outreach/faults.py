@@ -62,14 +62,6 @@ def _key_as(match: Match, old: str, new: str | None) -> Wrap:
     return on_request(before)
 
 
-def _set(name: str, value: Any) -> Callable[[Any], Any]:
-    def edit(body: Any) -> Any:
-        if isinstance(body, dict):
-            body[name] = value
-        return body
-    return edit
-
-
 def _cursor_loops(request: Request, body: Any) -> Any:
     if isinstance(body, dict) and body.get("next_starting_after") is None:
         body["next_starting_after"] = request.params["starting_after"]
@@ -138,9 +130,6 @@ FAULTS: list[Fault] = [
         _key_as(_CREATE, "Bearer sim-outreach-accounts-create", "Bearer sim-outreach-campaigns-all")),
     fault("create-answers-201",
           "a create is answered 201, not the documented 200")(status(_CREATE, 201, when=200)),
-    fault("account-status-outside-enum",
-          "GET /accounts/{email} reports status 4")(
-        response_body(path("^/api/v2/accounts/", "GET"), _set("status", 4), statuses=range(200, 300))),
     fault("warmup-enable-no-job",
           "warm-up enable answers 204 without a job")(
         on_response(lambda q, r: Response(204, {}, b"") if operation("POST", _ACCOUNTS + "/warmup/enable")(q) else r)),
@@ -150,10 +139,6 @@ FAULTS: list[Fault] = [
                       with_request=True)),
     fault("accounts-all-answer-ill-formed",
           "the answer to an accounts:all create is truncated JSON")(on_response(_truncated_for_accounts_all)),
-    fault("campaign-email-list-text",
-          "GET /campaigns/{id} reports email_list as one string")(
-        response_body(path("^/api/v2/campaigns/0", "GET"), _set("email_list", "sender@outreach.example"),
-                      statuses=range(200, 300))),
     fault("activate-not-observable",
           "activate leaves the campaign paused")(on_request(_activate_is_pause)),
     fault("mark-as-read-served-by-neither",

@@ -224,8 +224,6 @@ FAULTS: list[Fault] = [
           "host count fills matches")(response_body(_COUNT, lambda b: {**b, "matches": [{"port": 80}]})),
     fault("facet-values-numbers",
           "facet values are numbers")(response_body(_COUNT, _facet_values_numbers)),
-    fault("ports-as-strings",
-          "the port list holds strings")(response_body(path(f"^{S}/ports$", "GET"), _strings)),
     fault("later-pages-free",
           "search pages beyond the first cost nothing")(
         _refund(_SEARCH, "query_credits", _page_two_free)),
