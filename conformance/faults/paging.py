@@ -15,6 +15,9 @@ lacking the member gets it, with a next cursor (``next_field``) that leads to a 
 ``count_field``, ``total_pages_field``) and every ``same-total`` rule: the rule's operation states
 one more than it holds.
 
+``past-end-served`` for every ``page-past-end`` rule: the page after the last is not refused but
+answered as the last page answered (the last 2xx of the rule's operation), with no items.
+
 ``count-accepted`` for every ``count-limit`` rule: a request naming more than ``most`` values
 where the rule's ``set`` puts them (``"{values}"``) is served as if it named the first ``most``.
 
@@ -211,6 +214,36 @@ def _count_accepted(rule: Rule) -> Wrap:
     return request_body(_matching(rule), cut)
 
 
+def _past_end_served(contract: Contract, rule: Rule) -> Wrap:
+    on_operation = _matching(rule)
+    items_field = _named(contract, rule.params.get("items_field"))
+
+    def wrap(sim: Simulator) -> Simulator:
+        served: list[bytes] = []  # the last page the simulator served
+
+        def after(request: Request, response: Response) -> Response:
+            if not on_operation(request):
+                return response
+            if 200 <= response.status < 300:
+                served[:] = [response.body]
+            elif 400 <= response.status < 500 and served:
+                try:
+                    body = json.loads(served[0])
+                except ValueError:
+                    return response
+                holder = dig(body, items_field.rpartition(".")[0]) if items_field and "." in items_field else body
+                if isinstance(holder, dict) and items_field:
+                    holder[items_field.rpartition(".")[2]] = []
+                elif isinstance(body, list):
+                    body = []
+                return Response.json_response(200, body)
+            return response
+
+        return FaultySimulator(sim, after=after)  # type: ignore[return-value]
+
+    return wrap
+
+
 def paging_faults(contract: Contract) -> list[Fault]:
     faults: list[Fault] = []
     for rule in contract.rules:
@@ -230,6 +263,10 @@ def paging_faults(contract: Contract) -> list[Fault]:
                                             f"{rule.operation}'s last page carries "
                                             f"{rule.params['present_only_when_more']}, leading to a page of no "
                                             "items")(_member_on_last_page(contract, rule)))
+        if check == "page-past-end":
+            faults.append(derived_fault(f"past-end-served:{short}", rule.id,
+                                        f"{rule.operation} answers the page after its last as the last, with no "
+                                        "items")(_past_end_served(contract, rule)))
         if check == "count-limit":
             faults.append(derived_fault(f"count-accepted:{short}", rule.id,
                                         f"{rule.operation} serves more than {rule.params['most']} values as "

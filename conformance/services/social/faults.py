@@ -7,15 +7,13 @@ seeded values: they are part of the simulator's surface.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from typing import Any
 
-from conformance.faults.base import Fault, fault, on_response
+from conformance.faults.base import Fault, fault
 from conformance.faults.toolkit import (
     Edit,
-    Match,
     Wrap,
     any_request,
     path,
@@ -27,16 +25,16 @@ from conformance.faults.toolkit import (
 from conformance.services.social import reports
 from conformance.services.social.simulator import OIDC_TOKEN
 from conformance.simulators import Simulator
-from conformance.transport.model import Request, Response
+from conformance.transport.model import Request
 
 __all__ = ["FAULTS", "MESSAGES", "attr", "filters"]
 
 MESSAGES = r"^/v1/[^/]+/messages$"  # inbox messages, not a topic's
-_POSTS_RE, _PROFILES_RE, _TOPIC_RE = r"/analytics/posts$", r"/analytics/profiles$", r"/topics/t-brand/messages$"
+_POSTS_RE, _TOPIC_RE = r"/analytics/posts$", r"/topics/t-brand/messages$"
 # Answers to these paths (any method), and the POSTs whose body a fault rewrites.
-_POSTS, _PROFILES, _TOPIC = path(_POSTS_RE), path(_PROFILES_RE), path(_TOPIC_RE)
+_POSTS = path(_POSTS_RE)
 _MESSAGES, _METRICS, _TAGS = path(MESSAGES), path(r"/metrics$"), path(r"/metadata/customer/tags$")
-_TO_POSTS, _TO_PROFILES, _TO_TOPIC = path(_POSTS_RE, "POST"), path(_PROFILES_RE, "POST"), path(_TOPIC_RE, "POST")
+_TO_POSTS, _TO_TOPIC = path(_POSTS_RE, "POST"), path(_TOPIC_RE, "POST")
 _TO_MESSAGES = path(MESSAGES, "POST")
 _ERRORS = range(400, 600)
 
@@ -101,17 +99,6 @@ def _group_strings(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _past_end_served(match: Match) -> Wrap:
-    # Not the toolkit's status(): which answers change depends on their body, the new body on the request.
-    def after(request: Request, response: Response) -> Response:
-        if match(request) and response.status == 400 and b"above total_pages" in response.body:
-            page = sent_json(request).get("page")
-            response.status = 200
-            response.body = json.dumps({"data": [], "paging": {"current_page": page, "total_pages": page}}).encode()
-        return response
-    return on_response(after)
-
-
 def _flatten_internal(data: dict[str, Any]) -> dict[str, Any]:
     for row in data["data"]:
         internal = row.pop("internal", None)
@@ -167,12 +154,8 @@ FAULTS: list[Fault] = [
         response_body(path(r"/metadata/customer/topics$"), _theme_ids)),
     fault("profile-groups-strings", "profile groups are strings")(
         response_body(path(r"/metadata/customer$"), _group_strings)),
-    fault("profiles-page-above-total-200", "a page above total_pages answers 200")(
-        _past_end_served(_PROFILES)),
     fault("no-result-cap", "analytics answers are not cut at 10000")(
         attr("cap", 10**9)),
-    fault("posts-page-above-total-200", "a post page above total_pages answers 200")(
-        _past_end_served(_POSTS)),
     fault("posts-limit-cut-short", "a limit above 50 gives 5 rows fewer than asked")(
         lambda sim: request_body(_TO_POSTS, _limit_short)(attr("post_limit_caps", False)(sim))),
     fault("fields-default-all", "without fields, posts carry created_time too")(
@@ -194,8 +177,6 @@ FAULTS: list[Fault] = [
             lambda fs: [_bare.sub(r"\g<1>\g<2>T00:00:00Z\g<3>\g<4>T23:59:59Z)", f) for f in fs]))),
     fault("post-type-lower-case", "post_type in lower case")(
         response_body(_MESSAGES, _lower_post_type)),
-    fault("listening-page-above-total-200", "a topic page above total_pages "
-          "answers 200")(_past_end_served(_TOPIC)),
     fault("exclusive-as-inclusive", "'...' is treated as inclusive")(
         request_body(_TO_TOPIC, filters(lambda fs: [f.replace("...", "..") for f in fs]))),
     fault("match-any-term", "match terms are ORed, not all required")(
