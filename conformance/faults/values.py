@@ -96,6 +96,8 @@ _NONE = object()
 
 
 def _walk(contract: Contract, schema: Any, value: Any, how: str) -> Any:
+    """The value with the first thing in it that can break broken (its members and items before
+    itself), or _NONE."""
     schema = merged(contract, schema)
     props: dict[str, Any] = schema.get("properties") or {}
     if isinstance(value, dict) and props:
@@ -103,16 +105,13 @@ def _walk(contract: Contract, schema: Any, value: Any, how: str) -> Any:
         for name in names:
             if name in value and (found := _walk(contract, props[name], value[name], how)) is not _NONE:
                 return {**value, name: found}
-        return _NONE
     if isinstance(value, list) and isinstance(schema.get("items"), dict):
         for i, element in enumerate(value):
             if (found := _walk(contract, schema["items"], element, how)) is not _NONE:
                 return [*value[:i], found, *value[i + 1:]]
-        return _NONE
-    if not isinstance(value, (dict, list)) or "type" in schema:
-        own = {k: v for k, v in schema.items() if k not in ("required", "properties")}
-        if own.get("enum") is not None or own.get("type") is not None:
-            return _break_value(contract, own, how)
+    own = {k: v for k, v in schema.items() if k not in ("required", "properties", "items")}
+    if own.get("enum") is not None or own.get("type") is not None:
+        return _break_value(contract, own, how)
     return _NONE
 
 
