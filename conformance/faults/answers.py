@@ -6,7 +6,11 @@ that took any 4xx would pass it; the document names one. A rule whose check prob
 else than its operation opts out in rules.yaml, saying so.
 
 ``member-dropped`` and ``member-retyped`` for every ``response-shape`` rule: the documented
-answer without its first required member, or with its first typed member of another JSON type.
+answer without its first required member, or with its first typed member of another JSON type
+(with no required typed member, the first typed one at any depth: faults/values.py).
+``member-off-list`` for every ``response-shape`` rule whose answer lists values: the first listed
+member, at any depth, off its list. ``member-invalid`` for every ``response-members`` rule: the
+first of its members that can be, off its list, format, pattern or type.
 """
 
 from __future__ import annotations
