@@ -15,6 +15,12 @@ lacking the member gets it, with a next cursor (``next_field``) that leads to a 
 ``count_field``, ``total_pages_field``) and every ``same-total`` rule: the rule's operation states
 one more than it holds.
 
+``next-dropped`` for every cursor ``paging-walk`` rule with a ``more_field``: the pages that say
+more carry no ``next_field`` cursor. ``cursor-loops`` for every cursor (or key) ``paging-walk``
+rule with a ``next_field``: a page asked for with a cursor and ending the list carries that very
+cursor as its next (and says more), so a walk reads it again. ``more-denied`` for every
+numbered (``page``) ``paging-walk`` rule with a ``more_field``: every page says no more.
+
 ``past-end-served`` for every ``page-past-end`` rule: the page after the last is not refused but
 answered as the last page answered (the last 2xx of the rule's operation), with no items.
 
@@ -214,6 +220,59 @@ def _count_accepted(rule: Rule) -> Wrap:
     return request_body(_matching(rule), cut)
 
 
+def _more_denied(contract: Contract, rule: Rule) -> Wrap:
+    more = str(_named(contract, rule.params["more_field"]))
+
+    def edit(request: Request, body: Any) -> Any:
+        if isinstance(body, dict) and dig(body, more):
+            _set(body, more, False)
+        return body
+
+    return lambda sim: FaultySimulator(sim, after=_answers(_matching(rule), edit))  # type: ignore[return-value]
+
+
+def _next_dropped(contract: Contract, rule: Rule) -> Wrap:
+    more = str(_named(contract, rule.params["more_field"]))
+    next_field = str(_named(contract, rule.params["next_field"]))
+
+    def edit(request: Request, body: Any) -> Any:
+        holder = dig(body, next_field.rpartition(".")[0]) if "." in next_field else body
+        if isinstance(body, dict) and dig(body, more) and isinstance(holder, dict):
+            holder.pop(next_field.rpartition(".")[2], None)
+        return body
+
+    return lambda sim: FaultySimulator(sim, after=_answers(_matching(rule), edit))  # type: ignore[return-value]
+
+
+def _sent_cursor(contract: Contract, rule: Rule, request: Request) -> Any:
+    """The cursor a request of the rule's walk carries (query or body), else None."""
+    cursor = str(_named(contract, rule.params["cursor_param"]))
+    if rule.params.get("in") != "body":
+        return next((v for k, v in request.query if k == cursor), None)
+    try:
+        sent = json.loads(request.body or b"{}")
+    except ValueError:
+        return None
+    holder = _named(contract, rule.params.get("body_member"))
+    place = sent.get(holder) if holder and isinstance(sent, dict) else sent
+    return place.get(cursor) if isinstance(place, dict) else None
+
+
+def _cursor_loops(contract: Contract, rule: Rule) -> Wrap:
+    next_field = str(_named(contract, rule.params["next_field"]))
+    more = _named(contract, rule.params.get("more_field"))
+
+    def edit(request: Request, body: Any) -> Any:
+        cursor = _sent_cursor(contract, rule, request)
+        if isinstance(body, dict) and cursor is not None and not dig(body, next_field):
+            _set(body, next_field, cursor)
+            if more:
+                _set(body, str(more), True)
+        return body
+
+    return lambda sim: FaultySimulator(sim, after=_answers(_matching(rule), edit))  # type: ignore[return-value]
+
+
 def _past_end_served(contract: Contract, rule: Rule) -> Wrap:
     on_operation = _matching(rule)
     items_field = _named(contract, rule.params.get("items_field"))
@@ -258,6 +317,19 @@ def paging_faults(contract: Contract) -> list[Fault]:
             faults.append(derived_fault(f"row-repeated:{short}", rule.id,
                                         f"each page of {rule.operation} after the first starts with the last "
                                         "item of the page before")(_repeated(contract, rule)))
+            style, listed = rule.params.get("style"), set(rule.params)
+            if style == "cursor" and {"more_field", "next_field"} <= listed:
+                faults.append(derived_fault(f"next-dropped:{short}", rule.id,
+                                            f"{rule.operation}'s pages that say more carry no next cursor")(
+                    _next_dropped(contract, rule)))
+            if style in ("cursor", "key") and {"next_field", "cursor_param"} <= listed:
+                faults.append(derived_fault(f"cursor-loops:{short}", rule.id,
+                                            f"{rule.operation}'s last page, asked for with a cursor, leads back "
+                                            "to itself")(_cursor_loops(contract, rule)))
+            if style == "page" and "more_field" in listed:
+                faults.append(derived_fault(f"more-denied:{short}", rule.id,
+                                            f"every page of {rule.operation} says no more")(
+                    _more_denied(contract, rule)))
             if "present_only_when_more" in rule.params and rule.params.get("style") == "cursor":
                 faults.append(derived_fault(f"member-on-last-page:{short}", rule.id,
                                             f"{rule.operation}'s last page carries "

@@ -110,9 +110,6 @@ FAULTS: list[Fault] = [
     fault("failed-without-error",
           "a failed generation has no error object")(
         response_body(_STATUS_READ, _drop("error", "failed"))),
-    fault("drops-next-cursor",
-          "folders pages say hasMore but carry no nextCursor")(
-        response_body(operation(None, "/v1.0/folders"), _drop("nextCursor"))),
     fault("numeric-generation-id",
           "the create response gives generationId as a number")(
         response_body(_ANY_POST, lambda body: {**body, "generationId": 12345})),

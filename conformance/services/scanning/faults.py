@@ -136,13 +136,6 @@ def _strip_facet_counts(request: Request) -> Request:
     return request
 
 
-def _first_dns_page(request: Request) -> bool:
-    # Page 1 (full) says more: false while page 2 still holds entries. (The variant whose page 2
-    # is empty too, a server that never pages, cannot be told from a one-page domain: the check
-    # skips it, "paging (more=true) is not exercised", and no fault can stand for it.)
-    return _DNS_PAGE(request) and request.params.get("page", "1") == "1"
-
-
 def _api_info_charges_free_search(sim: Simulator) -> After:
     # api-info costs a query credit per read (the document does not say it is free, so that
     # alone conforms) and every search is refunded its cost (that does not).
@@ -191,9 +184,6 @@ FAULTS: list[Fault] = [
     fault("scan-not-deducted",
           "a scan leaves scan credits where they were")(
         _refund(_SCAN, "scan_credits", lambda r, b: int(b["count"]))),
-    fault("dns-more-false",
-          "DNS pages always say more: false")(response_body(
-              path(r"^/dns/domain/"), lambda b: {**b, "more": False})),
     fault("reverse-disagrees",
           "reverse answers the neighbouring IPs instead of the ones asked")(
         response_body(_REVERSE, _shift_reverse)),
@@ -255,9 +245,6 @@ FAULTS: list[Fault] = [
           "the protocol list is served as text/plain")(on_response(_text_plain)),
     # From review: wrong servers that weaker checks once let pass.
     # From review 2.
-    fault("dns-more-false-page2-filled",
-          "DNS page 1 says more: false although page 2 holds entries")(
-        response_body(_first_dns_page, lambda b: {**b, "more": False})),
     fault("history-ignored",
           "host lookup ignores history=true and answers the current banners")(
         _drop_param(_HOST, "history")),

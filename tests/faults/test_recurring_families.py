@@ -1,7 +1,7 @@
 """Derived fault families of issue 30's last round, against a small in-test contract and simulator:
 credential-unchecked (faults/credentials.py), refusal-as-500 (faults/crashes.py), the answer
-walker and the member families built on it (faults/values.py, faults/answers.py) and
-past-end-served (faults/paging.py)."""
+walker and the member families built on it (faults/values.py, faults/answers.py) and the
+paging families past-end-served, next-dropped, cursor-loops and more-denied (faults/paging.py)."""
 
 from __future__ import annotations
 
@@ -41,6 +41,8 @@ OPENAPI: dict[str, Any] = {
         "/ports": {"get": {"responses": _json({"type": "array", "items": {"type": "number"}})}},
         "/shop": {"get": {"security": [{"token": []}], "responses": _json(_RECORD)}},
         "/connect": {"get": {"security": [], "responses": {"302": {"description": "redirect"}}}},
+        "/cursor": {"get": {"security": [], "responses": _json({"type": "object"})}},
+        "/numbered": {"get": {"security": [], "responses": _json({"type": "object"})}},
     },
     "components": {
         "schemas": {"Record": _RECORD},
@@ -73,6 +75,10 @@ RULES = [
     _rule("members", operation="GET /things/{id}", check="response-members", members=["kind", "id"]),
     _rule("past-end", "paging", check="page-past-end", page_param="page", total_pages_field="pages",
           items_field="data"),
+    _rule("cursor-walk", "paging", operation="GET /cursor", check="paging-walk", style="cursor", cursor_param="after",
+          next_field="next", more_field="hasMore"),
+    _rule("numbered-walk", "paging", operation="GET /numbered", check="paging-walk", style="page", page_param="page",
+          more_field="more"),
 ]
 CONTRACT = Contract("demo", "demo", OPENAPI, RULES, [], [], {})
 RECORD = {"id": "0b9f5a9e-2f55-4b8e-9a57-6c1d3f1e2a10", "kind": "a", "hash": "beef", "tags": ["x"]}
@@ -88,6 +94,13 @@ class Things:
 
     def handle(self, request: Request) -> Response:
         self.seen.append(request)
+        if request.path == "/cursor":  # two pages: the first leads to the second by cursor c2
+            if dict(request.query).get("after") == "c2":
+                return Response.json_response(200, {"data": [2], "hasMore": False})
+            return Response.json_response(200, {"data": [1], "hasMore": True, "next": "c2"})
+        if request.path == "/numbered":
+            page = int(dict(request.query).get("page", "1"))
+            return Response.json_response(200, {"data": [page], "more": page < 2})
         if request.path == "/connect":
             scope = dict(request.query).get("scope")
             return Response(302, {"location": "https://client.example/cb?" + ("code=1" if scope else "error=x")})
@@ -199,3 +212,23 @@ def test_past_end_served_answers_the_page_after_the_last_as_the_last_with_no_ite
     assert wrapped.handle(Request.build("GET", "/things", params={"page": "2"}, **key)).status == 200
     past = wrapped.handle(Request.build("GET", "/things", params={"page": "3"}, **key))
     assert past.status == 200 and json.loads(past.body) == {"data": [], "pages": 2}
+
+
+def test_next_dropped_takes_the_cursor_off_pages_that_say_more() -> None:
+    first = json.loads(_send("next-dropped:things.cursor-walk", "GET", "/cursor").body)
+    assert first == {"data": [1], "hasMore": True}
+    last = _send("next-dropped:things.cursor-walk", "GET", "/cursor", params={"after": "c2"})
+    assert json.loads(last.body) == {"data": [2], "hasMore": False}
+
+
+def test_cursor_loops_points_the_last_page_back_at_itself() -> None:
+    last = json.loads(_send("cursor-loops:things.cursor-walk", "GET", "/cursor", params={"after": "c2"}).body)
+    assert last == {"data": [2], "hasMore": True, "next": "c2"}
+    first = json.loads(_send("cursor-loops:things.cursor-walk", "GET", "/cursor").body)
+    assert first["next"] == "c2"  # a page with its own next, or asked for without a cursor, stands
+
+
+def test_more_denied_makes_every_numbered_page_say_no_more() -> None:
+    first = json.loads(_send("more-denied:things.numbered-walk", "GET", "/numbered").body)
+    assert first == {"data": [1], "more": False}
+    assert "next-dropped:things.numbered-walk" not in _faults() and "more-denied:things.cursor-walk" not in _faults()
