@@ -5,7 +5,8 @@ operation: the refusal answered with another status (400 with 422, 401 with 403,
 that took any 4xx would pass it; the document names one. A rule whose check probes somewhere
 else than its operation opts out in rules.yaml, saying so.
 
-``member-dropped`` and ``member-retyped`` for every ``response-shape`` rule: the documented
+``member-dropped`` and ``member-retyped`` for every ``response-shape`` rule (and every
+``valid-bodies`` rule, whose check holds each accepted answer to its schema): the documented
 answer without its first required member, or with its first typed member of another JSON type
 (with no required typed member, the first typed one at any depth: faults/values.py).
 ``member-off-list`` for every ``response-shape`` rule whose answer lists values: the first listed
@@ -138,7 +139,7 @@ def answer_faults(contract: Contract) -> list[Fault]:
                                         f"{rule.operation} answers {_INSTEAD.get(status, 400)} where the document "
                                         f"says {status}")(_remapped(rule, status)))
         listed = rule.params.get("operations") or [rule.operation]
-        if rule.params.get("check") == "response-shape" and listed[0]:
+        if rule.params.get("check") in ("response-shape", "valid-bodies") and listed[0]:
             operation = str(listed[0])
             answered = int(rule.params.get("status", 200))
             schema = contract.response_schema(operation, answered) or {}

@@ -21,6 +21,9 @@ rule with a ``next_field``: a page asked for with a cursor and ending the list c
 cursor as its next (and says more), so a walk reads it again. ``more-denied`` for every
 numbered (``page``) ``paging-walk`` rule with a ``more_field``: every page says no more.
 
+``default-not-applied`` for every ``param-default`` rule over a query parameter with a numeric
+default: a request leaving the parameter out is served as if it named the default plus one.
+
 ``past-end-served`` for every ``page-past-end`` rule: the page after the last is not refused but
 answered as the last page answered (the last 2xx of the rule's operation), with no items.
 
@@ -273,6 +276,18 @@ def _cursor_loops(contract: Contract, rule: Rule) -> Wrap:
     return lambda sim: FaultySimulator(sim, after=_answers(_matching(rule), edit))  # type: ignore[return-value]
 
 
+def _default_not_applied(rule: Rule, other: Any) -> Wrap:
+    name = str(rule.where).split(".", 1)[1]
+    on_operation = _matching(rule)
+
+    def before(request: Request) -> Request:
+        if on_operation(request) and not any(k == name for k, _ in request.query):
+            request.query = [*request.query, (name, str(other))]
+        return request
+
+    return lambda sim: FaultySimulator(sim, before=before)  # type: ignore[return-value]
+
+
 def _past_end_served(contract: Contract, rule: Rule) -> Wrap:
     on_operation = _matching(rule)
     items_field = _named(contract, rule.params.get("items_field"))
@@ -335,6 +350,15 @@ def paging_faults(contract: Contract) -> list[Fault]:
                                             f"{rule.operation}'s last page carries "
                                             f"{rule.params['present_only_when_more']}, leading to a page of no "
                                             "items")(_member_on_last_page(contract, rule)))
+        if check == "param-default" and (rule.where or "").startswith("query."):
+            try:
+                default = contract.where_schema(rule.operation, str(rule.where)).get("default")
+            except KeyError:
+                default = None
+            if isinstance(default, int) and not isinstance(default, bool):
+                faults.append(derived_fault(f"default-not-applied:{short}", rule.id,
+                                            f"{rule.operation} without {rule.where} serves {default + 1}, not its "
+                                            f"default {default}")(_default_not_applied(rule, default + 1)))
         if check == "page-past-end":
             faults.append(derived_fault(f"past-end-served:{short}", rule.id,
                                         f"{rule.operation} answers the page after its last as the last, with no "

@@ -1,7 +1,8 @@
 """Derived fault families of issue 30's last round, against a small in-test contract and simulator:
 credential-unchecked (faults/credentials.py), refusal-as-500 (faults/crashes.py), the answer
 walker and the member families built on it (faults/values.py, faults/answers.py) and the
-paging families past-end-served, next-dropped, cursor-loops and more-denied (faults/paging.py)."""
+paging families past-end-served, next-dropped, cursor-loops, more-denied and default-not-applied
+(faults/paging.py)."""
 
 from __future__ import annotations
 
@@ -42,7 +43,8 @@ OPENAPI: dict[str, Any] = {
         "/shop": {"get": {"security": [{"token": []}], "responses": _json(_RECORD)}},
         "/connect": {"get": {"security": [], "responses": {"302": {"description": "redirect"}}}},
         "/cursor": {"get": {"security": [], "responses": _json({"type": "object"})}},
-        "/numbered": {"get": {"security": [], "responses": _json({"type": "object"})}},
+        "/numbered": {"get": {"security": [], "responses": _json({"type": "object"}), "parameters": [
+            {"name": "page", "in": "query", "schema": {"type": "integer", "default": 1}}]}},
     },
     "components": {
         "schemas": {"Record": _RECORD},
@@ -79,6 +81,8 @@ RULES = [
           next_field="next", more_field="hasMore"),
     _rule("numbered-walk", "paging", operation="GET /numbered", check="paging-walk", style="page", page_param="page",
           more_field="more"),
+    Rule("demo.things.page-default", "paging", "page", SOURCE, operation="GET /numbered", where="query.page",
+         params={"check": "param-default", "items_field": "data"}),
 ]
 CONTRACT = Contract("demo", "demo", OPENAPI, RULES, [], [], {})
 RECORD = {"id": "0b9f5a9e-2f55-4b8e-9a57-6c1d3f1e2a10", "kind": "a", "hash": "beef", "tags": ["x"]}
@@ -232,3 +236,9 @@ def test_more_denied_makes_every_numbered_page_say_no_more() -> None:
     first = json.loads(_send("more-denied:things.numbered-walk", "GET", "/numbered").body)
     assert first == {"data": [1], "more": False}
     assert "next-dropped:things.numbered-walk" not in _faults() and "more-denied:things.cursor-walk" not in _faults()
+
+
+def test_default_not_applied_serves_the_default_plus_one_without_the_parameter() -> None:
+    assert json.loads(_send("default-not-applied:things.page-default", "GET", "/numbered").body)["data"] == [2]
+    named = _send("default-not-applied:things.page-default", "GET", "/numbered", params={"page": "1"})
+    assert json.loads(named.body)["data"] == [1]  # a request naming it is left as sent

@@ -114,11 +114,6 @@ def _truncate_fractions(request: Request) -> Request:
                                               and re.fullmatch(r"\d+\.\d+", v) else v) for k, v in q.items()})
 
 
-def _offset_default_one(request: Request) -> Request:
-    """Without offset, getListingsByShop starts at the second record."""
-    return with_query(request, lambda q: {**q, "offset": "1"} if GET_LISTINGS(request) and "offset" not in q else q)
-
-
 def _first(size: int) -> Callable[[Any], Any]:
     return lambda body: {**body, "results": body["results"][:size]}
 
@@ -185,8 +180,6 @@ FAULTS: list[Fault] = [
     fault("default-limit-20",
           "without limit a page holds 20 records")(
         response_body(_listings_without_limit, _first(20))),
-    fault("offset-default-one",
-          "without offset the page starts at the second record")(on_request(_offset_default_one)),
     fault("limit-capped-at-50",
           "a page never holds more than 50 records")(response_body(GET_LISTINGS, _first(50))),
     fault("count-equals-page-size",

@@ -110,9 +110,6 @@ FAULTS: list[Fault] = [
     fault("failed-without-error",
           "a failed generation has no error object")(
         response_body(_STATUS_READ, _drop("error", "failed"))),
-    fault("numeric-generation-id",
-          "the create response gives generationId as a number")(
-        response_body(_ANY_POST, lambda body: {**body, "generationId": 12345})),
     # From the second review: wrong servers that weaker checks once let pass.
     fault("coerces-num-cards-string",
           'numCards "7" (a string) is quietly read as 7')(request_body(_CREATE, _coerce_num_cards)),

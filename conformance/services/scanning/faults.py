@@ -159,22 +159,9 @@ def _paged_with_page(request: Request) -> bool:
     return paged and any(k == "page" for k, _ in request.query)
 
 
-def _default_page(match: Match, page: str) -> Wrap:
-    """Requests ``match`` picks without page serve ``page`` instead of page 1."""
-    def before(request: Request) -> Request:
-        if match(request) and "page" not in request.params:
-            request.query = [*request.query, ("page", page)]
-        return request
-    return on_request(before)
-
-
 _INTERNAL_ERROR = {"error": "internal error"}
 
 FAULTS: list[Fault] = [
-    fault("search-default-page-2", "a search without page serves page 2")(
-        _default_page(_SEARCH, "2")),
-    fault("dns-default-page-2", "a DNS domain lookup without page serves page 2")(
-        _default_page(path(r"^/dns/domain/[^/]+$", "GET"), "2")),
     fault("count-charges-credit",
           "host count takes a query credit")(_refund(_COUNT, "query_credits", lambda r, b: -1)),
     fault("error-without-error",
