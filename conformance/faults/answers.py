@@ -1,9 +1,10 @@
 """Faults derived from what a rule says an answer is: its documented status, its documented shape.
 
 ``status-remapped`` for every rule with a documented refusal status (``violation.status``) on its
-operation: the refusal answered with another status (400 with 422, 401 with 403, ...). A check
-that took any 4xx would pass it; the document names one. A rule whose check probes somewhere
-else than its operation opts out in rules.yaml, saying so.
+operation: the refusal answered with another status (400 with 422, 401 with 403, 405 with 404...).
+A check that took any 4xx would pass it; the document names one. For a ``refused-edit`` rule the
+remap acts where its edits send (another method, a longer path). A rule whose check probes
+somewhere else than its operation opts out in rules.yaml, saying so.
 
 ``member-dropped`` and ``member-retyped`` for every ``response-shape`` rule (and every
 ``valid-bodies`` rule, whose check holds each accepted answer to its schema): the documented
@@ -21,6 +22,7 @@ from typing import Any
 
 from conformance.contract import Contract, Rule
 from conformance.faults.base import Fault, derived_fault
+from conformance.faults.edits import CHECK, edited_operations, edited_requests
 from conformance.faults.toolkit import Match, Wrap, operations, response_body
 from conformance.faults.values import ANY, ENUM, TYPE, broken, merged, reaches
 from conformance.faults.toolkit import status as toolkit_status
@@ -28,7 +30,7 @@ from conformance.faults.toolkit import status as toolkit_status
 __all__ = ["answer_faults"]
 
 # The status a careless server answers instead of the documented one: a neighbour of its family.
-_INSTEAD = {400: 422, 422: 400, 401: 403, 403: 401, 404: 410, 409: 400, 413: 400, 402: 403, 429: 503}
+_INSTEAD = {400: 422, 422: 400, 401: 403, 403: 401, 404: 410, 405: 404, 409: 400, 413: 400, 402: 403, 429: 503}
 # A value of another JSON type than the documented one.
 _RETYPED: dict[str, Any] = {"string": 12345, "integer": "12345", "number": "1.5", "boolean": "yes",
                             "array": {"not": "an array"}, "object": ["not", "an", "object"]}
@@ -39,7 +41,11 @@ def _operations(rule: Rule) -> Match:
 
 
 def _remapped(rule: Rule, status: int) -> Wrap:
-    return toolkit_status(_operations(rule), _INSTEAD.get(status, 400), when=status)
+    # A refused-edit rule's refused request may go elsewhere than its operation (another method, a
+    # path extending it): the remap acts where the edit sends it.
+    edited = rule.params.get("check") == CHECK and edited_operations(rule)
+    return toolkit_status(edited_requests(edited) if edited else _operations(rule), _INSTEAD.get(status, 400),
+                          when=status)
 
 
 def _merged(contract: Contract, schema: Any) -> dict[str, Any]:

@@ -70,6 +70,7 @@ RULES = [
     _rule("other-key-reads", "auth", check="response-shape", **{"as": {"swap": {"API_KEY": "OTHER_KEY"}}}),
     _rule("bad-body", "type", operation="POST /things", status=400, check="invalid-bodies"),
     _rule("wrong-method", "error", check="refused-edit", refused={"method": "DELETE"}),
+    _rule("method-405", "error", status=405, check="refused-edit", refused={"method": "DELETE"}),
     _rule("generated", check="schemathesis", operation=None),
     _rule("connect", "error", operation="GET /connect", check="authorization-refused", where="query.scope"),
     _rule("record", operation="GET /things/{id}", check="response-shape"),
@@ -242,3 +243,9 @@ def test_default_not_applied_serves_the_default_plus_one_without_the_parameter()
     assert json.loads(_send("default-not-applied:things.page-default", "GET", "/numbered").body)["data"] == [2]
     named = _send("default-not-applied:things.page-default", "GET", "/numbered", params={"page": "1"})
     assert json.loads(named.body)["data"] == [1]  # a request naming it is left as sent
+
+
+def test_status_remapped_for_a_refused_edit_acts_on_the_edited_method() -> None:
+    key = {"headers": {"X-Key": "seeded-key"}}
+    assert _send("status-remapped:things.method-405", "DELETE", "/things", **key).status == 404
+    assert _send("refusal-as-500:things.method-405", "DELETE", "/things", **key).status == 500

@@ -20,7 +20,6 @@ from conformance.faults.toolkit import (
     request_body,
     response_body,
     sent_json,
-    status,
 )
 from conformance.services.social import reports
 from conformance.services.social.simulator import OIDC_TOKEN
@@ -145,7 +144,6 @@ FAULTS: list[Fault] = [
         response_body(any_request, _bare_error, _ERRORS)),
     fault("errors-as-array", "error bodies are JSON arrays")(
         response_body(any_request, lambda d: [d], _ERRORS)),
-    fault("wrong-method-404", "a wrong method answers 404")(status(any_request, 404, when=405)),
     fault("tags-paged", "the tag list carries a paging object")(
         response_body(_TAGS, lambda d: {**d, "paging": {"current_page": 1, "total_pages": 1}})),
     fault("archived-tags-hidden", "archived tags are left out")(
