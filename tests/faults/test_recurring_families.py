@@ -2,7 +2,7 @@
 credential-unchecked (faults/credentials.py), refusal-as-500 (faults/crashes.py), the answer
 walker and the member families built on it (faults/values.py, faults/answers.py) and the
 paging families past-end-served, next-dropped, cursor-loops, more-denied and default-not-applied
-(faults/paging.py)."""
+(faults/paging.py), and read-only-written (faults/effects.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from conformance.contract.model import Source
 from conformance.faults.answers import answer_faults
 from conformance.faults.base import Fault
 from conformance.faults.crashes import refusal_crash_faults
+from conformance.faults.effects import effect_faults
 from conformance.faults.credentials import credential_unchecked_faults
 from conformance.faults.paging import paging_faults
 from conformance.faults.values import ANY, ENUM, TYPE, broken, reaches
@@ -82,6 +83,8 @@ RULES = [
           next_field="next", more_field="hasMore"),
     _rule("numbered-walk", "paging", operation="GET /numbered", check="paging-walk", style="page", page_param="page",
           more_field="more"),
+    _rule("read-only", "conflict", operation="PUT /things/{id}", check="read-only-ignored",
+          write={"call": "PUT /things/{id}"}, read={"call": "GET /things/{id}"}, probes={"kind": ["a", "b"]}),
     Rule("demo.things.page-default", "paging", "page", SOURCE, operation="GET /numbered", where="query.page",
          params={"check": "param-default", "items_field": "data"}),
 ]
@@ -113,6 +116,8 @@ class Things:
             return Response.json_response(401, {"message": "no key"})
         if request.path == "/ports":
             return Response.json_response(200, [80, 443])
+        if request.method == "PUT":  # read-only kind refused, anything else taken
+            return Response.json_response(400 if b"kind" in request.body else 200, {})
         if request.method == "POST":
             return Response.json_response(400, {"message": "bad body"})
         if request.path == "/things" and request.method == "GET":
@@ -127,7 +132,7 @@ class Things:
 
 def _faults() -> dict[str, Fault]:
     return {f.name: f for f in [*credential_unchecked_faults(CONTRACT), *refusal_crash_faults(CONTRACT),
-                                *answer_faults(CONTRACT), *paging_faults(CONTRACT)]}
+                                *answer_faults(CONTRACT), *paging_faults(CONTRACT), *effect_faults(CONTRACT)]}
 
 
 def _send(fault: str, method: str, path: str, sim: Things | None = None, **options: Any) -> Response:
@@ -249,3 +254,12 @@ def test_status_remapped_for_a_refused_edit_acts_on_the_edited_method() -> None:
     key = {"headers": {"X-Key": "seeded-key"}}
     assert _send("status-remapped:things.method-405", "DELETE", "/things", **key).status == 404
     assert _send("refusal-as-500:things.method-405", "DELETE", "/things", **key).status == 500
+
+
+def test_read_only_written_takes_the_member_and_shows_it_on_later_reads() -> None:
+    key = {"headers": {"X-Key": "seeded-key"}}
+    wrapped: Any = _faults()["read-only-written:things.read-only"].apply(Things())  # type: ignore[arg-type]
+    assert json.loads(wrapped.handle(Request.build("GET", "/things/1", **key)).body)["kind"] == "a"
+    written = wrapped.handle(Request.build("PUT", "/things/1", json_body={"kind": "b", "x": 1}, **key))
+    assert written.status == 200  # the simulator never saw the read-only member
+    assert json.loads(wrapped.handle(Request.build("GET", "/things/1", **key)).body)["kind"] == "b"

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
 from typing import Any
 
 from conformance.faults.base import Fault, fault, on_request, on_response
-from conformance.faults.toolkit import Match, Wrap, operation, path, request_body, response_body, status
-from conformance.simulators import Simulator
+from conformance.faults.toolkit import Match, Wrap, operation, request_body, response_body, status
 from conformance.transport.model import Request, Response
 
 __all__ = ["FAULTS"]
@@ -22,31 +19,6 @@ def _provider_8_refused(body: dict[str, Any]) -> dict[str, Any]:
     if body.get("provider_code") == 8:
         body["provider_code"] = "eight"
     return body
-
-
-def _reroute(sim: Simulator, method: str, path: str, handler: Callable[..., Response],
-             scope: tuple[str, str] = ("accounts", "create")) -> None:
-    guarded = sim._guarded(scope, handler, method == "POST")  # type: ignore[attr-defined]
-    for route in sim._routes:
-        if route.method == method and route.pattern.match(path):
-            route.handler = guarded
-            return
-
-
-def _update_writes_read_only(sim: Simulator) -> Simulator:
-    """is_managed_account sent on update is stored."""
-    sim.refuse_read_only = False  # type: ignore[attr-defined]
-    original = sim.update_account  # type: ignore[attr-defined]
-
-    def update(request: Request, email: str) -> Response:
-        response: Response = original(request, email)
-        sent = json.loads(request.body)
-        if response.status == 200 and "is_managed_account" in sent:
-            sim.accounts[email]["is_managed_account"] = sent["is_managed_account"]  # type: ignore[attr-defined]
-        return response
-
-    _reroute(sim, "PATCH", _ACCOUNTS + "/x@y", update, ("accounts", "update"))
-    return sim
 
 
 def _key_as(match: Match, old: str, new: str | None) -> Wrap:
@@ -85,25 +57,6 @@ def _analytics_by_id(request: Request) -> bool:
     return operation("GET", "/api/v2/campaigns/analytics")(request) and "id" in request.params
 
 
-def _write_on_create(field: str) -> Callable[[Simulator], Simulator]:
-    """Read-only ``field`` sent on create is accepted and stored as sent."""
-    def apply(sim: Simulator) -> Simulator:
-        sim.refuse_read_only = False  # type: ignore[attr-defined]
-        original = sim.create_account  # type: ignore[attr-defined]
-
-        def create(request: Request) -> Response:
-            response: Response = original(request)
-            sent = json.loads(request.body)
-            if response.status == 200 and field in sent:
-                sim.accounts[sent["email"]][field] = sent[field]  # type: ignore[attr-defined]
-            return response
-
-        sim.create_account = create  # type: ignore[attr-defined]
-        _reroute(sim, "POST", _ACCOUNTS, create)
-        return sim
-    return apply
-
-
 def _neither_mark_read(request: Request) -> Request:
     if request.path.endswith("/mark-as-read"):
         request.method = "PUT"
@@ -113,15 +66,9 @@ def _neither_mark_read(request: Request) -> Request:
 FAULTS: list[Fault] = [
     fault("provider-code-8-refused",
           "provider_code 8 (AirMail) is refused")(request_body(_CREATE, _provider_8_refused, b"{}")),
-    fault("warmup-status-written-on-create",
-          "read-only warmup_status sent on create is stored")(_write_on_create("warmup_status")),
-    fault("timestamp-created-written-on-create",
-          "read-only timestamp_created sent on create is stored")(_write_on_create("timestamp_created")),
     fault("analytics-id-refused",
           "GET /campaigns/analytics refuses the documented query parameter id")(
         status(_analytics_by_id, 400, body={"error": "unknown query parameter id"})),
-    fault("read-only-written-on-update",
-          "read-only is_managed_account sent on update is stored")(_update_writes_read_only),
     fault("reply-to-refused",
           "a create with reply_to is refused")(
         request_body(_CREATE, lambda b: {**b, "reply_to": 1} if "reply_to" in b else b, b"{}")),
