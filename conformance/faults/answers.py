@@ -9,7 +9,7 @@ somewhere else than its operation opts out in rules.yaml, saying so.
 ``member-dropped`` and ``member-retyped`` for every ``response-shape`` rule (and every
 ``valid-bodies`` rule, whose check holds each accepted answer to its schema): the documented
 answer without its first required member, or with its first typed member of another JSON type
-(with no required typed member, the first typed one at any depth: faults/values.py).
+(with no required typed member, the first typed one at any depth: faults/broken.py).
 ``member-off-list`` for every ``response-shape`` rule whose answer lists values: the first listed
 member, at any depth, off its list. ``member-invalid`` for every ``response-members`` rule: the
 first of its members that can be, off its list, format, pattern or type.
@@ -24,7 +24,7 @@ from conformance.contract import Contract, Rule
 from conformance.faults.base import Fault, derived_fault
 from conformance.faults.edits import CHECK, edited_operations, edited_requests
 from conformance.faults.toolkit import Match, Wrap, operations, response_body
-from conformance.faults.values import ANY, ENUM, TYPE, broken, merged, reaches
+from conformance.faults.broken import ANY, ENUM, TYPE, broken, merged, reaches
 from conformance.faults.toolkit import status as toolkit_status
 
 __all__ = ["answer_faults"]

@@ -1,6 +1,6 @@
 """Derived fault families of issue 30's last round, against a small in-test contract and simulator:
 credential-unchecked (faults/credentials.py), refusal-as-500 (faults/crashes.py), the answer
-walker and the member families built on it (faults/values.py, faults/answers.py) and the
+walker and the member families built on it (faults/broken.py, faults/answers.py) and the
 paging families past-end-served, next-dropped, cursor-loops, more-denied and default-not-applied
 (faults/paging.py), and read-only-written (faults/effects.py)."""
 
@@ -17,7 +17,7 @@ from conformance.faults.crashes import refusal_crash_faults
 from conformance.faults.effects import effect_faults
 from conformance.faults.credentials import credential_unchecked_faults
 from conformance.faults.paging import paging_faults
-from conformance.faults.values import ANY, ENUM, TYPE, broken, reaches
+from conformance.faults.broken import ANY, ENUM, TYPE, broken, reaches
 from conformance.transport.model import Request, Response
 
 SOURCE = Source("volume-0.md", "Endpoints", "A", "", "a")
