@@ -104,6 +104,7 @@ _GENERIC = (
     "conformance.checks.derived",
     "conformance.checks.effects",
     "conformance.checks.filters",
+    "conformance.checks.oauth",
 )
 _loaded = False
 

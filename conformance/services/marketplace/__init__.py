@@ -1,7 +1,7 @@
 """Marketplace service (volume 3, part B): API v3, x-api-key plus OAuth 2.0 PKCE user tokens."""
 
 from conformance.services.base import ServicePackage
-from conformance.services.marketplace import checks, oauth_checks, paging_checks  # noqa: F401
+from conformance.services.marketplace import checks, paging_checks  # noqa: F401
 from conformance.services.marketplace.client import token_source
 from conformance.services.marketplace.faults import FAULTS
 from conformance.services.marketplace.oauth_faults import OAUTH_FAULTS

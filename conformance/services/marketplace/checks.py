@@ -1,5 +1,5 @@
 """Scenario checks of the marketplace service's API (volume 3, part B): keys and bearer tokens,
-paths, bodies and standard parameter types. OAuth lives in ``oauth_checks``, paging and
+paths, bodies and standard parameter types. OAuth is the core ``checks.oauth``; paging and
 resource values in ``paging_checks``; the refusals are generic ``auth`` and ``refused-edit`` rules.
 
 Every number (limits, enums) comes from the contract's schemas or the rule's params.
