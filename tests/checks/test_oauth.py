@@ -146,13 +146,13 @@ class Server:
         return self._issue(asked["scope"], with_refresh=True)
 
 
-def _rule(check: str, operation: str, where: str | None = None, **params: Any) -> Rule:
+def _rule(check: str, operation: str, *, where: str | None = None, **params: Any) -> Rule:
     return Rule(id="demo.oauth.rule", kind="error", statement="s", source=None,  # type: ignore[arg-type]
                 operation=operation, where=where, params={"check": check, **params})
 
 
 USE_ON = {"operation": "GET /things"}
-WAITS = {"margin_seconds": 60, "max_real_wait_seconds": 120}
+WAITS: dict[str, Any] = {"margin_seconds": 60, "max_real_wait_seconds": 120}
 RULES: dict[str, Rule] = {
     "redirect-query": _rule("oauth-redirect-query", "GET /oauth/connect"),
     "state-echoed": _rule("oauth-state-echoed", "GET /oauth/connect", trigger={"scope": "no_such_scope"}),
@@ -160,7 +160,7 @@ RULES: dict[str, Rule] = {
     "code-exchange": _rule("oauth-code-exchange", "POST /oauth/token", refresh_token=True, use_on=USE_ON),
     "leave-out": _rule("oauth-token-refused", "POST /oauth/token", edit="leave-out",
                        fields=["grant_type", "client_id", "redirect_uri", "code", "code_verifier"]),
-    "off-list": _rule("oauth-token-refused", "POST /oauth/token", "body.grant_type", edit="off-list",
+    "off-list": _rule("oauth-token-refused", "POST /oauth/token", where="body.grant_type", edit="off-list",
                       outside=["zz-not-listed"]),
     "other-redirect-uri": _rule("oauth-token-refused", "POST /oauth/token", edit="other-redirect-uri"),
     "other-verifier": _rule("oauth-token-refused", "POST /oauth/token", edit="other-verifier"),

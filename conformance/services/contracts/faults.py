@@ -101,10 +101,6 @@ def _coerce(name: str, kind: type, empty: Any) -> Callable[[dict[str, Any]], dic
     return edit
 
 
-def _traced(request: Request) -> bool:
-    return request.header("x-request-id") is not None
-
-
 def _abi_unparsable(request: Request) -> bool:
     if request.path != BYTECODE:
         return False
@@ -174,8 +170,6 @@ FAULTS: list[Fault] = [
     fault("coerces-constructor-parameters",
           "constructorParameters of another type is read as []")(
         request_body(_estimate_under(BYTECODE), _coerce("constructorParameters", list, []))),
-    fault("refuses-request-id", "a call carrying X-Request-Id is refused with 400")(
-        status(_traced, 400, body={"message": "unexpected header X-Request-Id"})),
     fault("list-not-served", "GET list contracts answers 404")(
         status(operation("GET", "/v1/w3s/contracts"), 404, body={"message": "not found"})),
     fault("update-without-key", "PATCH update serves calls without the key")(
