@@ -105,6 +105,7 @@ _GENERIC = (
     "conformance.checks.effects",
     "conformance.checks.filters",
     "conformance.checks.oauth",
+    "conformance.checks.anywhere",
 )
 _loaded = False
 

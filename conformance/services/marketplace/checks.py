@@ -8,13 +8,10 @@ Every number (limits, enums) comes from the contract's schemas or the rule's par
 from __future__ import annotations
 
 import re
-from functools import partial
-from typing import Any
 
 from conformance.auth.variants import scheme_location
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses
-from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import named
 from conformance.services.marketplace.client import (
     CREATE,
@@ -27,7 +24,6 @@ from conformance.services.marketplace.client import (
     operations,
     page,
 )
-from conformance.transport.jsonbody import loads
 from conformance.transport.model import Exchange, Request
 
 __all__: list[str] = []
@@ -156,90 +152,3 @@ def utf8_bodies(ctx: CheckContext) -> None:
             exchange.response.body.decode("utf-8")
         except UnicodeDecodeError:
             expect(False, ctx.rule.id, "the body is not valid UTF-8", exchange=exchange)
-
-
-# -- standard parameter types ----------------------------------------------------------------
-def _typed_parameters(ctx: CheckContext, kind: str) -> list[tuple[str, dict[str, Any]]]:
-    out = []
-    for operation in ctx.contract.operations():
-        for param in ctx.contract.operation(operation).get("parameters", []):
-            if "$ref" in param:
-                param = ctx.contract.openapi["components"]["parameters"][param["$ref"].rsplit("/", 1)[-1]]
-            declared = ctx.contract.deref(param.get("schema", {})).get("type")
-            if kind in (declared if isinstance(declared, list) else [declared]):
-                out.append((operation, param))
-    return out
-
-
-def _nullable_fields(node: Any, place: str = "") -> list[str]:
-    if isinstance(node, dict):
-        kind = node.get("type")
-        own = [place] if (isinstance(kind, list) and "null" in kind) or node.get("nullable") is True else []
-        return own + [f for k, v in node.items() for f in _nullable_fields(v, f"{place}/{k}")]
-    if isinstance(node, list):
-        return [f for i, v in enumerate(node) for f in _nullable_fields(v, f"{place}/{i}")]
-    return []
-
-
-@named("marketplace/typed-parameters", params={
-              "type": {"enum": ["integer", "boolean", "array", "null"]},
-              "expect": {"enum": ["accepted", "refused"]},
-              "values": {"type": "array", "minItems": 1},
-              **_OPERATIONS}, required=("type",))
-def typed_parameters(ctx: CheckContext) -> None:
-    """The standard parameter type ``type`` on every documented parameter of that type (of
-    ``operations`` when given): ``values`` are accepted, or refused after a valid value of the
-    type was accepted (the control, so refusing the parameter outright fails). An array is sent
-    as its comma-separated item values. ``null`` concerns response fields (module doc)."""
-    params = ctx.rule.params
-    kind = params["type"]
-    if kind == "null":
-        # Where the contract allows null, the schema checks of marketplace.generic.responses-documented
-        # already accept it.
-        found_fields = _nullable_fields(ctx.contract.openapi)
-        ctx.skip("no documented field is nullable (gap marketplace.gap.typed-parameters)" if not found_fields else
-                 f"nullable fields {', '.join(found_fields)} are covered by marketplace.generic.responses-documented")
-    found = [(op, p) for op, p in _typed_parameters(ctx, kind) if op in operations(ctx) or "operations" not in params]
-    if not found:
-        ctx.skip(f"no documented parameter is of type {kind}, so the convention applies to nothing yet "
-                 "(gap marketplace.gap.typed-parameters)")
-    for operation, param in found:
-        name, schema = param["name"], ctx.contract.deref(param.get("schema", {}))
-        ok = success_statuses(ctx.contract, operation)
-        values = params.get("values") or [",".join((ctx.contract.deref(schema.get("items") or {})).get("enum") or [])]
-        if params.get("expect", "accepted") == "accepted":
-            for value in values:
-                expect_status(ctx.rule.id, call(ctx, operation, params={name: value}), ok, f"{name}={value!r}")
-            continue
-        valid = schema.get("default", schema.get("minimum", 0))
-        control = call(ctx, operation, params={name: valid})
-        expect_status(ctx.rule.id, control, ok, f"{name}={valid!r} (a valid {kind}, the control)")
-        for value in values:
-            expect_refused(ctx, f"{operation}: {name}={value!r} (not of type {kind})",
-                           partial(call, ctx, operation, params={name: value}), control=lambda: control)
-
-
-class _Fraction(float):
-    """A JSON number with a fraction or exponent, as the text had it."""
-
-
-@named("marketplace/number-as-string", params=_OPERATIONS, required=("operations",))
-def number_as_string(ctx: CheckContext) -> None:
-    for operation in operations(ctx):
-        largest = ctx.contract.where_schema(operation, "query.limit")["maximum"]
-        exchange = call(ctx, operation, params={"limit": largest})
-        expect_status(ctx.rule.id, exchange, success_statuses(ctx.contract, operation),
-                      f"{operation} at the largest limit (the body to inspect)")
-        try:
-            body = loads(exchange.response.body, parse_float=_Fraction)
-        except ValueError:
-            expect(False, ctx.rule.id, "the body is not JSON", exchange=exchange)
-        stack: list[tuple[str, Any]] = [("", body)]
-        while stack:
-            place, node = stack.pop()
-            expect(not isinstance(node, _Fraction), ctx.rule.id, f"{place or '(body)'} is the JSON number {node}",
-                   exchange=exchange, expected="numbers of type number returned as strings")
-            if isinstance(node, dict):
-                stack += [(f"{place}.{k}", v) for k, v in node.items()]
-            elif isinstance(node, list):
-                stack += [(f"{place}[{i}]", v) for i, v in enumerate(node)]

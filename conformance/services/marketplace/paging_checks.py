@@ -11,14 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.checks.context import CheckContext
-from conformance.checks.expect import expect, expect_status, success_statuses, validator
+from conformance.checks.expect import expect
 from conformance.checks.registry import named
 from conformance.services.marketplace.client import (
     LISTINGS,
     RECEIPTS,
     call,
     member,
-    operations,
     records,
     schema_enum,
 )
@@ -109,46 +108,3 @@ def active_has_quantity(ctx: CheckContext) -> None:
         quantity = item[rule.params["field"]]
         expect(isinstance(quantity, int) and quantity > 0, rule.id,
                f"an active listing has quantity {quantity!r}", exchange=exchange, expected="quantity above 0")
-
-
-def _money_like(node: Any) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, dict):
-            # Two of the three members make a Money object; no field name is assumed (where
-            # Money appears is not shown), and a lone currency_code is no Money.
-            if len({"amount", "divisor", "currency_code"} & set(current)) >= 2:
-                found.append(current)
-            stack += list(current.values())
-        elif isinstance(current, list):
-            stack += current
-    return found
-
-
-def _bodies(ctx: CheckContext) -> list[tuple[str, Exchange, Any]]:
-    out = []
-    for operation in operations(ctx):
-        exchange = call(ctx, operation)
-        expect_status(ctx.rule.id, exchange, success_statuses(ctx.contract, operation), operation)
-        out.append((operation, exchange, exchange.response.json()))
-    return out
-
-
-def _valid(ctx: CheckContext, name: str, operation: str, exchange: Exchange, node: Any) -> None:
-    error = next(iter(validator(ctx.contract, ctx.contract.openapi["components"]["schemas"][name]).iter_errors(node)),
-                 None)
-    expect(error is None, ctx.rule.id, f"{operation}: {name} {error.message if error else ''}",
-           exchange=exchange, expected=f"a valid {name}")
-
-
-@named("marketplace/money-shape", params={"operations": _STRINGS}, required=("operations",))
-def money_shape(ctx: CheckContext) -> None:
-    checked = 0
-    for operation, exchange, body in _bodies(ctx):
-        for node in _money_like(body):
-            checked += 1
-            _valid(ctx, "Money", operation, exchange, node)
-    if checked == 0:
-        ctx.skip("no answer carries a Money-like object (where Money appears is not shown: gap resource-fields)")
