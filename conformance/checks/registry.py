@@ -106,6 +106,7 @@ _GENERIC = (
     "conformance.checks.filters",
     "conformance.checks.oauth",
     "conformance.checks.anywhere",
+    "conformance.checks.rows",
 )
 _loaded = False
 

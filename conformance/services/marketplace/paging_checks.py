@@ -15,7 +15,6 @@ from conformance.checks.expect import expect
 from conformance.checks.registry import named
 from conformance.services.marketplace.client import (
     LISTINGS,
-    RECEIPTS,
     call,
     member,
     records,
@@ -76,11 +75,6 @@ def listing_state_values(ctx: CheckContext) -> None:
     _values_in(ctx, found + records(ctx, LISTINGS), allowed)
 
 
-@named("marketplace/receipt-status-values", params=_FIELD, required=("field",))
-def receipt_status_values(ctx: CheckContext) -> None:
-    _values_in(ctx, records(ctx, RECEIPTS), schema_enum(ctx, "ReceiptStatus"))
-
-
 @named("marketplace/state-filter", params={**_FIELD, **_ALIASES}, required=("field", "aliases"))
 def state_filter(ctx: CheckContext) -> None:
     rule = ctx.rule
@@ -96,15 +90,3 @@ def state_filter(ctx: CheckContext) -> None:
                        expected=f"only listings in state {state}")
     if total == 0:
         ctx.skip("no listing in any state: nothing to filter (seed listings on the target)")
-
-
-@named("marketplace/active-has-quantity", params={**_FIELD, "state": {"type": "string"}}, required=("field", "state"))
-def active_has_quantity(ctx: CheckContext) -> None:
-    rule = ctx.rule
-    found = [(i, ex) for i, ex in records(ctx, LISTINGS, state=rule.params["state"]) if rule.params["field"] in i]
-    if not found:
-        ctx.skip("no active listing shows a quantity field (listing fields are not shown)")
-    for item, exchange in found:
-        quantity = item[rule.params["field"]]
-        expect(isinstance(quantity, int) and quantity > 0, rule.id,
-               f"an active listing has quantity {quantity!r}", exchange=exchange, expected="quantity above 0")
