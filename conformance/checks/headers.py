@@ -24,14 +24,16 @@ from conformance.contract import Contract
 from conformance.errors import ContractFileError
 from conformance.transport.model import Exchange, Request
 
-__all__ = ["documented_header", "optional_request_header", "probe_operations", "response_header"]
+__all__ = ["PROBE", "documented_header", "optional_request_header", "probe_operations", "response_header",
+           "send_probe"]
 
-_PROBE: dict[str, Any] = {
+PROBE: dict[str, Any] = {
     "type": "object", "additionalProperties": False, "required": ["operation"],
     "properties": {
         "operation": {"type": "string"},
         "as": AUTH_AS_SCHEMA,
         "path_values": {"type": "object", "additionalProperties": {"type": "string"}},
+        "query": {"type": "object"},
         # The operation's example request body (rendered for the target).
         "example_body": {"type": "boolean"},
         # Raw bytes instead (a body that does not parse, say), with their media type.
@@ -40,7 +42,7 @@ _PROBE: dict[str, Any] = {
     },
 }
 _PARAMS: dict[str, Any] = {"headers": {"type": "array", "items": {"type": "string"}, "minItems": 1},
-                           "probes": {"type": "array", "items": _PROBE, "minItems": 1}}
+                           "probes": {"type": "array", "items": PROBE, "minItems": 1}}
 
 
 def _headers_of(contract: Contract, spec: Any) -> dict[str, Any]:
@@ -66,18 +68,20 @@ def probe_operations(rule_operation: str | None, params: dict[str, Any]) -> list
     return [str(p["operation"]) for p in params.get("probes") or []] or ([rule_operation] if rule_operation else [])
 
 
-def _send(ctx: CheckContext, probe: dict[str, Any], headers: dict[str, str] | None = None) -> Exchange:
+def send_probe(ctx: CheckContext, probe: dict[str, Any], headers: dict[str, str] | None = None) -> Exchange:
+    """One probe (``PROBE``), with ``headers`` added."""
     operation = probe["operation"]
     how = auth_as(probe["as"]) if "as" in probe else DEFAULT
     values = fill_path(ctx, operation, probe.get("path_values"))
     if "content" in probe:
         method, template = operation.split(" ", 1)
         content_type = {"content-type": probe["content_type"]} if "content_type" in probe else {}
-        request = Request.build(method, ctx.path(template, operation=operation, **values),
+        request = Request.build(method, ctx.path(template, operation=operation, **values), params=probe.get("query"),
                                 content=probe["content"].encode(), headers={**content_type, **(headers or {})})
         return ctx.send(ctx.auth(request, operation, how))
     body = {"json_body": example_body(ctx, operation)} if probe.get("example_body") else {}
-    return ctx.call(operation, auth=how, path_values=values, headers=headers or None, **body)
+    return ctx.call(operation, auth=how, path_values=values, params=probe.get("query"), headers=headers or None,
+                    **body)
 
 
 @named("response-header", params=_PARAMS, required=("headers",))
@@ -87,7 +91,7 @@ def response_header(ctx: CheckContext) -> None:
     if not probes:
         raise ContractFileError(f"{rule.id}: response-header needs an operation or probes")
     for probe in probes:
-        exchange = _send(ctx, probe)
+        exchange = send_probe(ctx, probe)
         status = exchange.response.status
         what = f"{probe['operation']} answered {status}"
         for name in rule.params["headers"]:
@@ -106,7 +110,7 @@ def response_header(ctx: CheckContext) -> None:
 
 # -- optional-request-header ---------------------------------------------------------------------
 @named("optional-request-header", params={"value": {"type": "string", "minLength": 1},
-                                          "probes": {"type": "array", "items": _PROBE, "minItems": 1}},
+                                          "probes": {"type": "array", "items": PROBE, "minItems": 1}},
        required=("value", "probes"))
 def optional_request_header(ctx: CheckContext) -> None:
     """An optional request header (the rule's ``where: header.<name>``) with a caller-chosen
@@ -119,9 +123,9 @@ def optional_request_header(ctx: CheckContext) -> None:
     echoes: set[str] = set()
     for probe in rule.params["probes"]:
         operation = probe["operation"]
-        plain = _send(ctx, probe)
+        plain = send_probe(ctx, probe)
         expect_status(rule.id, plain, success_statuses(ctx.contract, operation), f"{operation} without {header}")
-        traced = _send(ctx, probe, {header: value})
+        traced = send_probe(ctx, probe, {header: value})
         expect_status(rule.id, traced, plain.response.status,
                       f"{operation} with {header}: {value!r} (optional, caller-chosen) must be answered as without it")
         echoed = traced.response.header(header)

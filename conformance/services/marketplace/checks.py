@@ -21,7 +21,6 @@ from conformance.services.marketplace.client import (
     call,
     form_post,
     oauth,
-    operations,
     page,
 )
 from conformance.transport.model import Exchange, Request
@@ -134,21 +133,3 @@ def form_posts(ctx: CheckContext) -> None:
     for key in shown:
         expect(created[key] == form[key], rule.id, f"the created listing's {key} is {created[key]!r}",
                exchange=exchange, expected=f"{form[key]!r}, the UTF-8 text sent")
-
-
-@named("marketplace/utf8-bodies",
-       params={**_OPERATIONS, "error_query": {"type": "object"}}, required=("operations", "error_query"))
-def utf8_bodies(ctx: CheckContext) -> None:
-    client = oauth(ctx)
-    exchanges = [call(ctx, op) for op in operations(ctx) if op != client.token_operation]
-    exchanges.append(client.refresh(ctx.credential("REFRESH_TOKEN")))
-    exchanges.append(call(ctx, LISTINGS, params=ctx.rule.params["error_query"]))  # an error body too
-    for exchange in exchanges:
-        ctype = exchange.response.header("content-type") or ""
-        charset = re.search(r"charset=\"?([\w-]+)", ctype, re.I)
-        expect(charset is None or charset.group(1).lower() in ("utf-8", "utf8"), ctx.rule.id,
-               f"declared {ctype!r}", exchange=exchange, expected="charset=utf-8 or none")
-        try:
-            exchange.response.body.decode("utf-8")
-        except UnicodeDecodeError:
-            expect(False, ctx.rule.id, "the body is not valid UTF-8", exchange=exchange)
