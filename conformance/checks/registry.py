@@ -107,6 +107,7 @@ _GENERIC = (
     "conformance.checks.oauth",
     "conformance.checks.anywhere",
     "conformance.checks.rows",
+    "conformance.checks.forms",
 )
 _loaded = False
 

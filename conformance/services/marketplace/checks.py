@@ -23,7 +23,7 @@ from conformance.services.marketplace.client import (
     oauth,
     page,
 )
-from conformance.transport.model import Exchange, Request
+from conformance.transport.model import Request
 
 __all__: list[str] = []
 
@@ -87,49 +87,3 @@ def delete_listing_image(ctx: CheckContext) -> None:
     expect(again.response.status < 500, ctx.rule.id, "deleting the deleted image again crashed", exchange=again,
            expected="any answer below 500")
     ctx.observed(f"a second delete answered {again.response.status}")
-
-
-# -- bodies ----------------------------------------------------------------------------------
-def _example_form(ctx: CheckContext) -> dict[str, str]:
-    return {k: str(v) for k, v in ctx.contract.request_example(CREATE).items()}
-
-
-def accepted_create(ctx: CheckContext, exchange: Exchange, why: str) -> None:
-    """createDraftListing accepted the form. Its fields are not shown (gap create-fields): a 400
-    or 422 to the illustrative example form is a skip, not a failure; any other answer is held
-    to a 2xx (401/403 credentials, 404/405 path, 415 the documented media type)."""
-    if exchange.response.status in (400, 422):
-        ctx.skip(f"the target refused the example form ({exchange.response.status}); createDraftListing's fields "
-                 "are not shown (gap marketplace.gap.create-fields)")
-    expect_status(ctx.rule.id, exchange, success_statuses(ctx.contract, CREATE), why)
-
-
-@named("marketplace/create-draft-listing")
-def create_draft_listing(ctx: CheckContext) -> None:
-    accepted_create(ctx, form_post(ctx, CREATE, _example_form(ctx)), "a urlencoded UTF-8 form with a listings_w token")
-
-
-@named("marketplace/form-posts", params={"fields": _STRINGS, "text": {"type": "string"}}, required=("fields", "text"))
-def form_posts(ctx: CheckContext) -> None:
-    rule = ctx.rule
-    client = oauth(ctx)  # the token endpoint takes the charset=utf-8 form
-    client.tokens(client.refresh(ctx.credential("REFRESH_TOKEN")), "a refresh_token grant as a UTF-8 form")
-    # The control: the example form as it is (its fields are not shown: refused, the rule skips).
-    accepted_create(ctx, form_post(ctx, CREATE, _example_form(ctx)), "the example form (the control)")
-    form = {k: v + rule.params["text"] if k in rule.params["fields"] else v for k, v in _example_form(ctx).items()}
-    exchange = form_post(ctx, CREATE, form)
-    expect_status(rule.id, exchange, success_statuses(ctx.contract, CREATE),
-                  "a UTF-8 form whose fields hold non-ASCII text (the same form in ASCII was accepted)")
-    # Accepted is not enough: the text must be stored as sent (not decoded as another charset).
-    try:
-        created = exchange.response.json()
-    except ValueError:
-        created = None
-    shown = [k for k in rule.params["fields"] if isinstance(created, dict) and k in created]
-    if not shown:
-        ctx.skip("the answer shows none of the fields of the created listing (body and fields are "
-                 "not shown: gap resource-fields), so the stored text cannot be compared")
-    assert isinstance(created, dict)
-    for key in shown:
-        expect(created[key] == form[key], rule.id, f"the created listing's {key} is {created[key]!r}",
-               exchange=exchange, expected=f"{form[key]!r}, the UTF-8 text sent")
