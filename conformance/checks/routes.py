@@ -13,6 +13,8 @@ catalogue's ``settings.defaults`` (which may refer to another setting as ``{NAME
 reached with a defaulted value is not a failure: the target may simply not know that value, so
 the rule is skipped as not exercised, with what to configure. A candidate for
 ``conformance/checks/`` (nothing here is specific to this service).
+
+``ids-in-path``: the same operation with its ids moved from the path into headers is not served.
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ from conformance.errors import ContractFailure, ContractFileError
 from conformance.settings import env_name
 from conformance.transport.model import Exchange, Request
 
-__all__ = ["MISSING_PARAM", "PathValues", "call_listed", "missing", "path_values", "route_served", "setting_path",
-           "with_credential"]
+__all__ = ["MISSING_PARAM", "PathValues", "call_listed", "ids_in_path", "missing", "path_values", "route_served",
+           "setting_path", "with_credential"]
 
 MISSING_PARAM: dict[str, Any] = {"type": "array", "items": {"type": "integer"}, "minItems": 1}
 
@@ -234,3 +236,22 @@ def setting_path(ctx: CheckContext) -> None:
     expect(status not in (404, 405) and status < 500, ctx.rule.id,
            f"{method} {path} (setting {params['setting']}) answered {status}: the operation is not served there",
            exchange=exchange, expected="any answer but 404, 405 or 5xx")
+
+
+@named("ids-in-path", params={"path_values": {"type": "object", "additionalProperties": {"type": "string"}}},
+       required=("path_values",))
+def ids_in_path(ctx: CheckContext) -> None:
+    """Path parameters travel in the path, never in headers: the rule's operation with its id
+    segments left out of the path and each id sent as a header named as its parameter (real ids,
+    valid credentials: a target honouring the headers would show it) does not reach the
+    operation (no 2xx)."""
+    rule = ctx.rule
+    if not rule.operation:
+        raise ContractFileError(f"{rule.id}: ids-in-path needs the rule's operation")
+    method, template = rule.operation.split(" ", 1)
+    ids = ctx.settings_in(rule.params["path_values"])
+    bare = "/".join(p for p in template.split("/") if not p.startswith("{"))
+    request = Request.build(method, ctx.path(bare, operation=rule.operation), headers=ids)
+    exchange = ctx.send(ctx.auth(request, rule.operation))
+    expect(not 200 <= exchange.response.status < 300, rule.id, "ids sent as headers reached the operation",
+           exchange=exchange, expected="no 2xx without the ids in the path")
