@@ -144,11 +144,15 @@ def _settings_of(ctx: CheckContext, operation: str) -> list[str]:
 
 
 _OPERATIONS: dict[str, Any] = {"type": "array", "items": {"type": "string"}, "minItems": 1}
+_READINGS: dict[str, Any] = {
+    "type": "object", "required": ["operation", "paths"], "additionalProperties": False,
+    "properties": {"operation": {"type": "string"},
+                   "paths": {"type": "array", "items": {"type": "string", "pattern": "^/"}, "minItems": 2}}}
 
 
 @named("route-served", params={"missing_statuses": MISSING_PARAM, "none_statuses": MISSING_PARAM,
                                "operations": _OPERATIONS, "placeholder_operations": _OPERATIONS,
-                               "alias_prefix": {"type": "string", "pattern": "^/"},
+                               "alias_prefix": {"type": "string", "pattern": "^/"}, "readings": _READINGS,
                                "path_values": {"type": "object", "additionalProperties": {"type": "string"}}},
        required=("missing_statuses",))
 def route_served(ctx: CheckContext) -> None:
@@ -166,11 +170,17 @@ def route_served(ctx: CheckContext) -> None:
     ``none_statuses``: for a route naming a resource by id, where the document does not say
     whether an id with nothing to show is answered 404 or an empty answer, those statuses
     cannot tell a missing route from "none for this id": skipped, naming the settings to change
-    (405 and 501, the method not being there, always fail; a 5xx always fails)."""
+    (405 and 501, the method not being there, always fail; a 5xx always fails).
+
+    ``readings``: an operation the document gives two paths (a conflict) is served, a 2xx, at
+    one of ``paths`` at least; which ones is reported for ``params.observes`` (by index: list the
+    paths in the order of the conflict's alternatives)."""
     params = ctx.rule.params
     listed = list(params.get("operations") or ([ctx.rule.operation] if ctx.rule.operation else []))
     placeholders = list(params.get("placeholder_operations") or [])
-    if not listed and not placeholders:
+    if "readings" in params:
+        _either_reading(ctx, params["readings"], params.get("path_values") or {})
+    if not listed and not placeholders and "readings" not in params:
         raise ContractFileError(f"{ctx.rule.id}: route-served needs an operation")
     statuses = list(params["missing_statuses"])
     given = params.get("path_values") or {}
@@ -255,3 +265,21 @@ def ids_in_path(ctx: CheckContext) -> None:
     exchange = ctx.send(ctx.auth(request, rule.operation))
     expect(not 200 <= exchange.response.status < 300, rule.id, "ids sent as headers reached the operation",
            exchange=exchange, expected="no 2xx without the ids in the path")
+
+
+def _either_reading(ctx: CheckContext, readings: dict[str, Any], given: dict[str, str]) -> None:
+    """``route-served``'s ``readings`` (its doc): each path with the operation's credentials."""
+    operation = readings["operation"]
+    method = operation.split(" ", 1)[0]
+    served: list[int] = []
+    answers: list[Exchange] = []
+    for index, template in enumerate(readings["paths"]):
+        values = ctx.settings_in({k: v for k, v in given.items() if "{" + k + "}" in template})
+        request = Request.build(method, ctx.path(template, operation=operation, **values))
+        answers.append(ctx.send(ctx.auth(request, operation, with_credential(ctx)), backoff=False))
+        if 200 <= answers[-1].response.status < 300:
+            served.append(index)
+    expect(bool(served), ctx.rule.id, f"{operation} is served at none of {', '.join(readings['paths'])}",
+           exchange=answers[0], expected="a 2xx at one reading of its path at least")
+    if ctx.rule.params.get("observes"):
+        ctx.observed(*served)
