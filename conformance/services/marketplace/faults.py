@@ -13,12 +13,12 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, unquote_to_bytes, urlencode
 
-from conformance.faults.base import Fault, fault, on_request, on_response
+from conformance.faults.base import Fault, fault, on_request
 from conformance.faults.toolkit import path, response_body, status
 from conformance.services.marketplace.oauth_server import SCOPES, Grant
 from conformance.services.marketplace.simulator import APP, SIM_CLIENT_ID, SIM_SHARED_SECRET, SIM_USER_ID
 from conformance.simulators import Simulator
-from conformance.transport.model import Request, Response
+from conformance.transport.model import Request
 
 __all__ = ["CREATE_LISTING", "DELETE_IMAGE", "FAULTS", "FOREVER", "GET_LISTINGS", "OK", "with_query"]
 
@@ -110,12 +110,6 @@ def _non_ascii_post(request: Request) -> bool:
     return request.method == "POST" and any(b >= 0x80 for b in unquote_to_bytes(request.body))
 
 
-def _latin1(request: Request, response: Response) -> Response:
-    if response.is_json:
-        response.headers["content-type"] = "application/json; charset=iso-8859-1"
-    return response
-
-
 def _truncate_fractions(request: Request) -> Request:
     return with_query(request, lambda q: {k: (v.split(".")[0] if k in ("limit", "offset")
                                               and re.fullmatch(r"\d+\.\d+", v) else v) for k, v in q.items()})
@@ -161,13 +155,6 @@ def _user_prefixed(request: Request) -> bool:
     return _GET_RECEIPTS(request) and bool(_USER_PREFIXED.match(request.header("authorization") or ""))
 
 
-def _capitalised_state(body: Any) -> Any:
-    if isinstance(body, dict) and isinstance(body.get("results"), list):
-        return {**body, "results": [{**r, "state": str(r["state"]).capitalize()} if isinstance(r, dict)
-                                    and "state" in r else r for r in body["results"]]}
-    return body
-
-
 def _charset_sent(request: Request) -> bool:
     # The documented form content type carries charset=utf-8; this server refuses the parameter.
     return CREATE_LISTING(request) and "charset" in (request.header("content-type") or "")
@@ -188,8 +175,6 @@ FAULTS: list[Fault] = [
     fault("non-ascii-form-refused",
           "a UTF-8 form with non-ASCII text is refused")(
         status(_non_ascii_post, 400, body={"error": "invalid_request", "error_description": "ASCII only"})),
-    fault("latin1-charset",
-          "JSON bodies declare charset=iso-8859-1")(on_response(_latin1)),
     fault("fractional-limit-truncated",
           "limit=25.5 is read as 25")(on_request(_truncate_fractions)),
     fault("numbers-as-json-numbers",
@@ -205,20 +190,6 @@ FAULTS: list[Fault] = [
     fault("count-equals-page-size",
           "count is the number of records on the page")(
         response_body(_ANY_GET, _count_is_page_size, OK)),
-    fault("unlisted-receipt-status",
-          "canceled receipts show status 'refunded'")(
-        response_body(_RECEIPTS, _results(lambda i: i.update(status="refunded") if i.get("status") == "canceled"
-                                          else None), OK)),
-    fault("state-filter-ignored",
-          "state=draft lists active listings")(on_request(lambda r: with_query(
-              r, lambda q: {**q, "state": "active"} if q.get("state") == "draft" else q))),
-    fault("active-without-quantity",
-          "active listings show quantity 0")(
-        response_body(GET_LISTINGS, _results(lambda i: i.update(quantity=0) if i.get("state") == "active" else None),
-                      OK)),
-    fault("money-without-divisor",
-          "a listing's price has no divisor")(
-        response_body(GET_LISTINGS, _results(lambda i: i.get("price", {}).pop("divisor", None)), OK)),
     fault("negative-offset-500",
           "a negative offset crashes the service with 500")(
         status(_negative_offset, 500, body={"message": "internal error"})),
@@ -243,7 +214,4 @@ FAULTS: list[Fault] = [
     fault("form-charset-refused",
           "createDraftListing refuses the form content type with charset=utf-8 (415)")(
         status(_charset_sent, 415, body={"error": "unsupported_media_type"})),
-    fault("state-capitalised",
-          "listings show their state capitalised (Active), outside the list")(
-        response_body(GET_LISTINGS, _capitalised_state, OK)),
 ]
