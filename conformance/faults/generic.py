@@ -48,6 +48,7 @@ from conformance.faults.edits import edit_faults
 from conformance.faults.effects import effect_faults
 from conformance.faults.headers import header_faults
 from conformance.faults.members import member_faults
+from conformance.faults.oauth import oauth_faults
 from conformance.faults.paging import paging_faults
 from conformance.faults.requests import request_faults
 from conformance.faults.toolkit import any_request, operations
@@ -145,7 +146,7 @@ def generic_faults(contract: Contract) -> list[Fault]:
             + mistake_faults(contract) + member_faults(contract) + answer_faults(contract)
             + header_faults(contract)
             + paging_faults(contract) + edit_faults(contract) + effect_faults(contract)
-            + value_faults(contract) + request_faults(contract))
+            + value_faults(contract) + request_faults(contract) + oauth_faults(contract))
 
 
 def _rendered(node: Any, seeded: dict[str, str]) -> Any:
