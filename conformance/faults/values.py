@@ -7,7 +7,10 @@ filter: the filter is taken out of the request, so the list answers rows of ever
 ``object-member-dropped`` for every ``objects-like`` rule: every object like the schema loses a
 required member of it (one that leaves it still like the schema, so it is still judged).
 ``charset-declared-other`` for every ``declared-charset`` rule: the answers to its probes
-declare another charset.
+declare another charset. ``numbers-unquoted`` for every ``numbers-as-strings`` rule: every text
+in the answers that reads as a number with a fraction is that JSON number instead.
+``content-not-json`` for every ``response-members`` rule naming a member declared to hold JSON
+(``contentMediaType``): the member holds text that does not parse.
 
 Member names a rule gives as target settings (``"{ITEMS_FIELD}"``) are the catalogue's
 ``settings.defaults`` here: the simulator's own names.
@@ -15,6 +18,7 @@ Member names a rule gives as target settings (``"{ITEMS_FIELD}"``) are the catal
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import jsonschema
@@ -100,6 +104,44 @@ def _charset_other(match: Any, charset: str) -> Wrap:
     return on_response(after)
 
 
+_FRACTION = re.compile(r"^-?[0-9]+\.[0-9]+$")
+
+
+def _unquoted(body: Any) -> Any:
+    if isinstance(body, dict):
+        return {k: _unquoted(v) for k, v in body.items()}
+    if isinstance(body, list):
+        return [_unquoted(v) for v in body]
+    return float(body) if isinstance(body, str) and _FRACTION.match(body) else body
+
+
+def _json_members(contract: Contract, rule: Rule) -> list[str]:
+    """The rule's members whose schema says they hold JSON."""
+    assert rule.operation
+    out = []
+    for dotted in rule.params.get("members") or []:
+        try:
+            schema = contract.where_schema(rule.operation, f"response.{dotted}")
+        except KeyError:
+            continue
+        if str(schema.get("contentMediaType") or "").endswith("json"):
+            out.append(str(dotted))
+    return out
+
+
+def _set_member(dotted: str, value: Any) -> Any:
+    def edit(body: Any) -> Any:
+        *head, last = dotted.split(".")
+        node = body
+        for part in head:
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict) and last in node:
+            node[last] = value
+        return body
+
+    return edit
+
+
 def value_faults(contract: Contract) -> list[Fault]:
     faults: list[Fault] = []
     for rule in contract.rules:
@@ -117,6 +159,15 @@ def value_faults(contract: Contract) -> list[Fault]:
             faults.append(derived_fault(f"charset-declared-other:{short}", rule.id,
                                         f"answers to the probes declare charset={other}")(
                 _charset_other(operations(probe_operations(rule.operation, rule.params)), other)))
+        elif check == "numbers-as-strings":
+            faults.append(derived_fault(f"numbers-unquoted:{short}", rule.id,
+                                        "numbers with a fraction are answered as JSON numbers")(
+                response_body(operations(rule.params["operations"]), _unquoted, _OK)))
+        elif check == "response-members" and rule.operation:
+            for dotted in _json_members(contract, rule)[:1]:
+                on_operation = operation(*rule.operation.split(" ", 1))
+                faults.append(derived_fault(f"content-not-json:{short}", rule.id, f"{dotted} holds text, no JSON")(
+                    response_body(on_operation, _set_member(dotted, "conformance: no JSON"), _OK)))
     return faults
 
 

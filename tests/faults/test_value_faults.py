@@ -1,4 +1,4 @@
-"""The derived families of ``faults/values.py`` on the tiny servers the core checks are tested
+"""The derived families of ```faults/values.py`` on the tiny servers the core checks are tested
 against: each makes a conforming server fail its rule's check, for the reason the rule states."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from conformance.contract import Contract, Gap, Rule
 from conformance.errors import ContractFailure
 from conformance.faults.values import value_faults
 from tests.checks import test_anywhere, test_declared_charset, test_row_values
+from tests.checks import test_bodies_defaults_content as bodies
 from tests.checks.server import context
 
 
@@ -63,3 +64,18 @@ def test_charset_declared_other_breaks_declared_charset() -> None:
         test_declared_charset.declared_charset(context(
             Contract("demo", "demo", test_declared_charset.OPENAPI, [rule], [], [], {}), rule,
             _broken(fault, test_declared_charset.server())))
+
+
+def test_numbers_unquoted_breaks_numbers_as_strings() -> None:
+    fault = _fault(test_anywhere.OPENAPI, test_anywhere.NUMBERS, "numbers-unquoted")
+    rule = test_anywhere.NUMBERS
+    contract = Contract("demo", "demo", test_anywhere.OPENAPI, [rule], [], [], {})
+    with pytest.raises(ContractFailure, match="is the JSON number 1.5"):
+        test_anywhere.numbers_as_strings(context(contract, rule, _broken(fault, test_anywhere.server(
+            {"weight": "1.5"}))))
+
+
+def test_content_not_json_breaks_a_member_declared_to_hold_json() -> None:
+    fault = _fault(bodies.OPENAPI, bodies.MEMBERS, "content-not-json")
+    with pytest.raises(ContractFailure, match="does not parse as JSON"):
+        bodies.run(bodies.MEMBERS, _broken(fault, bodies.record("[]")))

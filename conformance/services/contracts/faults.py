@@ -158,8 +158,6 @@ FAULTS: list[Fault] = [
         response_body(RECORD, in_record(_set("deployerWalletID", "wallet-1")))),
     fault("tx-hash-not-hex", "txHash is 'pending'")(
         response_body(RECORD, in_record(_set("txHash", "pending")))),
-    fault("abi-json-not-json", "abiJson is not JSON")(
-        response_body(RECORD, in_record(_set("abiJson", "ERC20 standard ABI")))),
     fault("event-anonymous-string", "event entries carry anonymous as a string")(
         response_body(RECORD, in_record(_anonymous_as_string))),
     fault("drops-implementation-contract", "the record lacks implementationContract")(

@@ -38,12 +38,6 @@ def with_query(request: Request, edit: Callable[[dict[str, str]], dict[str, str]
     return request
 
 
-def _results(edit: Callable[[dict[str, Any]], None]) -> Callable[[Any], Any]:
-    def run(body: Any) -> Any:
-        for item in body.get("results", []) if isinstance(body, dict) else []:
-            edit(item)
-        return body
-    return run
 
 
 # -- keys and bearer tokens -------------------------------------------------------------------
@@ -143,9 +137,6 @@ FAULTS: list[Fault] = [
     fault("receipts-moved",
           "getShopReceipts is not served at its configured path (served under /shops/ instead)")(
         on_request(_move_receipts)),
-    fault("numbers-as-json-numbers",
-          "item_weight is returned as a JSON number")(
-        response_body(GET_LISTINGS, _results(lambda i: i.update(item_weight=float(i["item_weight"]))), OK)),
     fault("default-limit-20",
           "without limit a page holds 20 records")(
         response_body(_listings_without_limit, _first(20))),
