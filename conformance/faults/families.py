@@ -1,0 +1,274 @@
+"""Variant families a gap may allow: conforming choices of a shape any service could make.
+
+A gap's ``allows:`` entry names a family and its params (rules.yaml); the core builds the variant
+(faults/variants.py ``gap_variants``), so no service writes "answer 403 for 401" or "ids as
+strings" in Python. Each builder reads its params through ``Params`` (scope params ``paths``,
+``method``, ``operations``, ``statuses``: faults/gap_params.py; member patterns:
+faults/json_paths.py) and returns the wrapper and one line saying what it changes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from conformance.faults.base import on_response
+from conformance.faults.gap_params import Params
+from conformance.faults.json_paths import DROP, Pattern, edit_members, pattern
+from conformance.faults.toolkit import Wrap, request_body, response_body
+from conformance.transport.model import Request, Response
+
+__all__ = ["GAP_FAMILIES", "Build"]
+
+Build = Callable[[Params], tuple[Wrap, str]]
+_EVERY = range(100, 600)
+
+
+def _patterns(p: Params, name: str, default: list[str] | None = None) -> list[Pattern]:
+    try:
+        return [pattern(text) for text in p.texts(name, *([default] if default is not None else []))]
+    except ValueError as exc:
+        raise p.error(f"'{name}': {exc}") from None
+
+
+def _answers(p: Params, default: tuple[int, ...] | range, edit: Callable[[Any], Any]) -> Wrap:
+    """``edit`` applied to the JSON answers the entry's scope and ``statuses`` pick."""
+    return response_body(p.scope(), edit, p.statuses("statuses", default) or _EVERY)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+# -- errors -----------------------------------------------------------------------------------------
+
+def _plain_text_errors(p: Params) -> tuple[Wrap, str]:
+    match = p.scope()
+
+    def after(request: Request, response: Response) -> Response:
+        if response.status >= 400 and match(request):
+            response.body = f"error {response.status}".encode()
+            response.headers = {**response.headers, "content-type": "text/plain; charset=utf-8"}
+        return response
+
+    return on_response(after), "error answers carry a plain-text body"
+
+
+def _other_error_body(p: Params) -> tuple[Wrap, str]:
+    """``body``: a template, ``"{status}"`` and ``"{message}"`` filled, the message read from the
+    original's ``message_from`` member (default ``message``)."""
+    template, member, match = p.value("body"), p.text("message_from", "message"), p.scope()
+
+    def fill(node: Any, status: int, message: str) -> Any:
+        if node == "{status}":
+            return status
+        if isinstance(node, str):
+            return node.replace("{message}", message)
+        if isinstance(node, dict):
+            return {k: fill(v, status, message) for k, v in node.items()}
+        if isinstance(node, list):
+            return [fill(v, status, message) for v in node]
+        return node
+
+    def after(request: Request, response: Response) -> Response:
+        if response.status < 400 or not match(request):
+            return response
+        try:  # a body that is not JSON is replaced too
+            original = json.loads(response.body)
+            message = str(original.get(member, "error")) if isinstance(original, dict) else "error"
+        except ValueError:
+            message = "error"
+        response.body = json.dumps(fill(template, response.status, message)).encode()
+        response.headers = {**response.headers, "content-type": "application/json"}
+        return response
+
+    return on_response(after), f"error answers carry {json.dumps(template)}"
+
+
+# -- statuses and bodies ------------------------------------------------------------------------------
+
+def _other_status(p: Params) -> tuple[Wrap, str]:
+    """``status`` answered ``instead_of`` another; ``body_matches`` (a regular expression searched
+    in the answer's body) narrows it to some answers; ``body`` (JSON) replaces the body."""
+    new, old = p.status("status"), p.statuses("instead_of")
+    if old is None:
+        raise p.error("needs the param 'instead_of'")
+    said, body, match = p.regex("body_matches"), p.value("body", None), p.scope()
+
+    def after(request: Request, response: Response) -> Response:
+        if response.status in old and match(request) and said.search(response.body.decode("utf-8", "replace")):
+            response.status = new
+            if body is not None:
+                response.body = json.dumps(body).encode()
+                response.headers = {**response.headers, "content-type": "application/json"}
+        return response
+
+    return on_response(after), f"{new} answered instead of {'/'.join(map(str, sorted(old)))}"
+
+
+def _bodiless_answers(p: Params) -> tuple[Wrap, str]:
+    """A success answered ``status`` without a body (and so without a content type)."""
+    new, old, match = p.status("status"), p.statuses("instead_of", (200,)), p.scope()
+    assert old is not None
+
+    def after(request: Request, response: Response) -> Response:
+        if response.status in old and match(request):
+            kept = {k: v for k, v in response.headers.items() if k not in ("content-type", "content-length")}
+            return Response(new, kept, b"")
+        return response
+
+    return on_response(after), f"{new} without a body instead of a {'/'.join(map(str, sorted(old)))} with one"
+
+
+def _other_media_type(p: Params) -> tuple[Wrap, str]:
+    """The same body declared ``content_type``, where the answer's type matches ``instead_of``."""
+    new, old, match = p.text("content_type"), p.regex("instead_of"), p.scope()
+    statuses = p.statuses("statuses") or _EVERY
+
+    def after(request: Request, response: Response) -> Response:
+        current = response.headers.get("content-type")
+        if current and old.search(current) and response.status in statuses and match(request):
+            response.headers = {**response.headers, "content-type": new}
+        return response
+
+    return on_response(after), f"bodies declared {new}"
+
+
+# -- members ------------------------------------------------------------------------------------------
+
+def _text_members(p: Params) -> tuple[Wrap, str]:
+    """Numbers of the members picked as text: ``format`` (``"{:.2f}"``, ``"id-{}"``; default
+    ``"{}"``); ``taken_back``: the server takes such text back where it reads those members in a
+    request body (format ``"{}"`` only)."""
+    members, form, back = _patterns(p, "members"), p.text("format", "{}"), p.flag("taken_back")
+    try:
+        form.format(1.5)
+    except (ValueError, IndexError, KeyError) as exc:
+        raise p.error(f"'format' is not a format for one number ({exc}): {form!r}") from None
+    if back and form != "{}":
+        raise p.error("'taken_back' needs the format '{}' (the text must read back as the number)")
+    wrap = _answers(p, (200,), lambda body: edit_members(
+        body, members, lambda v: form.format(v) if _is_number(v) else v))
+    if not back:
+        return wrap, f"numbers as text ({form}) in {', '.join(m.text for m in members)}"
+    scope = p.scope()
+
+    def number(value: Any) -> Any:
+        if isinstance(value, str) and re.fullmatch(r"-?\d+", value):
+            return int(value)
+        if isinstance(value, str) and re.fullmatch(r"-?\d+\.\d*", value):
+            return float(value)
+        return value
+
+    taken = request_body(scope, lambda body: edit_members(body, members, number))
+    return (lambda sim: wrap(taken(sim))), f"numbers as text in {', '.join(m.text for m in members)}, taken back"
+
+
+def _whole_numbers_as_integers(p: Params) -> tuple[Wrap, str]:
+    members = _patterns(p, "members")
+
+    def whole(value: Any) -> Any:
+        return int(value) if isinstance(value, float) and value.is_integer() else value
+
+    return (_answers(p, (200,), lambda body: edit_members(body, members, whole)),
+            f"whole numbers as JSON integers in {', '.join(m.text for m in members)}")
+
+
+def _extra_members(p: Params) -> tuple[Wrap, str]:
+    """``members`` (a mapping) added to each object ``at`` picks (default the root, ``$``)."""
+    extra = p.value("members")
+    if not isinstance(extra, dict) or not extra:
+        raise p.error(f"'members' must be a non-empty mapping of member names to values, not {extra!r}")
+    at = _patterns(p, "at", ["$"])
+
+    def add(node: Any) -> Any:
+        return {**node, **extra} if isinstance(node, dict) else node
+
+    return _answers(p, (200,), lambda body: edit_members(body, at, add)), f"records carry {', '.join(extra)}"
+
+
+def _absent_members(p: Params) -> tuple[Wrap, str]:
+    members = _patterns(p, "members")
+    return (_answers(p, (200,), lambda body: edit_members(body, members, lambda v: DROP)),
+            f"{', '.join(m.text for m in members)} left out")
+
+
+def _reversed_items(p: Params) -> tuple[Wrap, str]:
+    members = _patterns(p, "members")
+
+    def reverse(value: Any) -> Any:
+        return list(reversed(value)) if isinstance(value, list) else value
+
+    return (_answers(p, (200,), lambda body: edit_members(body, members, reverse)),
+            f"items of {', '.join(m.text for m in members)} in reverse order")
+
+
+_STAMP = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?(Z|[+-]00:?00)?$")
+# An instant in UTC, spelled another way ISO 8601 allows: (date, time, fraction or None) -> text.
+_SPELLINGS: dict[str, Callable[[tuple[str, ...], tuple[str, ...], str | None], str]] = {
+    "zero-offset": lambda d, t, f: f"{'-'.join(d)}T{':'.join(t)}{'.' + f if f else ''}+00:00",
+    "fraction-zero-offset": lambda d, t, f: f"{'-'.join(d)}T{':'.join(t)}.{f or '250'}+00:00",
+    "basic": lambda d, t, f: f"{''.join(d)}T{''.join(t)}{'.' + f if f else ''}Z",
+    "comma-fraction-basic-offset": lambda d, t, f: f"{'-'.join(d)}T{':'.join(t)},{f or '5'}+0000",
+}
+
+
+def _timestamp_spelling(p: Params) -> tuple[Wrap, str]:
+    """UTC timestamps of the members picked (default every string member) in another ISO 8601
+    spelling; ``naive_utc``: a stamp without an offset is in UTC too."""
+    spelling = p.choice("spelling", _SPELLINGS)
+    members, naive, spell = _patterns(p, "members", ["*"]), p.flag("naive_utc"), _SPELLINGS[spelling]
+
+    def respell(value: Any) -> Any:
+        found = _STAMP.match(value) if isinstance(value, str) else None
+        if not found or (found.group(8) is None and not naive):
+            return value
+        g = found.groups()
+        return spell(g[0:3], g[3:6], g[6])
+
+    return _answers(p, (200,), lambda body: edit_members(body, members, respell)), f"UTC timestamps {spelling}"
+
+
+# -- headers ------------------------------------------------------------------------------------------
+
+def _echoed_header(p: Params) -> tuple[Wrap, str]:
+    name, match = p.text("header").lower(), p.scope()
+
+    def after(request: Request, response: Response) -> Response:
+        value = request.header(name)
+        if value is not None and match(request):
+            response.headers = {**response.headers, name: value}
+        return response
+
+    return on_response(after), f"the request's {name} echoed"
+
+
+def _upper_case_header(p: Params) -> tuple[Wrap, str]:
+    name, match = p.text("header").lower(), p.scope()
+
+    def after(request: Request, response: Response) -> Response:
+        if name in response.headers and match(request):
+            response.headers = {**response.headers, name: response.headers[name].upper()}
+        return response
+
+    return on_response(after), f"{name} in upper case"
+
+
+# family -> (builder from the allows entry's params, its description)
+GAP_FAMILIES: dict[str, tuple[Build, str]] = {
+    "plain-text-errors": (_plain_text_errors, "error bodies are plain text"),
+    "other-error-body": (_other_error_body, "errors carry another JSON body"),
+    "other-status": (_other_status, "another status where the document names none"),
+    "bodiless-answers": (_bodiless_answers, "a success answered without a body"),
+    "other-media-type": (_other_media_type, "another media type for the same body"),
+    "text-members": (_text_members, "numbers given as text"),
+    "whole-numbers-as-integers": (_whole_numbers_as_integers, "whole numbers written as JSON integers"),
+    "extra-members": (_extra_members, "members beyond the listed ones"),
+    "absent-members": (_absent_members, "members not always present"),
+    "reversed-items": (_reversed_items, "items in another order"),
+    "timestamp-spelling": (_timestamp_spelling, "timestamps in another ISO 8601 spelling"),
+    "echoed-header": (_echoed_header, "a request header echoed in the answer"),
+    "upper-case-header": (_upper_case_header, "a header value in upper case"),
+}
