@@ -205,6 +205,23 @@ def _reversed_items(p: Params) -> tuple[Wrap, str]:
             f"items of {', '.join(m.text for m in members)} in reverse order")
 
 
+_CASES: dict[str, Callable[[str], str]] = {
+    "upper": str.upper,
+    "lower": str.lower,
+    # Like an EIP-55 checksum: every other letter after a 0x prefix upper case.
+    "mixed": lambda text: text[:2] + "".join(c.upper() if i % 2 else c.lower() for i, c in enumerate(text[2:])),
+}
+
+
+def _letter_case(p: Params) -> tuple[Wrap, str]:
+    """String values of the members picked in another letter ``case`` (upper, lower, mixed)."""
+    case = p.choice("case", _CASES)
+    members, change = _patterns(p, "members"), _CASES[case]
+    return (_answers(p, (200,), lambda body: edit_members(body, members, lambda v: change(v) if isinstance(v, str)
+                                                          else v)),
+            f"{', '.join(m.text for m in members)} in {case} case")
+
+
 _STAMP = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?(Z|[+-]00:?00)?$")
 # An instant in UTC, spelled another way ISO 8601 allows: (date, time, fraction or None) -> text.
 _SPELLINGS: dict[str, Callable[[tuple[str, ...], tuple[str, ...], str | None], str]] = {
@@ -268,6 +285,7 @@ GAP_FAMILIES: dict[str, tuple[Build, str]] = {
     "extra-members": (_extra_members, "members beyond the listed ones"),
     "absent-members": (_absent_members, "members not always present"),
     "reversed-items": (_reversed_items, "items in another order"),
+    "letter-case": (_letter_case, "text in another letter case"),
     "timestamp-spelling": (_timestamp_spelling, "timestamps in another ISO 8601 spelling"),
     "echoed-header": (_echoed_header, "a request header echoed in the answer"),
     "upper-case-header": (_upper_case_header, "a header value in upper case"),

@@ -146,3 +146,9 @@ def test_a_bad_entry_is_one_line_naming_the_gap(entry: dict[str, Any], says: str
     with pytest.raises(ContractFileError, match="^test.gap.entry: allows\\[0\\]") as raised:
         built(entry)
     assert says in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_letter_case_of_named_members() -> None:
+    after = answering({"family": "letter-case", "members": ["txHash", "address"], "case": "mixed"})
+    answer = after(GET_X, _json(200, {"txHash": "0xabcdef", "address": 7, "name": "abc"}))
+    assert answer.json() == {"txHash": "0xaBcDeF", "address": 7, "name": "abc"}
