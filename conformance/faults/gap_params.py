@@ -10,7 +10,8 @@ The scope params every family takes, so that a family says *what* it changes and
 ``paths``       a regular expression searched in the request path (default: every path);
 ``method``      a method or a list of methods (default: any);
 ``operations``  a list of ``"METHOD /template"`` of openapi.yaml (``{id}`` matches one segment);
-``statuses``    the answer statuses changed (a list; the family gives the default).
+``statuses``    the answer statuses changed (a status, a class ``"2xx"`` or a list; the family gives
+                the default).
 """
 
 from __future__ import annotations
@@ -82,11 +83,19 @@ class Params:
         value = self._get(name, None)
         if value is None:
             return None if default is None else frozenset(default)
-        listed = [value] if isinstance(value, int) else value
-        if not isinstance(listed, list) or not listed \
-                or not all(isinstance(v, int) and not isinstance(v, bool) and 100 <= v <= 599 for v in listed):
-            raise self.error(f"'{name}' must be an HTTP status or a list of them, not {value!r}")
-        return frozenset(listed)
+        listed = value if isinstance(value, list) else [value]
+        out: set[int] = set()
+        for one in listed:
+            if isinstance(one, str) and re.fullmatch(r"[1-5]xx", one):  # a class: "2xx"
+                out.update(range(int(one[0]) * 100, int(one[0]) * 100 + 100))
+            elif isinstance(one, int) and not isinstance(one, bool) and 100 <= one <= 599:
+                out.add(one)
+            else:
+                raise self.error(f"'{name}' must be an HTTP status, a class such as \"2xx\", or a list of them, "
+                                 f"not {value!r}")
+        if not out:
+            raise self.error(f"'{name}' must not be empty")
+        return frozenset(out)
 
     def status(self, name: str) -> int:
         value = self._get(name, _UNSET)

@@ -152,3 +152,12 @@ def test_letter_case_of_named_members() -> None:
     after = answering({"family": "letter-case", "members": ["txHash", "address"], "case": "mixed"})
     answer = after(GET_X, _json(200, {"txHash": "0xabcdef", "address": 7, "name": "abc"}))
     assert answer.json() == {"txHash": "0xaBcDeF", "address": 7, "name": "abc"}
+
+
+def test_statuses_take_a_class() -> None:
+    after = answering({"family": "reversed-items", "members": ["$"], "statuses": ["2xx", 404]})
+    assert after(GET_X, _json(201, [1, 2])).json() == [2, 1]
+    assert after(GET_X, _json(404, [1, 2])).json() == [2, 1]
+    assert after(GET_X, _json(400, [1, 2])).json() == [1, 2]
+    with pytest.raises(ContractFileError, match="a class such as"):
+        built({"family": "reversed-items", "members": ["$"], "statuses": ["2XX"]})
