@@ -205,6 +205,23 @@ def _reversed_items(p: Params) -> tuple[Wrap, str]:
             f"items of {', '.join(m.text for m in members)} in reverse order")
 
 
+def _other_values(p: Params) -> tuple[Wrap, str]:
+    """Values of the members picked named otherwise: ``values`` maps the server's value to
+    another (``{0: draft, 1: running}``); ``otherwise``, if given, replaces a value not listed."""
+    table, otherwise = p.value("values"), p.value("otherwise", DROP)
+    if not isinstance(table, dict) or not table:
+        raise p.error(f"'values' must be a non-empty mapping of values to values, not {table!r}")
+    members = _patterns(p, "members")
+
+    def rename(value: Any) -> Any:
+        if isinstance(value, (dict, list, bool)) or value is None:
+            return value
+        return table.get(value, value if otherwise is DROP else otherwise)
+
+    return (_answers(p, (200,), lambda body: edit_members(body, members, rename)),
+            f"values of {', '.join(m.text for m in members)} named otherwise")
+
+
 _CASES: dict[str, Callable[[str], str]] = {
     "upper": str.upper,
     "lower": str.lower,
@@ -285,6 +302,7 @@ GAP_FAMILIES: dict[str, tuple[Build, str]] = {
     "extra-members": (_extra_members, "members beyond the listed ones"),
     "absent-members": (_absent_members, "members not always present"),
     "reversed-items": (_reversed_items, "items in another order"),
+    "other-values": (_other_values, "values named otherwise"),
     "letter-case": (_letter_case, "text in another letter case"),
     "timestamp-spelling": (_timestamp_spelling, "timestamps in another ISO 8601 spelling"),
     "echoed-header": (_echoed_header, "a request header echoed in the answer"),

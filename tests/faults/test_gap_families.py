@@ -161,3 +161,13 @@ def test_statuses_take_a_class() -> None:
     assert after(GET_X, _json(400, [1, 2])).json() == [1, 2]
     with pytest.raises(ContractFileError, match="a class such as"):
         built({"family": "reversed-items", "members": ["$"], "statuses": ["2XX"]})
+
+
+def test_other_values_rename_listed_values_and_optionally_the_rest() -> None:
+    after = answering({"family": "other-values", "members": ["$.status"], "values": {0: "draft", 1: "running"},
+                       "otherwise": "other"})
+    assert after(GET_X, _json(200, {"status": 1, "n": 1})).json() == {"status": "running", "n": 1}
+    assert after(GET_X, _json(200, {"status": 7})).json() == {"status": "other"}
+    assert after(GET_X, _json(200, {"status": True})).json() == {"status": True}  # not the number 1
+    kept = answering({"family": "other-values", "members": ["$.status"], "values": {0: "draft"}})
+    assert kept(GET_X, _json(200, {"status": 7})).json() == {"status": 7}
