@@ -189,6 +189,21 @@ def _extra_members(p: Params) -> tuple[Wrap, str]:
     return _answers(p, (200,), lambda body: edit_members(body, at, add)), f"records carry {', '.join(extra)}"
 
 
+def _renamed_members(p: Params) -> tuple[Wrap, str]:
+    """Members of each object ``at`` picks (default the root) named otherwise: ``names`` maps
+    the server's name to another (``{data: items}``), order kept."""
+    names = p.value("names")
+    if not isinstance(names, dict) or not names or not all(isinstance(v, str) for v in names.values()):
+        raise p.error(f"'names' must be a non-empty mapping of member names to names, not {names!r}")
+    at = _patterns(p, "at", ["$"])
+
+    def rename(node: Any) -> Any:
+        return {names.get(k, k): v for k, v in node.items()} if isinstance(node, dict) else node
+
+    return (_answers(p, (200,), lambda body: edit_members(body, at, rename)),
+            ", ".join(f"{k} named {v}" for k, v in names.items()))
+
+
 def _absent_members(p: Params) -> tuple[Wrap, str]:
     members = _patterns(p, "members")
     return (_answers(p, (200,), lambda body: edit_members(body, members, lambda v: DROP)),
@@ -300,6 +315,7 @@ GAP_FAMILIES: dict[str, tuple[Build, str]] = {
     "text-members": (_text_members, "numbers given as text"),
     "whole-numbers-as-integers": (_whole_numbers_as_integers, "whole numbers written as JSON integers"),
     "extra-members": (_extra_members, "members beyond the listed ones"),
+    "renamed-members": (_renamed_members, "members named otherwise"),
     "absent-members": (_absent_members, "members not always present"),
     "reversed-items": (_reversed_items, "items in another order"),
     "other-values": (_other_values, "values named otherwise"),

@@ -171,3 +171,10 @@ def test_other_values_rename_listed_values_and_optionally_the_rest() -> None:
     assert after(GET_X, _json(200, {"status": True})).json() == {"status": True}  # not the number 1
     kept = answering({"family": "other-values", "members": ["$.status"], "values": {0: "draft"}})
     assert kept(GET_X, _json(200, {"status": 7})).json() == {"status": 7}
+
+
+def test_renamed_members_keep_their_place() -> None:
+    after = answering({"family": "renamed-members", "names": {"data": "items"}, "paths": "^/v1/x/"})
+    assert list(after(GET_X, _json(200, {"data": [{"data": 1}], "next": None})).json()) == ["items", "next"]
+    assert after(GET_X, _json(200, {"data": [{"data": 1}]})).json() == {"items": [{"data": 1}]}  # root only
+    assert after(Request.build("GET", "/v2"), _json(200, {"data": []})).json() == {"data": []}
