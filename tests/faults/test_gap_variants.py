@@ -17,8 +17,11 @@ from tests.faults.gap_entry import answering
 
 
 def test_the_services_gaps_build_their_variants() -> None:
-    assert [v.name for v in gap_variants(load_contract("presentations"))] == ["plain-text-errors"]
-    assert [v.name for v in gap_variants(load_contract("outreach"))] == ["other-error-body"]
+    # In the order of the gaps; named after the family unless the entry names the variant.
+    assert [v.name for v in gap_variants(load_contract("presentations"))] == [
+        "plain-text-errors", "items-named-items", "unknown-generation-400"]
+    assert [v.name for v in gap_variants(load_contract("outreach"))] == [
+        "named-campaign-states", "campaign-cursor-absent", "scope-refusal-401", "bodiless-actions", "other-error-body"]
 
 
 def test_an_unknown_family_is_a_contract_error() -> None:
