@@ -176,17 +176,42 @@ def _whole_numbers_as_integers(p: Params) -> tuple[Wrap, str]:
             f"whole numbers as JSON integers in {', '.join(m.text for m in members)}")
 
 
+def _member_values(p: Params) -> dict[str, Any]:
+    given = p.value("members")
+    if not isinstance(given, dict) or not given:
+        raise p.error(f"'members' must be a non-empty mapping of member names to values, not {given!r}")
+    return given
+
+
 def _extra_members(p: Params) -> tuple[Wrap, str]:
     """``members`` (a mapping) added to each object ``at`` picks (default the root, ``$``)."""
-    extra = p.value("members")
-    if not isinstance(extra, dict) or not extra:
-        raise p.error(f"'members' must be a non-empty mapping of member names to values, not {extra!r}")
-    at = _patterns(p, "at", ["$"])
+    extra, at = _member_values(p), _patterns(p, "at", ["$"])
 
     def add(node: Any) -> Any:
         return {**node, **extra} if isinstance(node, dict) else node
 
     return _answers(p, (200,), lambda body: edit_members(body, at, add)), f"records carry {', '.join(extra)}"
+
+
+def _other_member_values(p: Params) -> tuple[Wrap, str]:
+    """Members the objects ``at`` picks (default the root) carry, given the values of ``members``
+    (a mapping) instead; a member the object does not carry is not added."""
+    given, at = _member_values(p), _patterns(p, "at", ["$"])
+
+    def replace(node: Any) -> Any:
+        return {k: given.get(k, v) for k, v in node.items()} if isinstance(node, dict) else node
+
+    return (_answers(p, (200,), lambda body: edit_members(body, at, replace)),
+            f"{', '.join(given)} given other values")
+
+
+def _enveloped_answers(p: Params) -> tuple[Wrap, str]:
+    """Each JSON answer wrapped in an object: under ``member`` (default ``data``), beside the
+    members of ``beside`` (a mapping, default none)."""
+    member, beside = p.text("member", "data"), p.value("beside", {})
+    if not isinstance(beside, dict):
+        raise p.error(f"'beside' must be a mapping of member names to values, not {beside!r}")
+    return _answers(p, (200,), lambda body: {member: body, **beside}), f"answers wrapped as {{{member}, ...}}"
 
 
 def _renamed_members(p: Params) -> tuple[Wrap, str]:
@@ -315,6 +340,8 @@ GAP_FAMILIES: dict[str, tuple[Build, str]] = {
     "text-members": (_text_members, "numbers given as text"),
     "whole-numbers-as-integers": (_whole_numbers_as_integers, "whole numbers written as JSON integers"),
     "extra-members": (_extra_members, "members beyond the listed ones"),
+    "other-member-values": (_other_member_values, "members given other values"),
+    "enveloped-answers": (_enveloped_answers, "answers wrapped in an envelope"),
     "renamed-members": (_renamed_members, "members named otherwise"),
     "absent-members": (_absent_members, "members not always present"),
     "reversed-items": (_reversed_items, "items in another order"),

@@ -178,3 +178,16 @@ def test_renamed_members_keep_their_place() -> None:
     assert list(after(GET_X, _json(200, {"data": [{"data": 1}], "next": None})).json()) == ["items", "next"]
     assert after(GET_X, _json(200, {"data": [{"data": 1}]})).json() == {"items": [{"data": 1}]}  # root only
     assert after(Request.build("GET", "/v2"), _json(200, {"data": []})).json() == {"data": []}
+
+
+def test_other_member_values_replace_only_members_present() -> None:
+    after = answering({"family": "other-member-values", "members": {"limits": {"a": -1}, "extra": 1}})
+    assert after(GET_X, _json(200, {"limits": {"a": 5}, "n": 1})).json() == {"limits": {"a": -1}, "n": 1}
+    assert after(GET_X, _json(404, {"limits": {"a": 5}})).json() == {"limits": {"a": 5}}
+
+
+def test_enveloped_answers() -> None:
+    after = answering({"family": "enveloped-answers", "beside": {"meta": {"version": 1}}, "statuses": "2xx"})
+    assert after(GET_X, _json(201, [1])).json() == {"data": [1], "meta": {"version": 1}}
+    assert after(GET_X, _json(400, {"message": "m"})).json() == {"message": "m"}
+    assert after(GET_X, Response(200, {"content-type": "text/csv"}, b"a,b")).body == b"a,b"  # not JSON

@@ -65,14 +65,6 @@ def _refused_scans_charged(sim: Simulator) -> Simulator:
     return FaultySimulator(sim, after=after)  # type: ignore[return-value]
 
 
-def _usage_limits_sparse(body: Any) -> Any:
-    # Gap plan-info-meaning: usage_limits members untyped and not always present (-1 for none,
-    # a text for unlimited, monitored_ips left out).
-    if isinstance(body, dict):
-        return {**body, "usage_limits": {"scan_credits": -1, "query_credits": "unlimited"}}
-    return body
-
-
 VARIANTS: list[Variant] = [
     variant("booleans-as-digits", "boolean query parameters are spelled 1/0; true/false are refused (400)")(
         _booleans_as_digits),
@@ -83,12 +75,4 @@ VARIANTS: list[Variant] = [
             "credits-left-meaning)")(response_body(_SCAN, _credits_left_before)),
     variant("refused-scans-charged", "a refused scan of a paid account costs one scan credit (gap "
             "refused-scan-cost)")(_refused_scans_charged),
-    variant("resolve-knows-none", "resolve has no data for the host records' hostnames and answers {} (gap "
-            "dns-lookup-params)")(
-        response_body(path(r"^/dns/resolve$"), lambda b: {})),
-    variant("reverse-knows-none", "reverse has no data for the IPs resolve gives and answers {} (gap "
-            "dns-round-trip)")(
-        response_body(path(r"^/dns/reverse$"), lambda b: {})),
-    variant("usage-limits-sparse", "usage_limits with a number, a text and a member left out (gap "
-            "plan-info-meaning)")(response_body(path(r"^/api-info$"), _usage_limits_sparse)),
 ]

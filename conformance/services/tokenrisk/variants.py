@@ -10,7 +10,7 @@ import codecs
 import json
 
 from conformance.faults.base import FaultySimulator, Variant, on_request, on_response, variant
-from conformance.faults.toolkit import any_request, path, response_body
+from conformance.faults.toolkit import path
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
@@ -92,8 +92,6 @@ VARIANTS: list[Variant] = [
             "every ledger and provider name is served (other values for the unnamed segments)")(_any_segment),
     variant("plain-text-ping", "ping answers text/plain 'pong' (its media type is not shown)")(
         on_response(_plain_ping)),
-    variant("enveloped-json", "successful JSON answers are wrapped as {data, meta} (no shape is documented)")(
-        response_body(any_request, lambda data: {"data": data, "meta": {"version": 1}}, range(200, 300))),
     variant("csv-crlf-bom-header-param", "data.csv with CRLF, a UTF-8 BOM and text/csv; header=present")(
         on_response(_csv_dressed)),
     variant("credential-required", "routes other than ping, maintenance and login answer 401 without a credential")(
