@@ -74,9 +74,8 @@ def _other_error_body(p: Params) -> tuple[Wrap, str]:
 def _other_status(p: Params) -> tuple[Wrap, str]:
     """``status`` answered ``instead_of`` another; ``body_matches`` (a regular expression searched
     in the answer's body) narrows it to some answers; ``body`` (JSON) replaces the body."""
-    new, old = p.status("status"), p.statuses("instead_of")
-    if old is None:
-        raise p.error("needs the param 'instead_of'")
+    new, old = p.status("status"), p.statuses("instead_of", required=True)
+    assert old is not None
     said, body, match = p.regex("body_matches"), p.value("body", None), p.scope()
 
     def after(request: Request, response: Response) -> Response:

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from conformance.errors import ContractFileError
+from conformance.errors import ContractFileError, did_you_mean
 from conformance.faults.toolkit import Match, operations
 from conformance.transport.model import Request
 
@@ -44,7 +44,8 @@ class Params:
         self._read.add(name)
         value = self._params.get(name, default)
         if value is _UNSET:
-            raise self.error(f"needs the param '{name}'")
+            given = [k for k in self._params if k != name]
+            raise self.error(f"needs the param '{name}'{did_you_mean(name, given).replace('did you mean', 'given')}")
         return value
 
     def text(self, name: str, default: Any = _UNSET) -> Any:
@@ -78,9 +79,10 @@ class Params:
             raise self.error(f"'{name}' must be a string or a non-empty list of strings, not {value!r}")
         return listed
 
-    def statuses(self, name: str, default: Iterable[int] | None = None) -> frozenset[int] | None:
+    def statuses(self, name: str, default: Iterable[int] | None = None, *,
+                 required: bool = False) -> frozenset[int] | None:
         """A status or a list of them; absent, ``default`` (None: every status)."""
-        value = self._get(name, None)
+        value = self._get(name, _UNSET if required else None)
         if value is None:
             return None if default is None else frozenset(default)
         listed = value if isinstance(value, list) else [value]
@@ -132,4 +134,5 @@ class Params:
     def done(self) -> None:
         unknown = sorted(set(self._params) - self._read)
         if unknown:
-            raise self.error(f"unknown param{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}")
+            hint = did_you_mean(unknown[0], self._read) if len(unknown) == 1 else ""
+            raise self.error(f"unknown param{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}{hint}")
