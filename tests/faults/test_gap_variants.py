@@ -11,7 +11,7 @@ import pytest
 from conformance.contract import load_contract
 from conformance.errors import ContractFileError
 from conformance.faults.variants import gap_variants
-from conformance.services import service_packages, variants_for
+from conformance.services import faults_for, service_packages, variants_for
 from conformance.transport.model import Request, Response
 from tests.faults.gap_entry import answering
 
@@ -56,6 +56,6 @@ def test_an_entry_may_name_its_variant_and_two_of_one_family_on_one_gap_must() -
 
 @pytest.mark.parametrize("service", service_packages())
 def test_every_variant_of_a_service_has_its_own_name(service: str) -> None:
-    # A name given twice (a gap's allows entry and the service's Python) would run only the first.
-    names = [v.name for v in variants_for(service)]
+    # A name given twice (a gap's allows entry and the service's Python, or a fault) would run only the first.
+    names = [f.name for f in faults_for(service)] + [v.name for v in variants_for(service)]
     assert sorted(n for n in set(names) if names.count(n) > 1) == []
