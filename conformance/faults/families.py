@@ -11,12 +11,13 @@ families over the members of JSON answers are in faults/member_families.py.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-from conformance.faults.base import on_response
+from conformance.faults.base import on_request, on_response
 from conformance.faults.gap_params import Params
 from conformance.faults.member_families import MEMBER_FAMILIES, Build
-from conformance.faults.toolkit import Wrap
+from conformance.faults.toolkit import Wrap, operation
 from conformance.transport.model import Request, Response
 
 __all__ = ["GAP_FAMILIES", "Build"]
@@ -117,6 +118,36 @@ def _other_media_type(p: Params) -> tuple[Wrap, str]:
     return on_response(after), f"bodies declared {new}"
 
 
+# -- requests -----------------------------------------------------------------------------------------
+
+def _request_defaults(p: Params) -> tuple[Wrap, str]:
+    """A server taking defaults for members a JSON request body leaves out (an empty body reads as
+    ``{}``): ``defaults`` maps an operation (``"POST /v1/things"``) to its members' defaults."""
+    given = p.value("defaults")
+    if not isinstance(given, dict) or not given or not all(
+            isinstance(op, str) and isinstance(members, dict) and members for op, members in given.items()):
+        raise p.error(f"'defaults' must map operations ('POST /path') to mappings of members, not {given!r}")
+    bad = [op for op in given if not re.match(r"^(GET|POST|PUT|PATCH|DELETE) /", op)]
+    if bad:
+        raise p.error(f"'defaults' keys are 'METHOD /path', not {bad[0]!r}")
+    picks = [(operation(*op.split(" ", 1)), members) for op, members in given.items()]
+    scope = p.scope()
+
+    def before(request: Request) -> Request:
+        for picked, members in picks:
+            if picked(request) and scope(request):
+                try:
+                    body = json.loads(request.body or b"{}")
+                except ValueError:
+                    return request
+                if isinstance(body, dict):
+                    request.body = json.dumps({**body, **{k: v for k, v in members.items() if k not in body}}).encode()
+                return request
+        return request
+
+    return on_request(before), "; ".join(f"{op} defaults {', '.join(m)}" for op, m in given.items())
+
+
 # -- headers ------------------------------------------------------------------------------------------
 
 def _echoed_header(p: Params) -> tuple[Wrap, str]:
@@ -131,17 +162,6 @@ def _echoed_header(p: Params) -> tuple[Wrap, str]:
     return on_response(after), f"the request's {name} echoed"
 
 
-def _upper_case_header(p: Params) -> tuple[Wrap, str]:
-    name, match = p.text("header").lower(), p.scope()
-
-    def after(request: Request, response: Response) -> Response:
-        if name in response.headers and match(request):
-            response.headers = {**response.headers, name: response.headers[name].upper()}
-        return response
-
-    return on_response(after), f"{name} in upper case"
-
-
 # family -> (builder from the allows entry's params, its description)
 GAP_FAMILIES: dict[str, tuple[Build, str]] = {
     "plain-text-errors": (_plain_text_errors, "error bodies are plain text"),
@@ -149,7 +169,7 @@ GAP_FAMILIES: dict[str, tuple[Build, str]] = {
     "other-status": (_other_status, "another status where the document names none"),
     "bodiless-answers": (_bodiless_answers, "a success answered without a body"),
     "other-media-type": (_other_media_type, "another media type for the same body"),
+    "request-defaults": (_request_defaults, "missing request members defaulted"),
     "echoed-header": (_echoed_header, "a request header echoed in the answer"),
-    "upper-case-header": (_upper_case_header, "a header value in upper case"),
     **MEMBER_FAMILIES,
 }

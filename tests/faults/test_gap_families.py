@@ -120,8 +120,6 @@ def test_header_families() -> None:
     asked = Request.build("GET", "/v1/x", headers={"x-request-id": "abc"})
     assert echo(asked, _json(200, {})).header("x-request-id") == "abc"
     assert echo(GET_X, _json(200, {})).header("x-request-id") is None
-    upper = answering({"family": "upper-case-header", "header": "x-id"})
-    assert upper(GET_X, _json(200, {}, {"x-id": "ab-c1"})).header("x-id") == "AB-C1"
 
 
 def test_plain_text_errors_leave_successes_alone() -> None:
@@ -191,3 +189,15 @@ def test_enveloped_answers() -> None:
     assert after(GET_X, _json(201, [1])).json() == {"data": [1], "meta": {"version": 1}}
     assert after(GET_X, _json(400, {"message": "m"})).json() == {"message": "m"}
     assert after(GET_X, Response(200, {"content-type": "text/csv"}, b"a,b")).body == b"a,b"  # not JSON
+
+
+def test_request_defaults_fill_only_missing_members_of_the_named_operations() -> None:
+    wrap = built({"family": "request-defaults", "defaults": {"POST /v1/mail": {"email": "x@y", "n": 1}}})
+    sim = wrap(Stub(lambda r: _json(200, {})))
+    sim.handle(Request.build("POST", "/v1/mail", json_body={"n": 2}))
+    sim.handle(Request.build("POST", "/v1/mail"))
+    sim.handle(Request.build("POST", "/v1/other", json_body={"n": 2}))
+    assert [json.loads(r.body or b"null") for r in sim.seen] == [{"email": "x@y", "n": 2}, {"email": "x@y", "n": 1},
+                                                                 {"n": 2}]
+    with pytest.raises(ContractFileError, match="'defaults' keys are 'METHOD /path'"):
+        built({"family": "request-defaults", "defaults": {"/v1/mail": {"email": "x"}}})

@@ -42,20 +42,6 @@ def _unzip_asked(request: Request) -> bool:
     return request.path == _UPLOAD and ("unzip", "true") in request.query
 
 
-def _lenient_bodies(sim: Simulator) -> Simulator:
-    def before_upload(body: dict[str, Any]) -> dict[str, Any]:
-        body.setdefault("mime_type", "application/octet-stream")
-        body.setdefault("content_base64", "")
-        return body
-
-    def before_email(body: dict[str, Any]) -> dict[str, Any]:
-        body.setdefault("email", "nobody@affiliate.invalid")
-        return body
-
-    sim = request_body(operation("POST", _REPORT + "/email"), before_email, b"{}")(sim)
-    return request_body(operation("POST", _UPLOAD), before_upload, b"{}")(sim)
-
-
 def _number_and_size(body: dict[str, Any]) -> dict[str, Any]:
     paging = body.get("paging")
     if isinstance(paging, dict):
@@ -96,5 +82,4 @@ VARIANTS: list[Variant] = [
         _attr(put_requires_all=True)),
     variant("unzip-any-mime", "unzip takes any mime_type and unzips the archive")(
         request_body(_unzip_asked, lambda body: {**body, "mime_type": "application/zip"})),
-    variant("lenient-bodies", "the email endpoint and the upload take defaults for missing members")(_lenient_bodies),
 ]
