@@ -87,10 +87,6 @@ def _coerce(name: str, kind: type, empty: Any) -> Callable[[dict[str, Any]], dic
     return edit
 
 
-def _traced(request: Request) -> bool:
-    return request.header("x-request-id") is not None
-
-
 def _abi_unparsable(request: Request) -> bool:
     if request.path != BYTECODE:
         return False
@@ -129,8 +125,6 @@ FAULTS: list[Fault] = [
         status(_wallet_form, 400, when=200, body={"message": "walletId is not supported"})),
     fault("create-date-without-zone", "createDate carries no UTC designator")(
         response_body(RECORD, in_record(_set("createDate", "2027-01-15T08:00:00")))),
-    fault("abi-json-not-json", "abiJson is not JSON")(
-        response_body(RECORD, in_record(_set("abiJson", "ERC20 standard ABI")))),
     fault("drops-implementation-contract", "the record lacks implementationContract")(
         response_body(RECORD, in_record(lambda r: r.pop("implementationContract", None) and None))),
     fault("other-constructor-default",
@@ -139,8 +133,6 @@ FAULTS: list[Fault] = [
     fault("coerces-constructor-parameters",
           "constructorParameters of another type is read as []")(
         request_body(_estimate_under(BYTECODE), _coerce("constructorParameters", list, []))),
-    fault("refuses-request-id", "a call carrying X-Request-Id is refused with 400")(
-        status(_traced, 400, body={"message": "unexpected header X-Request-Id"})),
     fault("list-not-served", "GET list contracts answers 404")(
         status(operation("GET", "/v1/w3s/contracts"), 404, body={"message": "not found"})),
     # Issue 21: 422-for-non-hex-bytecode became an allowed variant (the document lists 400 for the
