@@ -104,6 +104,9 @@ _GENERIC = (
     "conformance.checks.derived",
     "conformance.checks.effects",
     "conformance.checks.filters",
+    "conformance.checks.lifecycle",
+    "conformance.checks.rates",
+    "conformance.checks.counters",
 )
 _loaded = False
 

@@ -141,8 +141,9 @@ class Steps:
                 body = with_member(body, dotted, MISSING)
         return body
 
-    def send(self, step: dict[str, Any], body: Any = _ABSENT) -> Done:
-        """Send ``step`` (with ``body`` instead of its own when given) and remember it by name."""
+    def send(self, step: dict[str, Any], body: Any = _ABSENT, *, backoff: bool = True) -> Done:
+        """Send ``step`` (with ``body`` instead of its own when given) and remember it by name;
+        ``backoff=False`` hands a 429 back as it came (a check of the rate limit itself)."""
         operation = step["call"]
         sent = self.body(step) if body is _ABSENT else body
         if "path" in step:
@@ -155,7 +156,7 @@ class Steps:
         if step.get("query"):
             kwargs["params"] = self.resolve(step["query"])
         how = auth_as(step["as"]) if "as" in step else self._auth
-        exchange = self.ctx.call(operation, auth=how, path_values=path, **kwargs)
+        exchange = self.ctx.call(operation, auth=how, path_values=path, backoff=backoff, **kwargs)
         done = Done(step, sent, exchange)
         if step.get("name"):
             self.done[step["name"]] = done

@@ -1,6 +1,7 @@
-"""Scenario checks of outreach campaigns, warm-up, emails and routes: state read through get,
-mark-as-read's two documented methods, and every endpoint of the table (and of the version-1
-mapping) being served (the starting_after walk is the core paging-walk)."""
+"""Scenario checks of outreach: campaign state read through get after activate and pause, and
+mark-as-read's two documented methods. The rest is core: read-only fields, updates and deletes
+read back (read-only-ignored, read-after-write), what keys of an undefined grant get (gap-probe),
+the starting_after walk (paging-walk), the rate limit on creation (rate-limit)."""
 
 from __future__ import annotations
 

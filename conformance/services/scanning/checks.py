@@ -26,7 +26,7 @@ from conformance.transport.model import Exchange
 __all__ = [
     "ADD", "API_INFO", "AS", "CREDIT_FIELDS", "HOST", "OPERATIONS", "ORG", "PATH_VALUES", "REMOVE", "SEARCH",
     "STRING", "balance", "balance_drift", "component", "observe_spent", "expect_ok", "expect_refused",
-    "expect_shape", "filter_query", "has_member", "once", "product", "sample_hosts", "sample_query", "spent_since",
+    "expect_shape", "has_member", "once", "product", "sample_hosts", "sample_query", "spent_since",
 ]
 
 API_INFO = "GET /api-info"
@@ -117,11 +117,6 @@ def observe_spent(ctx: CheckContext, spent: dict[str, Any], what: str) -> None:
 def sample_query(ctx: CheckContext) -> str:
     """The target setting SAMPLE_QUERY, else the catalogue's default (settings.sample_query)."""
     return ctx.optional("SAMPLE_QUERY") or str(ctx.contract.settings["sample_query"])
-
-
-def filter_query(ctx: CheckContext) -> str:
-    """The target setting FILTER_QUERY (a query with one filter term), else the rule's query."""
-    return ctx.optional("FILTER_QUERY") or str(ctx.rule.params["query"])
 
 
 def sample_hosts(ctx: CheckContext, limit: int) -> list[str]:
