@@ -75,7 +75,7 @@ class _Meter:
             value = body.get(member) if isinstance(body, dict) else None
             expect(isinstance(value, (int, float)) and not isinstance(value, bool), self.ctx.rule.id,
                    f"{why}: {member} is {value!r}", exchange=exchange, expected=f"{member}: a number")
-            counts[member] = value
+            counts[member] = value if isinstance(value, (int, float)) else 0  # a number: held just above
         return counts
 
     def spent(self, step: dict[str, Any]) -> tuple[Exchange, Any, Counts]:

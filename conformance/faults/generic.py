@@ -44,9 +44,11 @@ from conformance.contract import Contract, Rule
 from conformance.contract.derive import FORMAT_MISSES, MISSING, field_probes
 from conformance.faults.answers import answer_faults
 from conformance.faults.base import Fault, derived_fault, on_request, on_response, path_pattern
+from conformance.faults.counters import counter_faults
 from conformance.faults.edits import edit_faults
 from conformance.faults.effects import effect_faults
 from conformance.faults.headers import header_faults
+from conformance.faults.lifecycle import lifecycle_faults
 from conformance.faults.members import member_faults
 from conformance.faults.paging import paging_faults
 from conformance.faults.toolkit import any_request, operations
@@ -142,7 +144,8 @@ def generic_faults(contract: Contract) -> list[Fault]:
     return (faults + derived_faults(contract) + credential_faults(contract) + route_faults(contract)
             + mistake_faults(contract) + member_faults(contract) + answer_faults(contract)
             + header_faults(contract)
-            + paging_faults(contract) + edit_faults(contract) + effect_faults(contract))
+            + paging_faults(contract) + edit_faults(contract) + effect_faults(contract)
+            + lifecycle_faults(contract) + counter_faults(contract))
 
 
 def _rendered(node: Any, seeded: dict[str, str]) -> Any:

@@ -15,6 +15,7 @@ import pytest
 from conformance.checks.counters import counter_delta
 from conformance.contract import Conflict, Contract, Rule
 from conformance.errors import ContractFailure, RuleSkipped
+from conformance.faults.counters import counter_faults
 from conformance.transport.model import Request, Response
 from tests.checks.server import context
 
@@ -121,3 +122,18 @@ def test_a_free_call_charged_fails() -> None:
 def test_counters_moving_on_their_own_are_skipped() -> None:
     with pytest.raises(RuleSkipped, match="moved unevenly"):
         run(Metered(break_="shared"), FILTERED)
+
+
+# -- the derived fault (faults/counters.py): caught on the same server ----------------------
+@pytest.mark.parametrize("measure", [FILTERED, PAGED, SCAN, BOTH,
+                                     {"charged": {"call": "GET /search", "query": {"query": "plain"}}, "falls_by": {}}])
+def test_charge_off_by_one_is_caught_and_the_clean_server_passes(measure: dict[str, Any]) -> None:
+    rule = Rule(id="demo.credits.cost", kind="cost", statement="s", source=None,  # type: ignore[arg-type]
+                operation="GET /search", params={**COUNTER, "observes": CONFLICT.id, "measures": [measure]})
+    contract = Contract("demo", "demo", OPENAPI, [rule], [], [CONFLICT], {})
+    (fault,) = counter_faults(contract)
+    assert fault.name == "charge-off-by-one:credits.cost" and fault.breaks == rule.id
+    counter_delta(context(contract, rule, Metered().handle, {"FILTER_QUERY": "product:x"}))
+    with pytest.raises(ContractFailure):
+        counter_delta(context(contract, rule, fault.apply(Metered()).handle,  # type: ignore[arg-type]
+                              {"FILTER_QUERY": "product:x"}))

@@ -16,6 +16,7 @@ import pytest
 from conformance.checks.lifecycle import lifecycle
 from conformance.contract import Conflict, Contract, Rule
 from conformance.errors import ContractFailure, RuleSkipped, SkipKind
+from conformance.faults.lifecycle import lifecycle_faults
 from conformance.transport.model import Request, Response
 from tests.checks.server import context
 
@@ -153,3 +154,35 @@ def test_a_failing_case_without_its_setting_is_skipped() -> None:
     with pytest.raises(RuleSkipped) as skipped:
         lifecycle(context(contract, rule, Jobs().handle))
     assert skipped.value.kind is SkipKind.CREDENTIAL_MISSING
+
+
+# -- the derived faults (faults/lifecycle.py): each one caught on the same server ------------
+FAULTED = {"then_polls": 2, "cases": [{"ends": "done", "present": ["url"]}, FAILING], "absent": ["warnings"],
+           "shows": {"id": "{$start.answer.id}"}}
+
+
+def _rule(**params: Any) -> Rule:
+    return Rule(id="demo.jobs.lifecycle", kind="state", statement="s", source=None,  # type: ignore[arg-type]
+                operation="GET /jobs/{id}", params={**BASE, **params})
+
+
+def test_every_derived_fault_is_caught_and_the_clean_server_passes() -> None:
+    rule = _rule(**FAULTED)
+    contract = Contract("demo", "demo", OPENAPI, [rule], [], [], {})
+    faults = lifecycle_faults(contract)
+    assert sorted(f.name.split(":")[0] for f in faults) == [
+        "final-member-dropped", "final-state-left", "member-on-poll", "shown-member-changed"]
+    lifecycle(context(contract, rule, Jobs().handle, {"FAIL_INPUT": "FAIL"}))
+    for fault in faults:
+        assert fault.breaks == rule.id
+        with pytest.raises(ContractFailure):
+            lifecycle(context(contract, rule, fault.apply(Jobs()).handle, {"FAIL_INPUT": "FAIL"}))  # type: ignore[arg-type]
+
+
+def test_a_job_left_final_reads_as_the_first_state_that_is_not_final() -> None:
+    rule = _rule(then_polls=1)
+    (fault,) = lifecycle_faults(Contract("demo", "demo", OPENAPI, [rule], [], [], {}))
+    with pytest.raises(ContractFailure, match="left its final state 'done'") as failed:
+        lifecycle(context(Contract("demo", "demo", OPENAPI, [rule], [], [], {}), rule,
+                          fault.apply(Jobs()).handle))  # type: ignore[arg-type]
+    assert failed.value.exchange is not None and b'"pending"' in failed.value.exchange.response.body

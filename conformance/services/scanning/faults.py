@@ -199,8 +199,6 @@ FAULTS: list[Fault] = [
         _default_page(_SEARCH, "2")),
     fault("dns-default-page-2", "a DNS domain lookup without page serves page 2")(
         _default_page(path(r"^/dns/domain/[^/]+$", "GET"), "2")),
-    fault("count-charges-credit",
-          "host count takes a query credit")(_refund(_COUNT, "query_credits", lambda r, b: -1)),
     fault("key-from-header",
           "a key sent only in a `key` header is accepted")(on_request(_header_key)),
     fault("error-without-error",
