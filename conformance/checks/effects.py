@@ -14,7 +14,10 @@ what its answer must be:
   (does not hold) ``v``, or an object whose member ``k`` is ``v``: added, then removed;
   ``as_text: true`` compares as text (a setting, always text, naming a numeric id: 3 and 3.0 are "3");
 * ``restore: true``: sent to leave the target as found, never judged; ``when: {step, contains}``
-  sends it only where that step's answer held the value.
+  sends it only where that step's answer held the value;
+* ``has`` / ``lacks: [member, ...]``: the answer holds (does not hold) each member (``data.0``: an
+  array with an item); ``needs``: the same as ``has``, but an answer without them leaves nothing
+  to judge on this target (a host without banners): the rule is skipped, never passed.
 
 ``read-only-ignored`` is the write of a read-only member: each ``probes`` member is sent with a
 value the target did not choose itself; the write is refused (a 4xx after the control write was
@@ -54,6 +57,9 @@ _JUDGED_STEP: dict[str, Any] = {
         "excludes": _MATCH,
         "restore": {"type": "boolean"},
         "valid": {"type": "boolean"},
+        "has": _MEMBERS,
+        "lacks": _MEMBERS,
+        "needs": _MEMBERS,
         "when": {"type": "object", "properties": {"step": {"type": "string"}, "contains": _MATCH},
                  "required": ["step", "contains"], "additionalProperties": False},
     },
@@ -110,9 +116,21 @@ def _echoed(steps: Steps, step: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _held(answer: Any, member: str) -> bool:
+    try:
+        dig(answer, member)
+    except KeyError:
+        return False
+    return True
+
+
 def _judge(ctx: CheckContext, steps: Steps, done: Done) -> None:
     step, rule_id, exchange = done.step, ctx.rule.id, done.exchange
     label = f"{step.get('name') or step['call']} ({step['call']})"
+    if 200 <= exchange.response.status < 300:
+        missing = [m for m in step.get("needs") or [] if not _held(done.answer, m)]
+        if missing:
+            ctx.skip(f"{label} answered without {', '.join(missing)}: nothing to judge on this target")
     if "expect" in step:
         expected = step["expect"]
         why = f"{label}: the resource must no longer be served" if expected == "gone" else label
@@ -135,6 +153,11 @@ def _judge(ctx: CheckContext, steps: Steps, done: Done) -> None:
             got = "(absent)"
         expect(got == value, rule_id, f"after {label}, {member} is {got!r}", exchange=exchange,
                expected=f"{member} = {value!r}, the effect of the write")
+    for key, present in (("has", True), ("lacks", False)):
+        for member in step.get(key) or []:
+            expect(_held(answer, member) == present, rule_id,
+                   f"after {label}, the answer {'lacks' if present else 'holds'} {member}", exchange=exchange,
+                   expected=f"{member} {'in' if present else 'not in'} the answer")
     for key, present in (("contains", True), ("excludes", False)):
         if key in step:
             match = step[key]

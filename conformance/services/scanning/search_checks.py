@@ -30,35 +30,9 @@ def _host(ctx: CheckContext, ip: str, **params: str) -> tuple[Exchange, dict[str
     return exchange, body
 
 
-@named("scanning/host-record-shape")
-def host_record_shape(ctx: CheckContext) -> None:
-    ip = sample_hosts(ctx, 1)[0]
-    exchange, body = _host(ctx, ip)
-    # The Host schema requires nothing (minify drops members); the full record has these.
-    for member in ("ip", "ip_str", "hostnames", "domains", "ports", "data"):
-        expect(member in body, ctx.rule.id, f"the host record of {ip} has no {member}",
-               exchange=exchange, expected=f"{member} in the (not minified) host record")
-    expect(body["ip_str"] == ip, ctx.rule.id, f"host lookup of {ip} answered ip_str {body['ip_str']!r}",
-           exchange=exchange, expected=f"ip_str {ip}")
-
-
 def _banners(body: dict[str, Any]) -> list[Any]:
     data = body.get("data")
     return data if isinstance(data, list) else []
-
-
-@named("scanning/host-minify")
-def host_minify(ctx: CheckContext) -> None:
-    ip = sample_hosts(ctx, 1)[0]
-    exchange, full = _host(ctx, ip)
-    expect(bool(_banners(full)), ctx.rule.id, f"by default (minify false) {ip} has no banners",
-           exchange=exchange, expected="banners in data by default")
-    exchange, small = _host(ctx, ip, minify=ctx.credential("BOOLEAN_TRUE"))
-    expect("ports" in small, ctx.rule.id, "minify=true dropped ports", exchange=exchange,
-           expected="ports and general host info")
-    expect(not _banners(small), ctx.rule.id,
-           f"minify=true still returned {len(_banners(small))} banners", exchange=exchange,
-           expected="no banners with minify=true")
 
 
 @named("scanning/host-history", params={"max_hosts": _COUNT}, required=("max_hosts",))
@@ -90,11 +64,6 @@ def host_history(ctx: CheckContext) -> None:
              f"(set {env_name(ctx.contract.service, 'SAMPLE_HISTORY')}=true when they have history)")
 
 
-_BANNER_TYPES: dict[str, type | tuple[type, ...]] = {
-    "port": (int, float), "transport": str, "data": str, "cpe": list, "opts": dict, "location": dict,
-}
-
-
 def _sample_banners(ctx: CheckContext) -> tuple[str, Exchange, list[Any]]:
     """The first sample host's banners (skip when it has none: nothing to check)."""
     ip = sample_hosts(ctx, 1)[0]
@@ -103,20 +72,6 @@ def _sample_banners(ctx: CheckContext) -> tuple[str, Exchange, list[Any]]:
     if not banners:
         ctx.skip(f"host {ip} has no banners on this target")
     return ip, exchange, banners
-
-
-@named("scanning/banner-shape")
-def banner_shape(ctx: CheckContext) -> None:
-    ip, exchange, banners = _sample_banners(ctx)
-    for i, banner in enumerate(banners):
-        # Which members every banner carries is not shown (gap banner-fields): types where present.
-        for member, kind in _BANNER_TYPES.items():
-            if member not in banner:
-                continue
-            expect(isinstance(banner.get(member), kind) and not isinstance(banner.get(member), bool),
-                   ctx.rule.id, f"banner {i} of {ip}: {member} is {banner.get(member)!r}",
-                   exchange=exchange, expected=f"{member} of the documented type")
-    # Types and the tcp/udp enum are in the Banner schema the host schema already applied.
 
 
 @named("scanning/metadata-key",

@@ -1,0 +1,75 @@
+"""``read-after-write`` steps holding members of an answer (``has``, ``lacks``, ``needs``), against a
+tiny host server: a record read by an id an earlier read listed carries the members a step names,
+and not those it must lack; an answer without what a step ``needs`` (a host without banners) is
+skipped, never passed; a server answering without a member it must have, or with one it must not,
+fails."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.checks.effects import read_after_write
+from conformance.contract import Contract, Rule
+from conformance.errors import ContractFailure, RuleSkipped, SkipKind
+from conformance.transport.model import Request, Response
+from tests.checks.server import context
+
+IP = {"name": "ip", "in": "path", "required": True, "schema": {"type": "string"}}
+OPENAPI: dict[str, Any] = {"openapi": "3.1.0", "paths": {
+    "/hosts": {"get": {"responses": {"200": {"description": "hosts"}}}},
+    "/hosts/{ip}": {"get": {"parameters": [IP], "responses": {"200": {"description": "a host"}}}},
+}}
+SEARCH = {"call": "GET /hosts", "name": "search", "expect": 200, "needs": ["matches.0.ip"]}
+HOST = {"call": "GET /hosts/{ip}", "path": {"ip": "{$search.answer.matches.0.ip}"}, "expect": 200}
+
+
+class Hosts:
+    """One host with banners; ``minify`` drops them. ``break_`` names one deviation."""
+
+    def __init__(self, break_: str = "", banners: int = 2, hosts: int = 1) -> None:
+        self.break_, self.banners, self.hosts = break_, banners, hosts
+
+    def handle(self, request: Request) -> Response:
+        if request.path == "/hosts":
+            return Response.json_response(200, {"matches": [{"ip": "192.0.2.1"}][: self.hosts]})
+        host: dict[str, Any] = {"ip": request.path.rsplit("/", 1)[1], "ports": [80],
+                                "data": [{"port": 80}] * self.banners}
+        if request.params.get("minify") == "true" and self.break_ != "minify-ignored":
+            host.pop("data")
+        if self.break_ == "no-ports":
+            host.pop("ports")
+        return Response.json_response(200, host)
+
+
+def run(server: Hosts, *steps: dict[str, Any]) -> None:
+    rule = Rule(id="demo.hosts.minify", kind="schema", statement="s", source=None,  # type: ignore[arg-type]
+                operation="GET /hosts/{ip}", params={"check": "read-after-write", "steps": [SEARCH, *steps]})
+    read_after_write(context(Contract("demo", "demo", OPENAPI, [rule], [], [], {}), rule, server.handle))
+
+
+MINIFY = [{**HOST, "has": ["data.0"]}, {**HOST, "query": {"minify": "true"}, "has": ["ports"], "lacks": ["data.0"]}]
+
+
+def test_a_host_with_the_members_passes() -> None:
+    run(Hosts(), *MINIFY)
+    run(Hosts(), {**HOST, "needs": ["data.0"], "has": ["ip", "ports", "data"]})
+
+
+@pytest.mark.parametrize(("break_", "message"), [("minify-ignored", "holds data.0"), ("no-ports", "lacks ports")])
+def test_a_host_without_what_it_must_have_or_with_what_it_must_lack_fails(break_: str, message: str) -> None:
+    with pytest.raises(ContractFailure, match=message):
+        run(Hosts(break_), *MINIFY)
+
+
+def test_a_default_answer_without_banners_fails_where_a_step_must_have_them() -> None:
+    with pytest.raises(ContractFailure, match="lacks data.0"):
+        run(Hosts(banners=0), *MINIFY)
+
+
+@pytest.mark.parametrize("server", [Hosts(banners=0), Hosts(hosts=0)], ids=["no-banners", "no-hosts"])
+def test_what_a_step_needs_missing_is_not_exercised(server: Hosts) -> None:
+    with pytest.raises(RuleSkipped, match="nothing to judge") as skipped:
+        run(server, {**HOST, "needs": ["data.0"]})
+    assert skipped.value.kind is SkipKind.NOT_EXERCISED
