@@ -16,8 +16,9 @@ what its answer must be:
 * ``restore: true``: sent to leave the target as found, never judged; ``when: {step, contains}``
   sends it only where that step's answer held the value;
 * ``has`` / ``lacks: [member, ...]``: the answer holds (does not hold) each member (``data.0``: an
-  array with an item); ``needs``: the same as ``has``, but an answer without them leaves nothing
-  to judge on this target (a host without banners): the rule is skipped, never passed.
+  array with an item; templates name members an earlier answer listed); ``needs``: the same as
+  ``has``, but an answer without them leaves nothing to judge on this target (a host without
+  banners): the rule is skipped, never passed.
 
 ``read-only-ignored`` is the write of a read-only member: each ``probes`` member is sent with a
 value the target did not choose itself; the write is refused (a 4xx after the control write was
@@ -128,7 +129,7 @@ def _judge(ctx: CheckContext, steps: Steps, done: Done) -> None:
     step, rule_id, exchange = done.step, ctx.rule.id, done.exchange
     label = f"{step.get('name') or step['call']} ({step['call']})"
     if 200 <= exchange.response.status < 300:
-        missing = [m for m in step.get("needs") or [] if not _held(done.answer, m)]
+        missing = [m for m in steps.resolve(step.get("needs") or []) if not _held(done.answer, m)]
         if missing:
             ctx.skip(f"{label} answered without {', '.join(missing)}: nothing to judge on this target")
     if "expect" in step:
@@ -154,7 +155,7 @@ def _judge(ctx: CheckContext, steps: Steps, done: Done) -> None:
         expect(got == value, rule_id, f"after {label}, {member} is {got!r}", exchange=exchange,
                expected=f"{member} = {value!r}, the effect of the write")
     for key, present in (("has", True), ("lacks", False)):
-        for member in step.get(key) or []:
+        for member in steps.resolve(step.get(key) or []):
             expect(_held(answer, member) == present, rule_id,
                    f"after {label}, the answer {'lacks' if present else 'holds'} {member}", exchange=exchange,
                    expected=f"{member} {'in' if present else 'not in'} the answer")

@@ -73,3 +73,18 @@ def test_what_a_step_needs_missing_is_not_exercised(server: Hosts) -> None:
     with pytest.raises(RuleSkipped, match="nothing to judge") as skipped:
         run(server, {**HOST, "needs": ["data.0"]})
     assert skipped.value.kind is SkipKind.NOT_EXERCISED
+
+
+def test_members_named_by_an_earlier_answer_are_held() -> None:
+    # The host's first port, as listed by the search, must key an entry of the answer's "by_port".
+    class Keyed(Hosts):
+        def handle(self, request: Request) -> Response:
+            if request.path == "/hosts":
+                return Response.json_response(200, {"matches": [{"ip": "192.0.2.1", "port": "80"}]})
+            by_port = {} if self.break_ == "unkeyed" else {"80": ["http"]}
+            return Response.json_response(200, {"by_port": by_port})
+
+    step = {**HOST, "has": ["by_port.{$search.answer.matches.0.port}"]}
+    run(Keyed(), step)
+    with pytest.raises(ContractFailure, match="lacks by_port.80"):
+        run(Keyed("unkeyed"), step)

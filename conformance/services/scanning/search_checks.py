@@ -5,12 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from jsonschema.exceptions import best_match
-
 from conformance.checks.context import CheckContext
-from conformance.checks.expect import expect, validator
+from conformance.checks.expect import expect
 from conformance.checks.registry import named
-from conformance.services.scanning.checks import HOST, SEARCH, STRING, component, expect_shape, product, sample_hosts
+from conformance.services.scanning.checks import HOST, SEARCH, STRING, expect_shape, product, sample_hosts
 from conformance.settings import env_name
 from conformance.transport.model import Exchange
 
@@ -118,20 +116,6 @@ def _facets(ctx: CheckContext, spec: str) -> tuple[Exchange, dict[str, Any]]:
     exchange = ctx.call(COUNT, params={"query": ctx.rule.params["query"], "facets": spec})
     body = expect_shape(ctx, exchange, COUNT, f"count with facets={spec}")
     return exchange, body["facets"]
-
-
-@named("scanning/facet-result-shape",
-       params={**_QUERY, "facet_source": STRING, "sample": _COUNT}, required=("query", "facet_source", "sample"))
-def facet_result_shape(ctx: CheckContext) -> None:
-    names = _facet_names(ctx)[: ctx.rule.params["sample"]]
-    exchange, facets = _facets(ctx, ",".join(names))
-    schema = component(ctx, "FacetResult")
-    for name in names:
-        expect(name in facets, ctx.rule.id, f"the requested facet {name!r} is not in facets",
-               exchange=exchange, expected=f"facets.{name}: [{{count, value}}]")
-        error = best_match(validator(ctx.contract, schema).iter_errors(facets[name]))
-        expect(error is None, ctx.rule.id, f"facets.{name}: {error.message if error else ''}",
-               exchange=exchange, expected="an array of {count: number, value: string}")
 
 
 @named("scanning/facet-count-suffix",
