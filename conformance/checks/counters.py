@@ -15,6 +15,13 @@ held to the body documented for its status, which types the ``members``), then f
 * ``readings`` instead of ``falls_by``: the alternatives of a conflict, each a ``falls_by``; the
   one the target shows is reported to the rule's ``observes``, any other fails.
 
+A measure of ``refused`` steps instead of ``charged`` holds each to a refusal (``checks/refusal.py``:
+the documented status, else any 4xx after ``control``, the same request made valid, was accepted;
+a step with another credential ``as`` is a credential variant; never a 5xx), each refusal's body
+to ``error_schema`` where given. The control is sent before the counters are read: what the
+refusals together cost is not shown anywhere, so it is reported to the rule's ``observes``, never
+judged.
+
 The document may not say that reading the counters is free: a steady cost per read (three reads
 with nothing between them, equal gaps) is measured and taken off; counters that move unevenly on
 their own (another client on a shared account) leave no way to attribute a cost, and the rule is
@@ -23,12 +30,16 @@ skipped, never passed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
+from conformance.checks.refusal import expect_accepted, expect_refused
 from conformance.checks.registry import named
 from conformance.checks.steps import STEP_SCHEMA, Steps
+from conformance.errors import ContractFileError
 from conformance.transport.model import Exchange
 
 __all__ = ["charged_amounts"]
@@ -37,10 +48,12 @@ _AMOUNT: dict[str, Any] = {"anyOf": [{"type": "number", "minimum": 0},
                                      {"type": "array", "items": {"type": "number", "minimum": 0}, "minItems": 1}]}
 _FALLS = {"type": "object", "additionalProperties": _AMOUNT}
 _MEASURE = {
-    "type": "object", "additionalProperties": False, "required": ["charged"],
-    "oneOf": [{"required": ["falls_by"]}, {"required": ["readings"]}],
+    "type": "object", "additionalProperties": False,
+    "oneOf": [{"required": ["charged", "falls_by"]}, {"required": ["charged", "readings"]},
+              {"required": ["refused", "control"]}],
     "properties": {"charged": STEP_SCHEMA, "less": STEP_SCHEMA, "falls_by": _FALLS,
-                   "readings": {"type": "array", "items": _FALLS, "minItems": 2}, "per_item_of": {"type": "string"}},
+                   "readings": {"type": "array", "items": _FALLS, "minItems": 2}, "per_item_of": {"type": "string"},
+                   "refused": {"type": "array", "items": STEP_SCHEMA, "minItems": 1}, "control": STEP_SCHEMA},
 }
 
 Counts = dict[str, float]
@@ -78,18 +91,55 @@ class _Meter:
             counts[member] = value if isinstance(value, (int, float)) else 0  # a number: held just above
         return counts
 
-    def spent(self, step: dict[str, Any]) -> tuple[Exchange, Any, Counts]:
-        """Send ``step``; what each counter fell by, less what a counter read itself costs."""
+    def metered(self, send: Callable[[], Any]) -> tuple[Any, Counts]:
+        """``send()``; what each counter fell by meanwhile, less what a counter read itself costs."""
         first, second, third = self.read(), self.read(), self.read()
         drift = {m: first[m] - second[m] for m in self.members}
         if any(second[m] - third[m] != drift[m] for m in self.members):
             self.ctx.skip(f"the counters {self.members} moved unevenly between three reads with nothing sent in "
                           f"between ({[first, second, third]}; a shared account?): a cost cannot be attributed")
-        done = self.steps.send(step)
+        sent = send()
+        after = self.read()
+        return sent, {m: third[m] - after[m] - drift[m] for m in self.members}
+
+    def spent(self, step: dict[str, Any]) -> tuple[Exchange, Any, Counts]:
+        """Send ``step``, which must succeed; what each counter fell by."""
+        done, spent = self.metered(partial(self.steps.send, step))
         expect_status(self.ctx.rule.id, done.exchange, success_statuses(self.ctx.contract, step["call"]) or 200,
                       f"the charged request ({step['call']})")
-        after = self.read()
-        return done.exchange, done.sent, {m: third[m] - after[m] - drift[m] for m in self.members}
+        return done.exchange, done.sent, spent
+
+
+def _error_schema(ctx: CheckContext) -> dict[str, Any] | None:
+    pointer = ctx.rule.params.get("error_schema")
+    if not pointer:
+        return None
+    schema = (ctx.contract.openapi.get("components") or {}).get("schemas", {}).get(pointer.rsplit("/", 1)[-1])
+    if schema is None:
+        raise ContractFileError(f"{ctx.rule.id}: error_schema {pointer} is not in openapi.yaml")
+    return dict(schema)
+
+
+def _refusals(ctx: CheckContext, steps: Steps, meter: _Meter, measure: dict[str, Any]) -> None:
+    """Each refused step refused after the control was accepted; their cost observed (module doc)."""
+    control = steps.send(measure["control"]).exchange
+    expect_accepted(ctx, control, f"{measure['control']['call']} (the control)")
+    schema = _error_schema(ctx)
+
+    def refuse() -> list[Exchange]:
+        answers = []
+        for step in measure["refused"]:
+            why = f"{step['call']} {step.get('body') or step.get('query') or ''}".rstrip()
+            got = expect_refused(ctx, why, lambda step=step: steps.send(step).exchange,  # type: ignore[misc]
+                                 control=lambda: control, credential_variant="as" in step)
+            if schema is not None:
+                expect_json_schema(ctx.rule.id, ctx.contract, got, schema, f"{why}: the refusal's body")
+            answers.append(got)
+        return answers
+
+    _, spent = meter.metered(refuse)
+    ctx.observed(f"{len(measure['refused'])} refused request(s) cost "
+                 + ", ".join(f"{m} {spent[m]}" for m in meter.members))
 
 
 def _matches(spent: Counts, want: Counts, members: list[str]) -> bool:
@@ -98,14 +148,19 @@ def _matches(spent: Counts, want: Counts, members: list[str]) -> bool:
 
 @named("counter-delta",
        params={"counter": STEP_SCHEMA, "members": {"type": "array", "items": {"type": "string"}, "minItems": 1},
-               "measures": {"type": "array", "items": _MEASURE, "minItems": 1}},
+               "measures": {"type": "array", "items": _MEASURE, "minItems": 1},
+               "error_schema": {"type": "string", "pattern": "^#/components/schemas/[A-Za-z0-9_.-]+$"}},
        required=("counter", "members", "measures"))
 def counter_delta(ctx: CheckContext) -> None:
     p = ctx.rule.params
     steps = Steps(ctx)
-    steps.guard([p["counter"], *(m[k] for m in p["measures"] for k in ("charged", "less") if k in m)])
+    steps.guard([p["counter"], *(m[k] for m in p["measures"] for k in ("charged", "less", "control") if k in m),
+                 *(step for m in p["measures"] for step in m.get("refused") or [])])
     meter = _Meter(ctx, steps)
     for measure in p["measures"]:
+        if "refused" in measure:
+            _refusals(ctx, steps, meter, measure)
+            continue
         base: Counts = {}
         if "less" in measure:
             less, _, base = meter.spent(measure["less"])

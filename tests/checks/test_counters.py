@@ -14,6 +14,7 @@ import pytest
 
 from conformance.checks.counters import counter_delta
 from conformance.contract import Conflict, Contract, Rule
+from conformance.contract.model import Gap
 from conformance.errors import ContractFailure, RuleSkipped
 from conformance.faults.counters import counter_faults
 from conformance.transport.model import Request, Response
@@ -137,3 +138,55 @@ def test_charge_off_by_one_is_caught_and_the_clean_server_passes(measure: dict[s
     with pytest.raises(ContractFailure):
         counter_delta(context(contract, rule, fault.apply(Metered()).handle,  # type: ignore[arg-type]
                               {"FILTER_QUERY": "product:x"}))
+
+
+# -- refusals whose cost is observed, never judged ----------------------------------------------
+GAP = Gap("demo.gap.refused-cost", "what a refused scan costs is not shown", None)  # type: ignore[arg-type]
+OPENAPI_ERRORS: dict[str, Any] = {**OPENAPI, "components": {"schemas": {
+    "Error": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}}}}}}
+REFUSED = {"control": {"call": "POST /scan", "body": {"ips": "192.0.2.1"}},
+           "refused": [{"call": "POST /scan", "body": {"ips": "not-an-ip"}},
+                       {"call": "POST /scan", "body": {"ips": 42}}]}
+
+
+class Refusing(Metered):
+    """Scans of what are not IPs refused with 400 {error}; ``break_`` names one deviation."""
+
+    def handle(self, request: Request) -> Response:
+        if request.path == "/scan":
+            ips = json.loads(request.body)["ips"]
+            valid = isinstance(ips, str) and ips[:1].isdigit() and ips.count(".") == 3
+            if self.break_ == "control-refused" or (not valid and self.break_ != "accepts-anything"):
+                if self.choice == "charges-refusals":
+                    self.balance["scan"] -= 1
+                if self.break_ == "crash":
+                    return Response.json_response(500, {"error": "boom"})
+                error = {"message": "bad ips"} if self.break_ == "bare" else {"error": "ips"}
+                return Response.json_response(400, error)
+        return super().handle(request)
+
+
+def run_refused(server: Metered) -> dict[str, str]:
+    rule = Rule(id="demo.scan.ips-invalid", kind="type", statement="s", source=None,  # type: ignore[arg-type]
+                operation="POST /scan", params={**COUNTER, "observes": GAP.id, "measures": [REFUSED],
+                                                "error_schema": "#/components/schemas/Error"})
+    ctx = context(Contract("demo", "demo", OPENAPI_ERRORS, [rule], [GAP], [], {}), rule, server.handle)
+    counter_delta(ctx)
+    return ctx.observations
+
+
+@pytest.mark.parametrize(("choice", "cost"), [("", "scan 0"), ("charges-refusals", "scan 2")])
+def test_refusals_pass_and_what_they_cost_is_observed(choice: str, cost: str) -> None:
+    assert run_refused(Refusing(choice=choice)) == {GAP.id: f"2 refused request(s) cost query 0, {cost}"}
+
+
+@pytest.mark.parametrize(("break_", "message"), [("accepts-anything", "got status 200"), ("crash", "got status 500"),
+                                                 ("bare", "the refusal's body")])
+def test_a_refusal_not_made_fails(break_: str, message: str) -> None:
+    with pytest.raises(ContractFailure, match=message):
+        run_refused(Refusing(break_))
+
+
+def test_a_control_refused_leaves_the_refusals_not_exercised() -> None:
+    with pytest.raises(RuleSkipped, match="control request not accepted"):
+        run_refused(Refusing("control-refused"))

@@ -24,9 +24,9 @@ from conformance.settings import env_name
 from conformance.transport.model import Exchange
 
 __all__ = [
-    "ADD", "API_INFO", "AS", "CREDIT_FIELDS", "HOST", "OPERATIONS", "ORG", "PATH_VALUES", "REMOVE", "SEARCH",
-    "STRING", "balance", "balance_drift", "component", "observe_spent", "expect_ok", "expect_refused",
-    "expect_shape", "has_member", "once", "product", "sample_hosts", "sample_query", "spent_since",
+    "ADD", "API_INFO", "CREDIT_FIELDS", "HOST", "OPERATIONS", "ORG", "PATH_VALUES", "REMOVE", "SEARCH",
+    "STRING", "balance", "balance_drift", "component", "expect_ok", "expect_refused",
+    "expect_shape", "has_member", "product", "sample_hosts", "sample_query",
 ]
 
 API_INFO = "GET /api-info"
@@ -39,7 +39,6 @@ CREDIT_FIELDS = ("query_credits", "scan_credits")
 
 # Param declarations shared by the scanning checks.
 STRING: dict[str, Any] = {"type": "string"}
-AS: dict[str, Any] = {"as": AUTH_AS_SCHEMA}
 OPERATIONS: dict[str, Any] = {"operations": {"type": "array", "items": STRING, "minItems": 1}}
 PATH_VALUES: dict[str, Any] = {"type": "object", "additionalProperties": STRING}
 
@@ -102,18 +101,6 @@ def balance_drift(ctx: CheckContext, how: AuthAs = DEFAULT) -> tuple[dict[str, A
     return third, drift
 
 
-def spent_since(ctx: CheckContext, before: dict[str, Any], drift: dict[str, Any],
-                how: AuthAs = DEFAULT) -> dict[str, Any]:
-    """What each balance fell by since ``before``, less the cost of the api-info read itself."""
-    after = balance(ctx, how)
-    return {f: before[f] - after[f] - drift[f] for f in CREDIT_FIELDS}
-
-
-def observe_spent(ctx: CheckContext, spent: dict[str, Any], what: str) -> None:
-    """What ``what`` cost, reported for ``gap`` (never judged)."""
-    ctx.observed(f"{what} cost " + ", ".join(f"{name} {spent[name]}" for name in CREDIT_FIELDS))
-
-
 def sample_query(ctx: CheckContext) -> str:
     """The target setting SAMPLE_QUERY, else the catalogue's default (settings.sample_query)."""
     return ctx.optional("SAMPLE_QUERY") or str(ctx.contract.settings["sample_query"])
@@ -139,33 +126,7 @@ def has_member(members: list[Any], user: str) -> bool:
     return any(isinstance(m, dict) and user in (m.get("username"), m.get("email")) for m in members)
 
 
-def once(send: Callable[[], Exchange]) -> Callable[[], Exchange]:
-    """``send`` at its first call; its exchange again after that (one control for many probes)."""
-    sent: list[Exchange] = []
-
-    def control() -> Exchange:
-        if not sent:
-            sent.append(send())
-        return sent[0]
-
-    return control
-
-
 # -- authentication and plans -----------------------------------------------------------
-@named("scanning/scan-needs-paid", params=AS, required=("as",))
-def scan_needs_paid(ctx: CheckContext) -> None:
-    operation = ctx.rule.operation
-    assert operation
-    how = auth_as(ctx.rule.params["as"])
-    body = ctx.contract.request_example(operation)
-    before, drift = balance_drift(ctx, how)
-    # The control (the same scan with the default, paid key) is charged to the paid account only.
-    expect_refused(ctx, f"a scan with {how.describe()}", lambda: ctx.call(operation, auth=how, json_body=body),
-                   control=lambda: ctx.call(operation, json_body=body), credential_variant=True)
-    # Whether a refused scan costs anything is not shown (gap refused-scan-cost): observed only.
-    observe_spent(ctx, spent_since(ctx, before, drift, how), "the refused scan")
-
-
 @named("scanning/org-needs-enterprise",
        params={**OPERATIONS, "control_as": AUTH_AS_SCHEMA, "member": STRING}, required=("operations", "control_as"))
 def org_needs_enterprise(ctx: CheckContext) -> None:

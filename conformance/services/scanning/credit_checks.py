@@ -9,7 +9,6 @@ its own (another client on a shared account) makes the attribution impossible: t
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from conformance.checks.context import CheckContext
@@ -20,11 +19,7 @@ from conformance.services.scanning.checks import (
     STRING,
     balance,
     balance_drift,
-    expect_refused,
     expect_shape,
-    observe_spent,
-    once,
-    spent_since,
 )
 from conformance.transport.model import Exchange
 
@@ -74,18 +69,3 @@ def scan_ips_forms(ctx: CheckContext) -> None:
                expected="one of the two documented readings accepted")
         expect_shape(ctx, bare, SCAN, "a scan with the ips object as the body")
         ctx.observed(1)
-
-
-@named("scanning/scan-ips-invalid",
-       params={**_BODIES, "valid_body": {"type": "object"}}, required=("bodies", "valid_body"))
-def scan_ips_invalid(ctx: CheckContext) -> None:
-    p = ctx.rule.params
-    # The control (the same scan with valid ips) is sent once, before the balance is read: it
-    # is charged, the refused scans must not be.
-    control = once(lambda: _scan(ctx, p["valid_body"]))
-    control()
-    before, drift = balance_drift(ctx)
-    for body in p["bodies"]:
-        expect_refused(ctx, f"a scan of ips {body['ips']!r}", partial(_scan, ctx, body), control=control)
-    # Whether a refused scan costs anything is not shown (gap refused-scan-cost): observed only.
-    observe_spent(ctx, spent_since(ctx, before, drift), "refused scans")
