@@ -5,7 +5,9 @@ read, and the rule fails when the effect is absent (issue 35, item 4).
 what its answer must be:
 
 * ``expect``: ``success`` (a documented 2xx, any 2xx where none is listed), ``gone`` (a 4xx:
-  the resource is no longer served; a 5xx is never that), or statuses;
+  the resource is no longer served; a 5xx is never that), ``refused`` (exactly the rule's
+  documented ``violation.status``, which a documented status needs no control to show; a rule
+  without one cannot say it), or statuses;
 * ``echoes: {of: <step>, members: [...]}``: the answer's members equal what step ``of`` sent
   (all members it sent when ``members`` is left out): an update persisted, a create kept;
 * ``shows: {member: value}``: the answer's member equals the (templated) value;
@@ -35,9 +37,10 @@ from typing import Any
 from conformance.auth.variants import AUTH_AS_SCHEMA
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
-from conformance.checks.refusal import expect_accepted
+from conformance.checks.refusal import documented_status, expect_accepted
 from conformance.checks.registry import named
 from conformance.checks.steps import STEP_SCHEMA, Done, Steps, Unresolved, dig
+from conformance.errors import ContractFileError
 
 __all__ = ["judged_members", "written_steps"]
 
@@ -49,7 +52,7 @@ _JUDGED_STEP: dict[str, Any] = {
     **STEP_SCHEMA,
     "properties": {
         **STEP_SCHEMA["properties"],
-        "expect": {"anyOf": [{"enum": ["success", "gone"]}, {"type": "integer"},
+        "expect": {"anyOf": [{"enum": ["success", "gone", "refused"]}, {"type": "integer"},
                              {"type": "array", "items": {"type": "integer"}}]},
         "echoes": {"type": "object", "properties": {"of": {"type": "string"}, "members": _MEMBERS},
                    "required": ["of"], "additionalProperties": False},
@@ -74,6 +77,12 @@ def _statuses(ctx: CheckContext, operation: str, expected: Any) -> set[int]:
         return success_statuses(ctx.contract, operation) or set(range(200, 300))
     if expected == "gone":
         return _GONE
+    if expected == "refused":
+        status = documented_status(ctx)
+        if status is None:
+            raise ContractFileError(f"{ctx.rule.id}: a step expects 'refused', but the rule documents no "
+                                    "violation.status")
+        return {status}
     return {expected} if isinstance(expected, int) else set(expected)
 
 

@@ -1,10 +1,11 @@
 """Faults derived from what a ``counter-delta`` rule says an operation costs (issue 30).
 
-``charge-off-by-one`` for every counter-delta rule: each request its first measure charges (the
-``charged`` step's operation, with the step's literal query values; a templated value matches
-any) costs one more of the member that measure charges (the first it names with a cost, else the
-first counter member, so a call documented free is charged one): the counter read answers that
-much less from then on. A check that did not attribute the cost exactly would pass it.
+``charge-off-by-one`` for every counter-delta rule that charges: each request its first charged
+measure sends (the ``charged`` step's operation, with the step's literal query values; a
+templated value matches any) costs one more of the member that measure charges (the first it
+names with a cost, else the first counter member, so a call documented free is charged one): the
+counter read answers that much less from then on. A check that did not attribute the cost
+exactly would pass it. Measures of refusals observe their cost and get no such fault.
 """
 
 from __future__ import annotations
@@ -33,14 +34,13 @@ def _charged(step: dict[str, Any]) -> Match:
     return match
 
 
-def _charged_member(rule: Rule) -> str:
-    measure = rule.params["measures"][0]
+def _charged_member(rule: Rule, measure: dict[str, Any]) -> str:
     amounts = charged_amounts(measure["falls_by"] if "falls_by" in measure else measure["readings"][0])
     return next((m for m, amount in amounts.items() if amount), rule.params["members"][0])
 
 
-def _one_more(rule: Rule, member: str) -> Any:
-    charged, counter = _charged(rule.params["measures"][0]["charged"]), operations([rule.params["counter"]["call"]])
+def _one_more(rule: Rule, measure: dict[str, Any], member: str) -> Any:
+    charged, counter = _charged(measure["charged"]), operations([rule.params["counter"]["call"]])
 
     def wrap(sim: Simulator) -> Simulator:
         extra = [0]  # what the fault has charged so far, on top of the simulator's own charges
@@ -66,8 +66,12 @@ def counter_faults(contract: Contract) -> list[Fault]:
     for rule in contract.rules:
         if rule.params.get("check") != "counter-delta":
             continue
-        member = _charged_member(rule)
-        call = rule.params["measures"][0]["charged"]["call"]
+        # Refusals' costs are observed, never judged: only a charged measure has a cost to put off.
+        measure = next((m for m in rule.params["measures"] if "charged" in m), None)
+        if measure is None:
+            continue
+        member = _charged_member(rule, measure)
         faults.append(derived_fault(f"charge-off-by-one:{rule.id.split('.', 1)[1]}", rule.id,
-                                    f"{call} costs one {member} more than the rule says")(_one_more(rule, member)))
+                                    f"{measure['charged']['call']} costs one {member} more than the rule says")(
+            _one_more(rule, measure, member)))
     return faults

@@ -190,3 +190,13 @@ def test_a_refusal_not_made_fails(break_: str, message: str) -> None:
 def test_a_control_refused_leaves_the_refusals_not_exercised() -> None:
     with pytest.raises(RuleSkipped, match="control request not accepted"):
         run_refused(Refusing("control-refused"))
+
+
+def test_a_rule_of_refusals_only_gets_no_charge_fault() -> None:
+    rule = Rule(id="demo.scan.ips-invalid", kind="type", statement="s", source=None,  # type: ignore[arg-type]
+                operation="POST /scan", params={**COUNTER, "observes": GAP.id, "measures": [REFUSED, SCAN]})
+    (fault,) = counter_faults(Contract("demo", "demo", OPENAPI_ERRORS, [rule], [GAP], [], {}))
+    assert "POST /scan costs one scan more" in fault.description
+    rule = Rule(id="demo.scan.ips-invalid", kind="type", statement="s", source=None,  # type: ignore[arg-type]
+                operation="POST /scan", params={**COUNTER, "observes": GAP.id, "measures": [REFUSED]})
+    assert counter_faults(Contract("demo", "demo", OPENAPI_ERRORS, [rule], [GAP], [], {})) == []

@@ -12,7 +12,7 @@ import pytest
 
 from conformance.checks.effects import read_after_write
 from conformance.contract import Contract, Rule
-from conformance.errors import ContractFailure, RuleSkipped, SkipKind
+from conformance.errors import ContractFailure, ContractFileError, RuleSkipped, SkipKind
 from conformance.transport.model import Request, Response
 from tests.checks.server import context
 
@@ -88,3 +88,31 @@ def test_members_named_by_an_earlier_answer_are_held() -> None:
     run(Keyed(), step)
     with pytest.raises(ContractFailure, match="lacks by_port.80"):
         run(Keyed("unkeyed"), step)
+
+
+def _refusal_rule(violation: dict[str, Any] | None) -> Rule:
+    return Rule(id="demo.hosts.invalid-ip", kind="error", statement="s", source=None,  # type: ignore[arg-type]
+                operation="GET /hosts/{ip}", violation=violation,
+                params={"check": "read-after-write",
+                        "steps": [{"call": "GET /hosts/{ip}", "path": {"ip": "not-an-ip"}, "expect": "refused"}]})
+
+
+@pytest.mark.parametrize(("status", "message"), [(404, ""), (410, "got status 410"), (400, "got status 400"),
+                                               (500, "crashed")])
+def test_expect_refused_is_exactly_the_documented_status(status: int, message: str) -> None:
+    rule = _refusal_rule({"status": 404})
+    ctx = context(Contract("demo", "demo", OPENAPI, [rule], [], [], {}), rule,
+                  lambda request: Response.json_response(status, {"error": "not an IP"}))
+    if not message:
+        read_after_write(ctx)
+        return
+    with pytest.raises(ContractFailure, match=message):
+        read_after_write(ctx)
+
+
+def test_expect_refused_without_a_documented_status_is_a_contract_file_error() -> None:
+    rule = _refusal_rule(None)
+    ctx = context(Contract("demo", "demo", OPENAPI, [rule], [], [], {}), rule,
+                  lambda request: Response.json_response(400, {"error": "not an IP"}))
+    with pytest.raises(ContractFileError, match="documents no violation.status"):
+        read_after_write(ctx)

@@ -155,18 +155,6 @@ def _restoring_order(ctx: CheckContext, operations: list[str], control_as: AuthA
 
 
 # -- errors -----------------------------------------------------------------------------
-@named("scanning/invalid-ip",
-       params={"invalid_ips": {"type": "array", "items": STRING, "minItems": 1}}, required=("invalid_ips",))
-def invalid_ip(ctx: CheckContext) -> None:
-    rule = ctx.rule
-    assert rule.operation and rule.where
-    operation, name = rule.operation, rule.where.split(".", 1)[1]
-    # The status is documented (violation.status): exactly that, so no control is needed.
-    for value in rule.params["invalid_ips"]:
-        expect_refused(ctx, f"host lookup of the invalid IP {value!r}",
-                       partial(ctx.call, operation, path_values={name: value}))
-
-
 def _placeholders(template: str) -> dict[str, str]:
     # Authentication is decided before the resource is looked up: any path value will do.
     return {part[1:-1]: "conformance-placeholder" for part in template.split("/")
