@@ -20,7 +20,11 @@ what its answer must be:
 * ``has`` / ``lacks: [member, ...]``: the answer holds (does not hold) each member (``data.0``: an
   array with an item; templates name members an earlier answer listed); ``needs``: the same as
   ``has``, but an answer without them leaves nothing to judge on this target (a host without
-  banners): the rule is skipped, never passed.
+  banners): the rule is skipped, never passed;
+* ``differs: {of: <step>, member}``: the answer's member differs from what step ``of`` answered
+  there (a state changed by the write between them);
+* ``skip_if_refused: true``: a 4xx to this step says the target's present state does not allow the
+  scenario (a setting names a resource in another state): skipped, never passed.
 
 ``read-only-ignored`` is the write of a read-only member: each ``probes`` member is sent with a
 value the target did not choose itself; the write is refused (a 4xx after the control write was
@@ -64,6 +68,9 @@ _JUDGED_STEP: dict[str, Any] = {
         "has": _MEMBERS,
         "lacks": _MEMBERS,
         "needs": _MEMBERS,
+        "differs": {"type": "object", "properties": {"of": {"type": "string"}, "member": {"type": "string"}},
+                    "required": ["of", "member"], "additionalProperties": False},
+        "skip_if_refused": {"type": "boolean"},
         "when": {"type": "object", "properties": {"step": {"type": "string"}, "contains": _MATCH},
                  "required": ["step", "contains"], "additionalProperties": False},
     },
@@ -137,6 +144,9 @@ def _held(answer: Any, member: str) -> bool:
 def _judge(ctx: CheckContext, steps: Steps, done: Done) -> None:
     step, rule_id, exchange = done.step, ctx.rule.id, done.exchange
     label = f"{step.get('name') or step['call']} ({step['call']})"
+    if step.get("skip_if_refused") and 400 <= exchange.response.status < 500:
+        ctx.skip(f"{label} answered {exchange.response.status}: the target's present state does not allow what "
+                 "the rule checks (a setting names a resource in another state)")
     if 200 <= exchange.response.status < 300:
         missing = [m for m in steps.resolve(step.get("needs") or []) if not _held(done.answer, m)]
         if missing:
@@ -168,6 +178,8 @@ def _judge(ctx: CheckContext, steps: Steps, done: Done) -> None:
             expect(_held(answer, member) == present, rule_id,
                    f"after {label}, the answer {'lacks' if present else 'holds'} {member}", exchange=exchange,
                    expected=f"{member} {'in' if present else 'not in'} the answer")
+    if "differs" in step:
+        _differs(ctx, steps, done, step["differs"], label)
     for key, present in (("contains", True), ("excludes", False)):
         if key in step:
             match = step[key]
@@ -175,6 +187,22 @@ def _judge(ctx: CheckContext, steps: Steps, done: Done) -> None:
             expect(_holds(answer, match, value) == present, rule_id,
                    f"after {label}, {value!r} is {'missing from' if present else 'still in'} {match['at']}",
                    exchange=exchange, expected=f"{value!r} {'in' if present else 'not in'} {match['at']}")
+
+
+def _differs(ctx: CheckContext, steps: Steps, done: Done, spec: dict[str, Any], label: str) -> None:
+    member, before = steps.resolve(spec["member"]), steps.done.get(spec["of"])
+    if before is None:
+        raise Unresolved(f"differs from {spec['of']!r}: no such step before")
+    try:
+        was: Any = dig(before.answer, member)
+    except KeyError:
+        raise Unresolved(f"step {spec['of']!r} answered no {member}") from None
+    try:
+        now: Any = dig(done.answer, member)
+    except KeyError:
+        now = "(absent)"
+    expect(now != was, ctx.rule.id, f"after {label}, {member} is still {was!r}", exchange=done.exchange,
+           expected=f"{member} other than {spec['of']}'s {was!r}, the effect of the write")
 
 
 @named("read-after-write",

@@ -107,6 +107,7 @@ _GENERIC = (
     "conformance.checks.lifecycle",
     "conformance.checks.rates",
     "conformance.checks.counters",
+    "conformance.checks.alternatives",
 )
 _loaded = False
 

@@ -42,6 +42,7 @@ from urllib.parse import parse_qsl, urlencode
 from conformance.auth.variants import INVALID_CREDENTIAL, render, scheme_location
 from conformance.contract import Contract, Rule
 from conformance.contract.derive import FORMAT_MISSES, MISSING, field_probes
+from conformance.faults.alternatives import alternative_faults
 from conformance.faults.answers import answer_faults
 from conformance.faults.base import Fault, derived_fault, on_request, on_response, path_pattern
 from conformance.faults.counters import counter_faults
@@ -145,7 +146,7 @@ def generic_faults(contract: Contract) -> list[Fault]:
             + mistake_faults(contract) + member_faults(contract) + answer_faults(contract)
             + header_faults(contract)
             + paging_faults(contract) + edit_faults(contract) + effect_faults(contract)
-            + lifecycle_faults(contract) + counter_faults(contract))
+            + lifecycle_faults(contract) + counter_faults(contract) + alternative_faults(contract))
 
 
 def _rendered(node: Any, seeded: dict[str, str]) -> Any:

@@ -116,3 +116,54 @@ def test_expect_refused_without_a_documented_status_is_a_contract_file_error() -
                   lambda request: Response.json_response(400, {"error": "not an IP"}))
     with pytest.raises(ContractFileError, match="documents no violation.status"):
         read_after_write(ctx)
+
+
+# -- a state a write changes, read before and after; a state that does not allow the scenario ----
+class Campaign:
+    def __init__(self, break_: str = "", state: int = 0) -> None:
+        self.break_, self.state = break_, state
+
+    def handle(self, request: Request) -> Response:
+        if request.path.endswith("/activate"):
+            if self.break_ == "cannot-activate":
+                return Response.json_response(409, {"error": "not from this state"})
+            self.state = 1
+            return Response(204, {}, b"")
+        if request.path.endswith("/pause"):
+            self.state = 1 if self.break_ == "pause-ignored" else 2
+            return Response(204, {}, b"")
+        return Response.json_response(200, {"id": "c1", "status": self.state})
+
+
+CAMPAIGN_API: dict[str, Any] = {"openapi": "3.1.0", "paths": {
+    "/c/{id}": {"get": {"parameters": [IP], "responses": {"200": {"description": "it"}}}},
+    "/c/{id}/activate": {"post": {"responses": {"2XX": {"description": "done"}}}},
+    "/c/{id}/pause": {"post": {"responses": {"2XX": {"description": "done"}}}}}}
+ACTIVATE_PAUSE = [
+    {"call": "POST /c/{id}/activate", "path": {"id": "c1"}, "expect": "success", "skip_if_refused": True},
+    {"call": "GET /c/{id}", "name": "active", "path": {"id": "c1"}, "expect": 200, "has": ["{FIELD}"]},
+    {"call": "POST /c/{id}/pause", "path": {"id": "c1"}, "expect": "success"},
+    {"call": "GET /c/{id}", "path": {"id": "c1"}, "expect": 200, "differs": {"of": "active", "member": "{FIELD}"}},
+]
+
+
+def run_campaign(server: Campaign) -> None:
+    rule = Rule(id="demo.c.activate-pause", kind="state", statement="s", source=None,  # type: ignore[arg-type]
+                operation="POST /c/{id}/activate", params={"check": "read-after-write", "steps": ACTIVATE_PAUSE})
+    read_after_write(context(Contract("demo", "demo", CAMPAIGN_API, [rule], [], [], {}), rule, server.handle,
+                             {"FIELD": "status"}))
+
+
+def test_a_state_the_write_changes_passes() -> None:
+    run_campaign(Campaign())
+
+
+def test_a_state_the_write_leaves_fails() -> None:
+    with pytest.raises(ContractFailure, match="status is still 1"):
+        run_campaign(Campaign("pause-ignored"))
+
+
+def test_a_refused_precondition_is_not_exercised() -> None:
+    with pytest.raises(RuleSkipped, match="answered 409: the target's present state") as skipped:
+        run_campaign(Campaign("cannot-activate"))
+    assert skipped.value.kind is SkipKind.NOT_EXERCISED

@@ -114,12 +114,6 @@ def _write_on_create(field: str) -> Callable[[Simulator], Simulator]:
     return apply
 
 
-def _neither_mark_read(request: Request) -> Request:
-    if request.path.endswith("/mark-as-read"):
-        request.method = "PUT"
-    return request
-
-
 FAULTS: list[Fault] = [
     fault("provider-code-8-refused",
           "provider_code 8 (AirMail) is refused")(request_body(_CREATE, _provider_8_refused, b"{}")),
@@ -165,6 +159,4 @@ FAULTS: list[Fault] = [
                       statuses=range(200, 300))),
     fault("activate-not-observable",
           "activate leaves the campaign paused")(on_request(_activate_is_pause)),
-    fault("mark-as-read-served-by-neither",
-          "mark-as-read answers neither POST nor PATCH")(on_request(_neither_mark_read)),
 ]
