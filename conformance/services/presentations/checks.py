@@ -1,19 +1,17 @@
 """Scenario checks of the presentation-generation service (volume 1, part B): the warning of a
-web image source and the folderIds count. The lifecycle of a generation (polled to a final state)
-is the core ``lifecycle`` check, the burst the core ``rate-limit``. Every number comes from the
-rule's params or the contract's schemas.
+web image source. The lifecycle of a generation (polled to a final state) is the core
+``lifecycle`` check, the burst the core ``rate-limit``, the folderIds count the core limit check
+over the ids of the FOLDER_IDS setting. Every number comes from the rule's params or the
+contract's schemas.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from conformance.checks.boundary import baseline, send_variant
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses
-from conformance.checks.refusal import refused_statuses
 from conformance.checks.registry import named
-from conformance.errors import SkipKind
 from conformance.transport.model import Exchange
 
 __all__: list[str] = []
@@ -49,25 +47,3 @@ def web_source_warning(ctx: CheckContext) -> None:
     expect(isinstance(warnings, str) and params["names"] in warnings, ctx.rule.id,
            "a web image source with a model gave no warning naming the ignored parameter",
            exchange=exchange, expected=f"warnings naming '{params['names']}'")
-
-
-@named("presentations/folder-ids-count")
-def folder_ids_count(ctx: CheckContext) -> None:
-    """folderIds "at most 10; ids from GET /folders": ten ids the target accepts (FOLDER_IDS;
-    whether an unlisted id is refused is not shown, gap lookup-ids-validated) are accepted, and
-    eleven are refused. Without an eleventh id of the setting, the eleventh is made up: it is
-    past the bound either way."""
-    rule = ctx.rule
-    assert rule.operation and rule.where
-    bound = ctx.contract.where_schema(rule.operation, rule.where)["maxItems"]
-    ids = [i.strip() for i in ctx.credential("FOLDER_IDS").split(",") if i.strip()]
-    if len(ids) < bound:
-        ctx.skip(f"FOLDER_IDS names {len(ids)} folder ids; the accepted edge needs {bound}",
-                 SkipKind.NOT_EXERCISED)
-    over = ids[:bound + 1] if len(ids) > bound else ids[:bound] + ["conformance-eleventh-folder"]
-    baseline(ctx, rule.operation)
-    ok = success_statuses(ctx.contract, rule.operation)
-    expect_status(rule.id, send_variant(ctx, ids[:bound]), ok,
-                  f"{rule.operation}: {bound} folder ids of FOLDER_IDS must be accepted")
-    expect_status(rule.id, send_variant(ctx, over), refused_statuses(ctx),
-                  f"{rule.operation}: {bound + 1} folder ids must be refused")
