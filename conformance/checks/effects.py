@@ -13,7 +13,8 @@ what its answer must be:
 * ``shows: {member: value}``: the answer's member equals the (templated) value;
 * ``valid: true``: the answer is valid under the body the contract documents for its status;
 * ``contains`` / ``excludes: {at: member, value: v, keys: [k...]}``: the array at ``at`` holds
-  (does not hold) ``v``, or an object whose member ``k`` is ``v``: added, then removed;
+  (does not hold) ``v``, or an object whose member ``k`` is ``v``: added, then removed; text at
+  ``at`` holds ``v`` as a part (a warning naming the parameter it is about);
   ``as_text: true`` compares as text (a setting, always text, naming a numeric id: 3 and 3.0 are "3");
 * ``restore: true``: sent to leave the target as found, never judged; ``when: {step, contains}``
   sends it only where that step's answer held the value;
@@ -98,6 +99,8 @@ def _holds(answer: Any, match: dict[str, Any], value: Any) -> bool:
         items = dig(answer, match["at"])
     except KeyError:
         return False
+    if isinstance(items, str) and not match.get("keys"):
+        return str(value) in items
     if not isinstance(items, list):
         return False
     same = _same_text if match.get("as_text") else _same

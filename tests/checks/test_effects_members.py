@@ -167,3 +167,32 @@ def test_a_refused_precondition_is_not_exercised() -> None:
     with pytest.raises(RuleSkipped, match="answered 409: the target's present state") as skipped:
         run_campaign(Campaign("cannot-activate"))
     assert skipped.value.kind is SkipKind.NOT_EXERCISED
+
+
+# -- text that must name a value (a warning naming the parameter it is about) ---------------------
+@pytest.mark.parametrize(("warnings", "message"), [("imageOptions.model is ignored", ""),
+                                                   ("Parameter 'model' was ignored.", ""),
+                                                   ("the source was ignored", "missing from warnings"),
+                                                   (None, "missing from warnings")])
+def test_text_contains_the_value(warnings: str | None, message: str) -> None:
+    step = {"call": "GET /hosts", "expect": 200, "needs": ["id"], "contains": {"at": "warnings", "value": "model"}}
+    rule = Rule(id="demo.hosts.warning", kind="schema", statement="s", source=None,  # type: ignore[arg-type]
+                operation="GET /hosts", params={"check": "read-after-write", "steps": [step]})
+    answer: dict[str, Any] = {"id": "g1"} if warnings is None else {"id": "g1", "warnings": warnings}
+    ctx = context(Contract("demo", "demo", OPENAPI, [rule], [], [], {}), rule,
+                  lambda request: Response.json_response(200, answer))
+    if not message:
+        read_after_write(ctx)
+        return
+    with pytest.raises(ContractFailure, match=message):
+        read_after_write(ctx)
+
+
+def test_an_answer_naming_nothing_is_not_judged() -> None:
+    step = {"call": "GET /hosts", "expect": "success", "needs": ["id"], "contains": {"at": "warnings", "value": "m"}}
+    rule = Rule(id="demo.hosts.warning", kind="schema", statement="s", source=None,  # type: ignore[arg-type]
+                operation="GET /hosts", params={"check": "read-after-write", "steps": [step]})
+    api = {"openapi": "3.1.0", "paths": {"/hosts": {"get": {"responses": {"201": {"description": "no body"}}}}}}
+    ctx = context(Contract("demo", "demo", api, [rule], [], [], {}), rule, lambda request: Response(201, {}, b""))
+    with pytest.raises(RuleSkipped, match="without id"):
+        read_after_write(ctx)

@@ -76,28 +76,28 @@ def test_bad_contract_files_fail_clearly(contract_copy: Path, file: str, old: st
     assert str(contract_copy) in str(info.value)
 
 
-F = ("check: presentations/web-source-warning, observes: presentations.conflict.create-status, "
-     "model: conformance-model, names: model}")
+F = "check: rate-limit, max_burst_requests: 200}"
+G = "observes: presentations.conflict.create-status"
 
 
 def _f(tail: str) -> str:
-    return F.replace("names: model}", tail)
+    return F.replace("max_burst_requests: 200}", tail)
 
 
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
         # Params are what the rule's check declares: a typo, a wrong type, a missing one.
-        (F, _f("nams: model}"), r"unknown params nams \(check .* takes: model, names\)"),
-        (F, _f("names: [model]}"), r"params.names: \['model'\] is not"),
-        (F, F.replace(", names: model}", "}"), r"'names' is a required property"),
+        (F, _f("max_burst_request: 200}"),
+         r"unknown params max_burst_request \(check rate-limit takes: max_burst_requests, request\)"),
+        (F, _f("max_burst_requests: two}"), r"params.max_burst_requests: 'two' is not"),
+        (F, F.replace(", max_burst_requests: 200}", "}"), r"'max_burst_requests' is a required property"),
         ("params: {check: invalid-bodies}", "params: {check: invalid-bodys}", "unknown check 'invalid-bodys'"),
         # The binding is data: a service's scenario check is named `<service>/<name>`, and only
         # that service's rules may name it; what it observes is a gap or conflict of the contract.
-        (F, F.replace("web-source-warning", "web-source-warnin"), "unknown check 'presentations/web-source-warnin'"),
-        (F, F.replace("presentations/web-source-warning", "social/cursor-walk"),
-         "names 'social/cursor-walk', a check of service 'social'"),
-        (F, F.replace("presentations.conflict.create-status", "presentations.conflict.create-state"),
+        (F, F.replace("rate-limit", "presentations/burts"), "unknown check 'presentations/burts'"),
+        (F, F.replace("rate-limit", "social/cursor-walk"), "names 'social/cursor-walk', a check of service 'social'"),
+        (G, G.replace("create-status", "create-state"),
          "params.observes presentations.conflict.create-state, not a gap or conflict of the contract"),
         ("params: {as: {invalid: true}}", "params: {as: {invalid: true, bogus: 1}}", r"params.as: .*bogus"),
     ],
