@@ -37,6 +37,7 @@ Every write's operation passes the live-target guard before the first step is se
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from conformance.auth.variants import AUTH_AS_SCHEMA
@@ -136,9 +137,30 @@ def _echoed(steps: Steps, step: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _held(answer: Any, member: str) -> bool:
+_DOT = re.compile(r"\.(?![^{}]*\})")  # a dot between members, not one inside a template
+
+
+def _member_path(steps: Steps, member: str) -> list[str]:
+    """The segments of a dotted member, each template resolved on its own: a value an earlier
+    answer listed may itself hold dots (a facet named ``bitcoin.ip``)."""
+    return [str(steps.resolve(part)) for part in _DOT.split(member) if part]
+
+
+def _at(answer: Any, path: list[str]) -> Any:
+    node = answer
+    for part in path:
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            raise KeyError(".".join(path))
+    return node
+
+
+def _held(answer: Any, path: list[str]) -> bool:
     try:
-        dig(answer, member)
+        _at(answer, path)
     except KeyError:
         return False
     return True
@@ -151,7 +173,8 @@ def _judge(ctx: CheckContext, steps: Steps, done: Done) -> None:
         ctx.skip(f"{label} answered {exchange.response.status}: the target's present state does not allow what "
                  "the rule checks (a setting names a resource in another state)")
     if 200 <= exchange.response.status < 300:
-        missing = [m for m in steps.resolve(step.get("needs") or []) if not _held(done.answer, m)]
+        paths = [_member_path(steps, m) for m in step.get("needs") or []]
+        missing = [".".join(path) for path in paths if not _held(done.answer, path)]
         if missing:
             ctx.skip(f"{label} answered without {', '.join(missing)}: nothing to judge on this target")
     if "expect" in step:
@@ -177,8 +200,9 @@ def _judge(ctx: CheckContext, steps: Steps, done: Done) -> None:
         expect(got == value, rule_id, f"after {label}, {member} is {got!r}", exchange=exchange,
                expected=f"{member} = {value!r}, the effect of the write")
     for key, present in (("has", True), ("lacks", False)):
-        for member in steps.resolve(step.get(key) or []):
-            expect(_held(answer, member) == present, rule_id,
+        for path in [_member_path(steps, m) for m in step.get(key) or []]:
+            member = ".".join(path)
+            expect(_held(answer, path) == present, rule_id,
                    f"after {label}, the answer {'lacks' if present else 'holds'} {member}", exchange=exchange,
                    expected=f"{member} {'in' if present else 'not in'} the answer")
     if "differs" in step:
@@ -193,15 +217,16 @@ def _judge(ctx: CheckContext, steps: Steps, done: Done) -> None:
 
 
 def _differs(ctx: CheckContext, steps: Steps, done: Done, spec: dict[str, Any], label: str) -> None:
-    member, before = steps.resolve(spec["member"]), steps.done.get(spec["of"])
+    path, before = _member_path(steps, spec["member"]), steps.done.get(spec["of"])
+    member = ".".join(path)
     if before is None:
         raise Unresolved(f"differs from {spec['of']!r}: no such step before")
     try:
-        was: Any = dig(before.answer, member)
+        was: Any = _at(before.answer, path)
     except KeyError:
         raise Unresolved(f"step {spec['of']!r} answered no {member}") from None
     try:
-        now: Any = dig(done.answer, member)
+        now: Any = _at(done.answer, path)
     except KeyError:
         now = "(absent)"
     expect(now != was, ctx.rule.id, f"after {label}, {member} is still {was!r}", exchange=done.exchange,

@@ -90,6 +90,21 @@ def test_members_named_by_an_earlier_answer_are_held() -> None:
         run(Keyed("unkeyed"), step)
 
 
+def test_a_listed_member_name_holding_dots_is_one_member() -> None:
+    # A facet the target lists as "bitcoin.ip" keys one entry, not a path two deep.
+    class Facets(Hosts):
+        def handle(self, request: Request) -> Response:
+            if request.path == "/hosts":
+                return Response.json_response(200, {"matches": [{"ip": "192.0.2.1", "facet": "bitcoin.ip"}]})
+            facets = {} if self.break_ == "missing" else {"bitcoin.ip": [{"count": 1, "value": "x"}]}
+            return Response.json_response(200, {"facets": facets})
+
+    step = {**HOST, "has": ["facets.{$search.answer.matches.0.facet}"]}
+    run(Facets(), step)
+    with pytest.raises(ContractFailure, match="lacks facets.bitcoin.ip"):
+        run(Facets("missing"), step)
+
+
 def _refusal_rule(violation: dict[str, Any] | None) -> Rule:
     return Rule(id="demo.hosts.invalid-ip", kind="error", statement="s", source=None,  # type: ignore[arg-type]
                 operation="GET /hosts/{ip}", violation=violation,
