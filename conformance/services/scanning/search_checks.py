@@ -1,4 +1,5 @@
-"""Scanning checks of host lookup, banners, search paging, count and facets."""
+"""Scanning checks of host lookups (history, banner metadata) and facet count suffixes. The host
+record, minify, banner and facet result shapes are core read-after-write steps."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect
 from conformance.checks.registry import named
-from conformance.services.scanning.checks import HOST, SEARCH, STRING, expect_shape, product, sample_hosts
+from conformance.services.scanning.checks import HOST, STRING, expect_shape, product, sample_hosts
 from conformance.settings import env_name
 from conformance.transport.model import Exchange
 
@@ -88,19 +89,11 @@ def metadata_key(ctx: CheckContext) -> None:
                expected=f"{key} with {', '.join(params['members'])}")
 
 
-# -- search paging ----------------------------------------------------------------------
-def _page(ctx: CheckContext, query: str, page: int) -> tuple[Exchange, dict[str, Any]]:
-    exchange = ctx.call(SEARCH, params={"query": query, "page": page})
-    return exchange, expect_shape(ctx, exchange, SEARCH, f"search {query!r} page {page}")
-
-
 def _identity(banner: Any) -> str:
     # Banners carry no documented id; these members together name one banner.
     if not isinstance(banner, dict):
         return json.dumps(banner, sort_keys=True)
     return json.dumps([banner.get(k) for k in ("ip_str", "port", "transport", "timestamp", "hash")])
-
-
 
 
 # -- facets -----------------------------------------------------------------------------
