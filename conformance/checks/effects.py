@@ -25,7 +25,9 @@ what its answer must be:
 * ``differs: {of: <step>, member}``: the answer's member differs from what step ``of`` answered
   there (a state changed by the write between them);
 * ``skip_if_refused: true``: a 4xx to this step says the target's present state does not allow the
-  scenario (a setting names a resource in another state): skipped, never passed.
+  scenario (a setting names a resource in another state): skipped, never passed;
+* ``any_case: true``: member names of the answer compared case-insensitively (header names a
+  server echoes, RFC 9110 section 5.1), for ``shows``, ``has`` and ``lacks``.
 
 ``read-only-ignored`` is the write of a read-only member: each ``probes`` member is sent with a
 value the target did not choose itself; the write is refused (a 4xx after the control write was
@@ -73,6 +75,7 @@ _JUDGED_STEP: dict[str, Any] = {
         "differs": {"type": "object", "properties": {"of": {"type": "string"}, "member": {"type": "string"}},
                     "required": ["of", "member"], "additionalProperties": False},
         "skip_if_refused": {"type": "boolean"},
+        "any_case": {"type": "boolean"},
         "when": {"type": "object", "properties": {"step": {"type": "string"}, "contains": _MATCH},
                  "required": ["step", "contains"], "additionalProperties": False},
     },
@@ -146,9 +149,11 @@ def _member_path(steps: Steps, member: str) -> list[str]:
     return [str(steps.resolve(part)) for part in _DOT.split(member) if part]
 
 
-def _at(answer: Any, path: list[str]) -> Any:
+def _at(answer: Any, path: list[str], any_case: bool = False) -> Any:
     node = answer
     for part in path:
+        if isinstance(node, dict) and any_case and part not in node:
+            part = next((key for key in node if isinstance(key, str) and key.casefold() == part.casefold()), part)
         if isinstance(node, dict) and part in node:
             node = node[part]
         elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
@@ -158,9 +163,9 @@ def _at(answer: Any, path: list[str]) -> Any:
     return node
 
 
-def _held(answer: Any, path: list[str]) -> bool:
+def _held(answer: Any, path: list[str], any_case: bool = False) -> bool:
     try:
-        _at(answer, path)
+        _at(answer, path, any_case)
     except KeyError:
         return False
     return True
@@ -194,7 +199,7 @@ def _judge(ctx: CheckContext, steps: Steps, done: Done) -> None:
     answer = done.answer
     for member, value in wanted.items():
         try:
-            got: Any = dig(answer, member)
+            got: Any = _at(answer, _member_path(steps, member), bool(step.get("any_case")))
         except KeyError:
             got = "(absent)"
         expect(got == value, rule_id, f"after {label}, {member} is {got!r}", exchange=exchange,
@@ -202,7 +207,7 @@ def _judge(ctx: CheckContext, steps: Steps, done: Done) -> None:
     for key, present in (("has", True), ("lacks", False)):
         for path in [_member_path(steps, m) for m in step.get(key) or []]:
             member = ".".join(path)
-            expect(_held(answer, path) == present, rule_id,
+            expect(_held(answer, path, bool(step.get("any_case"))) == present, rule_id,
                    f"after {label}, the answer {'lacks' if present else 'holds'} {member}", exchange=exchange,
                    expected=f"{member} {'in' if present else 'not in'} the answer")
     if "differs" in step:

@@ -211,3 +211,23 @@ def test_an_answer_naming_nothing_is_not_judged() -> None:
     ctx = context(Contract("demo", "demo", api, [rule], [], [], {}), rule, lambda request: Response(201, {}, b""))
     with pytest.raises(RuleSkipped, match="without id"):
         read_after_write(ctx)
+
+
+# -- a header sent, echoed back under a name of any case (RFC 9110: names are case-insensitive) --
+@pytest.mark.parametrize(("echo", "message"), [("X-Probe", ""), ("x-probe", ""), ("X-PROBE", ""),
+                                               (None, "X-Probe is '\\(absent\\)'")])
+def test_a_header_sent_comes_back_under_any_case(echo: str | None, message: str) -> None:
+    def handle(request: Request) -> Response:
+        sent = request.header("x-probe")
+        return Response.json_response(200, {"Host": "demo"} if echo is None else {echo: sent})
+
+    step = {"call": "GET /hosts", "headers": {"X-Probe": "probe-value"}, "expect": 200, "any_case": True,
+            "shows": {"X-Probe": "probe-value"}}
+    rule = Rule(id="demo.tools.echo", kind="state", statement="s", source=None,  # type: ignore[arg-type]
+                operation="GET /hosts", params={"check": "read-after-write", "steps": [step]})
+    ctx = context(Contract("demo", "demo", OPENAPI, [rule], [], [], {}), rule, handle)
+    if not message:
+        read_after_write(ctx)
+        return
+    with pytest.raises(ContractFailure, match=message):
+        read_after_write(ctx)

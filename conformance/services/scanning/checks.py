@@ -1,5 +1,5 @@
-"""Scenario checks of the internet-scanning service (volume 2, part B): shared helpers, keys,
-plans, errors, account and tools.
+"""Scenario checks of the internet-scanning service (volume 2, part B): shared helpers, the
+enterprise plan gate and the error body of every refusal.
 
 The other scanning checks live beside this module (``search_checks``, ``credit_checks``,
 ``dns_checks``) and import the helpers from here. Every number (page sizes, credit costs) and
@@ -188,17 +188,3 @@ def error_body(ctx: CheckContext) -> None:
         expect_json_schema(ctx.rule.id, ctx.contract, exchange, component(ctx, "Error"),
                            f"{exchange.request.method} {exchange.request.path} answered "
                            f"{exchange.response.status}")
-
-
-# -- tools ------------------------------------------------------------------------------
-@named("scanning/httpheaders-echo", params={"probe_header": STRING}, required=("probe_header",))
-def httpheaders_echo(ctx: CheckContext) -> None:
-    assert ctx.rule.operation
-    name = ctx.rule.params["probe_header"]
-    value = "conformance-probe-value"
-    exchange = ctx.call(ctx.rule.operation, headers={name: value})
-    body = expect_shape(ctx, exchange, ctx.rule.operation, "httpheaders")
-    echoed = {str(k).lower(): v for k, v in body.items()}
-    expect(echoed.get(name.lower()) == value, ctx.rule.id,
-           f"the header {name} the client sent is not in the answer", exchange=exchange,
-           expected=f"{name}: {value} among the echoed headers")
