@@ -26,6 +26,8 @@ what its answer must be:
   there (a state changed by the write between them);
 * ``skip_if_refused: true``: a 4xx to this step says the target's present state does not allow the
   scenario (a setting names a resource in another state): skipped, never passed;
+* ``only: [member, ...]``: the answer is an object with no member but these (an answer keyed by
+  what was asked holds nothing it was not asked);
 * ``any_case: true``: member names of the answer compared case-insensitively (header names a
   server echoes, RFC 9110 section 5.1), for ``shows``, ``has`` and ``lacks``.
 
@@ -76,6 +78,7 @@ _JUDGED_STEP: dict[str, Any] = {
                     "required": ["of", "member"], "additionalProperties": False},
         "skip_if_refused": {"type": "boolean"},
         "any_case": {"type": "boolean"},
+        "only": _MEMBERS,
         "when": {"type": "object", "properties": {"step": {"type": "string"}, "contains": _MATCH},
                  "required": ["step", "contains"], "additionalProperties": False},
     },
@@ -172,16 +175,14 @@ def _held(answer: Any, path: list[str], any_case: bool = False) -> bool:
 
 
 def _judge(ctx: CheckContext, steps: Steps, done: Done) -> None:
+    """The step's answer, judged in an order that says what each finding rests on: its status, its
+    documented body and what it must not hold come first; ``needs`` then decides whether the rest
+    (what it must hold or show) can be judged on this target at all."""
     step, rule_id, exchange = done.step, ctx.rule.id, done.exchange
     label = f"{step.get('name') or step['call']} ({step['call']})"
     if step.get("skip_if_refused") and 400 <= exchange.response.status < 500:
         ctx.skip(f"{label} answered {exchange.response.status}: the target's present state does not allow what "
                  "the rule checks (a setting names a resource in another state)")
-    if 200 <= exchange.response.status < 300:
-        paths = [_member_path(steps, m) for m in step.get("needs") or []]
-        missing = [".".join(path) for path in paths if not _held(done.answer, path)]
-        if missing:
-            ctx.skip(f"{label} answered without {', '.join(missing)}: nothing to judge on this target")
     if "expect" in step:
         expected = step["expect"]
         why = f"{label}: the resource must no longer be served" if expected == "gone" else label
@@ -193,13 +194,30 @@ def _judge(ctx: CheckContext, steps: Steps, done: Done) -> None:
         expect(schema is not None, rule_id, f"{label}: status {exchange.response.status} has no documented body",
                exchange=exchange, expected="a status whose body the contract documents")
         expect_json_schema(rule_id, ctx.contract, exchange, schema or {}, label)
+    answer = done.answer
+    if "only" in step:
+        asked = {str(steps.resolve(name)) for name in step["only"]}
+        stray = sorted(set(answer) - asked) if isinstance(answer, dict) else ["(not an object)"]
+        expect(not stray, rule_id, f"after {label}, the answer holds {stray}, which were not asked",
+               exchange=exchange, expected=f"members among {sorted(asked)}")
+    if 200 <= exchange.response.status < 300:
+        paths = [_member_path(steps, m) for m in step.get("needs") or []]
+        missing = [".".join(path) for path in paths if not _held(answer, path)]
+        if missing:
+            ctx.skip(f"{label} answered without {', '.join(missing)}: nothing to judge on this target")
+    _judge_members(ctx, steps, done, label)
+
+
+def _judge_members(ctx: CheckContext, steps: Steps, done: Done, label: str) -> None:
+    """What the answer must show, hold or lack, and how it compares with earlier answers."""
+    step, rule_id, exchange, answer = done.step, ctx.rule.id, done.exchange, done.answer
+    any_case = bool(step.get("any_case"))
     wanted = dict(steps.resolve(step.get("shows") or {}))
     if "echoes" in step:
         wanted.update(_echoed(steps, step))
-    answer = done.answer
     for member, value in wanted.items():
         try:
-            got: Any = _at(answer, _member_path(steps, member), bool(step.get("any_case")))
+            got: Any = _at(answer, _member_path(steps, member), any_case)
         except KeyError:
             got = "(absent)"
         expect(got == value, rule_id, f"after {label}, {member} is {got!r}", exchange=exchange,
@@ -207,7 +225,7 @@ def _judge(ctx: CheckContext, steps: Steps, done: Done) -> None:
     for key, present in (("has", True), ("lacks", False)):
         for path in [_member_path(steps, m) for m in step.get(key) or []]:
             member = ".".join(path)
-            expect(_held(answer, path, bool(step.get("any_case"))) == present, rule_id,
+            expect(_held(answer, path, any_case) == present, rule_id,
                    f"after {label}, the answer {'lacks' if present else 'holds'} {member}", exchange=exchange,
                    expected=f"{member} {'in' if present else 'not in'} the answer")
     if "differs" in step:

@@ -231,3 +231,32 @@ def test_a_header_sent_comes_back_under_any_case(echo: str | None, message: str)
         return
     with pytest.raises(ContractFailure, match=message):
         read_after_write(ctx)
+
+
+# -- an answer keyed by what was asked holds nothing else; strays are judged before `needs` -------
+@pytest.mark.parametrize(("answer", "outcome"), [
+    ({"192.0.2.1": ["a.example"]}, "pass"),
+    ({}, "skip"),  # nothing known about the IP asked: not exercised
+    ({"192.0.2.1": ["a.example"], "192.0.2.9": ["b.example"]}, "fail"),
+    ({"192.0.2.9": ["b.example"]}, "fail"),  # only a stray: a failure, not "nothing to judge"
+])
+def test_only_what_was_asked(answer: dict[str, Any], outcome: str) -> None:
+    asked = "{$search.answer.matches.0.ip}"
+    step = {"call": "GET /hosts/{ip}", "path": {"ip": asked}, "expect": 200, "only": [asked], "needs": [asked]}
+
+    def handle(request: Request) -> Response:
+        if request.path == "/hosts":
+            return Response.json_response(200, {"matches": [{"ip": "192.0.2.1"}]})
+        return Response.json_response(200, answer)
+
+    rule = Rule(id="demo.dns.reverse", kind="schema", statement="s", source=None,  # type: ignore[arg-type]
+                operation="GET /hosts/{ip}", params={"check": "read-after-write", "steps": [SEARCH, step]})
+    ctx = context(Contract("demo", "demo", OPENAPI, [rule], [], [], {}), rule, handle)
+    if outcome == "pass":
+        read_after_write(ctx)
+    elif outcome == "skip":
+        with pytest.raises(RuleSkipped, match="answered without 192.0.2.1"):
+            read_after_write(ctx)
+    else:
+        with pytest.raises(ContractFailure, match=r"holds \['192.0.2.9'\], which were not asked"):
+            read_after_write(ctx)
