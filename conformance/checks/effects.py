@@ -6,8 +6,10 @@ what its answer must be:
 
 * ``expect``: ``success`` (a documented 2xx, any 2xx where none is listed), ``gone`` (a 4xx:
   the resource is no longer served; a 5xx is never that), ``refused`` (exactly the rule's
-  documented ``violation.status``, which a documented status needs no control to show; a rule
-  without one cannot say it), or statuses;
+  documented ``violation.status``, which needs no control to show; without one, any 4xx after a
+  ``control`` step was accepted, and a rule with neither cannot say it), or statuses;
+* ``control: true``: the valid request a later refusal is compared with: it must be accepted, or
+  the refusal would show nothing (the rule is skipped, never passed);
 * ``echoes: {of: <step>, members: [...]}``: the answer's members equal what step ``of`` sent
   (all members it sent when ``members`` is left out): an update persisted, a create kept;
 * ``shows: {member: value}``: the answer's member equals the (templated) value;
@@ -77,6 +79,7 @@ _JUDGED_STEP: dict[str, Any] = {
         "differs": {"type": "object", "properties": {"of": {"type": "string"}, "member": {"type": "string"}},
                     "required": ["of", "member"], "additionalProperties": False},
         "skip_if_refused": {"type": "boolean"},
+        "control": {"type": "boolean"},
         "any_case": {"type": "boolean"},
         "only": _MEMBERS,
         "when": {"type": "object", "properties": {"step": {"type": "string"}, "contains": _MATCH},
@@ -87,17 +90,19 @@ _JUDGED_STEP: dict[str, Any] = {
 _GONE = set(range(400, 500))
 
 
-def _statuses(ctx: CheckContext, operation: str, expected: Any) -> set[int]:
+def _statuses(ctx: CheckContext, operation: str, expected: Any, controlled: bool = False) -> set[int]:
     if expected == "success":
         return success_statuses(ctx.contract, operation) or set(range(200, 300))
     if expected == "gone":
         return _GONE
     if expected == "refused":
         status = documented_status(ctx)
-        if status is None:
+        if status is not None:
+            return {status}
+        if not controlled:
             raise ContractFileError(f"{ctx.rule.id}: a step expects 'refused', but the rule documents no "
-                                    "violation.status")
-        return {status}
+                                    "violation.status and no control step was accepted before it")
+        return _GONE
     return {expected} if isinstance(expected, int) else set(expected)
 
 
@@ -174,7 +179,7 @@ def _held(answer: Any, path: list[str], any_case: bool = False) -> bool:
     return True
 
 
-def _judge(ctx: CheckContext, steps: Steps, done: Done) -> None:
+def _judge(ctx: CheckContext, steps: Steps, done: Done, controlled: bool = False) -> None:
     """The step's answer, judged in an order that says what each finding rests on: its status, its
     documented body and what it must not hold come first; ``needs`` then decides whether the rest
     (what it must hold or show) can be judged on this target at all."""
@@ -183,12 +188,14 @@ def _judge(ctx: CheckContext, steps: Steps, done: Done) -> None:
     if step.get("skip_if_refused") and 400 <= exchange.response.status < 500:
         ctx.skip(f"{label} answered {exchange.response.status}: the target's present state does not allow what "
                  "the rule checks (a setting names a resource in another state)")
+    if step.get("control"):
+        expect_accepted(ctx, exchange, f"{label}, the control")
     if "expect" in step:
         expected = step["expect"]
         why = f"{label}: the resource must no longer be served" if expected == "gone" else label
         expect(exchange.response.status < 500, rule_id, f"{label} crashed", exchange=exchange,
                expected="an answer below 500")
-        expect_status(rule_id, exchange, _statuses(ctx, step["call"], expected), why)
+        expect_status(rule_id, exchange, _statuses(ctx, step["call"], expected, controlled), why)
     if step.get("valid"):
         schema = ctx.contract.response_schema(step["call"], exchange.response.status)
         expect(schema is not None, rule_id, f"{label}: status {exchange.response.status} has no documented body",
@@ -263,13 +270,15 @@ def read_after_write(ctx: CheckContext) -> None:
     steps = Steps(ctx, ctx.rule.params.get("as"))
     declared: list[dict[str, Any]] = ctx.rule.params["steps"]
     steps.guard(declared)
+    controlled = False  # a control step was accepted: a refusal without a documented status can be told
     for step in declared:
         if step.get("restore"):
             _restore(steps, step)
             continue
         try:
             done = steps.send(step)
-            _judge(ctx, steps, done)
+            _judge(ctx, steps, done, controlled)
+            controlled = controlled or bool(step.get("control"))
         except Unresolved as missing:
             ctx.skip(f"{step['call']}: {missing}: nothing to read back on this target")
 

@@ -260,3 +260,48 @@ def test_only_what_was_asked(answer: dict[str, Any], outcome: str) -> None:
     else:
         with pytest.raises(ContractFailure, match=r"holds \['192.0.2.9'\], which were not asked"):
             read_after_write(ctx)
+
+
+# -- a refusal without a documented status: any 4xx, after a control step was accepted -----------
+ORG_API: dict[str, Any] = {"openapi": "3.1.0",
+                           "security": [{"key": []}],
+                           "components": {"securitySchemes": {"key": {"type": "apiKey", "in": "query", "name": "key",
+                                                                      "x-credential": "{API_KEY}"}}},
+                           "paths": {"/org": {"get": {"responses": {"200": {"description": "the org"}}}}}}
+GATED = [{"call": "GET /org", "as": {"swap": {"API_KEY": "BIG_KEY"}}, "control": True},
+         {"call": "GET /org", "expect": "refused"}]
+
+
+def run_gated(handle: Any, steps: list[dict[str, Any]]) -> None:
+    rule = Rule(id="demo.plan.org-needs-big", kind="error", statement="s", source=None,  # type: ignore[arg-type]
+                operation="GET /org", params={"check": "read-after-write", "steps": steps})
+    read_after_write(context(Contract("demo", "demo", ORG_API, [rule], [], [], {}), rule, handle,
+                             {"API_KEY": "small", "BIG_KEY": "big"}))
+
+
+def gate(small: int, big: int = 200) -> Any:
+    def handle(request: Request) -> Response:
+        status = big if request.params.get("key") == "big" else small
+        return Response.json_response(status, {"org": "o"} if status == 200 else {"error": "plan"})
+
+    return handle
+
+
+@pytest.mark.parametrize(("small", "message"), [(403, ""), (401, ""), (404, ""), (200, "got status 200"),
+                                                (500, "crashed")])
+def test_a_refusal_after_an_accepted_control(small: int, message: str) -> None:
+    if not message:
+        run_gated(gate(small), GATED)
+        return
+    with pytest.raises(ContractFailure, match=message):
+        run_gated(gate(small), GATED)
+
+
+def test_a_control_not_accepted_leaves_the_refusal_not_exercised() -> None:
+    with pytest.raises(RuleSkipped, match="control request not accepted"):
+        run_gated(gate(403, big=403), GATED)
+
+
+def test_a_refusal_without_a_control_or_a_documented_status_is_a_contract_file_error() -> None:
+    with pytest.raises(ContractFileError, match="no control step was accepted before it"):
+        run_gated(gate(403), GATED[1:])
