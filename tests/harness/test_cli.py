@@ -152,7 +152,7 @@ def test_rules_lists_each_rule_with_its_check(cli: CLI) -> None:
     assert "scanning.search.query-required" in proc.stdout
     # Each rule shows the check rules.yaml names (or its kind's): a core check by name, a
     # service's scenario check as <service>/<name>.
-    assert "kind:required" in proc.stdout and "scanning/org-needs-enterprise" in proc.stdout
+    assert "kind:required" in proc.stdout and "scanning/error-body" in proc.stdout
     assert "UNCHECKED" not in proc.stdout
     # Counts change as the catalogue does; the line's shape and "every rule has a check" do not.
     totals = re.search(r"(\d+) rules \((\d+) with a check, (\d+) of them by a core check, \d+ resting on a "
