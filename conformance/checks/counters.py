@@ -114,10 +114,11 @@ def _error_schema(ctx: CheckContext) -> dict[str, Any] | None:
     pointer = ctx.rule.params.get("error_schema")
     if not pointer:
         return None
-    schema = (ctx.contract.openapi.get("components") or {}).get("schemas", {}).get(pointer.rsplit("/", 1)[-1])
+    schemas = (ctx.contract.openapi.get("components") or {}).get("schemas", {})
+    schema: dict[str, Any] | None = schemas.get(pointer.rsplit("/", 1)[-1])
     if schema is None:
         raise ContractFileError(f"{ctx.rule.id}: error_schema {pointer} is not in openapi.yaml")
-    return dict(schema)
+    return schema  # the contract's own dict: validators are cached by its identity
 
 
 def _refusals(ctx: CheckContext, steps: Steps, meter: _Meter, measure: dict[str, Any]) -> None:
