@@ -22,9 +22,9 @@ from typing import Any
 
 from conformance.contract import Contract, Rule
 from conformance.faults.base import Fault, derived_fault
+from conformance.faults.broken import ANY, ENUM, TYPE, broken, merged, reaches
 from conformance.faults.edits import CHECK, edited_operations, edited_requests
 from conformance.faults.toolkit import Match, Wrap, operations, response_body
-from conformance.faults.broken import ANY, ENUM, TYPE, broken, merged, reaches
 from conformance.faults.toolkit import status as toolkit_status
 
 __all__ = ["answer_faults"]

@@ -13,11 +13,11 @@ from conformance.contract import Contract, Rule
 from conformance.contract.model import Source
 from conformance.faults.answers import answer_faults
 from conformance.faults.base import Fault
-from conformance.faults.crashes import refusal_crash_faults
-from conformance.faults.effects import effect_faults
-from conformance.faults.credentials import credential_unchecked_faults
-from conformance.faults.paging import paging_faults
 from conformance.faults.broken import ANY, ENUM, TYPE, broken, reaches
+from conformance.faults.crashes import refusal_crash_faults
+from conformance.faults.credentials import credential_unchecked_faults
+from conformance.faults.effects import effect_faults
+from conformance.faults.paging import paging_faults
 from conformance.transport.model import Request, Response
 
 SOURCE = Source("volume-0.md", "Endpoints", "A", "", "a")

@@ -81,13 +81,6 @@ def _other_conversion(sim: Simulator) -> Simulator:
     return on_request(before)(sim)
 
 
-def _reverse(key: str) -> Callable[[Any], Any]:
-    def edit(body: Any) -> Any:
-        body[key] = list(reversed(body[key]))
-        return body
-    return edit
-
-
 def _oldest_email(sim: Simulator) -> Simulator:
     original = sim.data.conversions  # type: ignore[attr-defined]
 

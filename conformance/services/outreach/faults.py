@@ -57,12 +57,6 @@ def _analytics_by_id(request: Request) -> bool:
     return operation("GET", "/api/v2/campaigns/analytics")(request) and "id" in request.params
 
 
-def _neither_mark_read(request: Request) -> Request:
-    if request.path.endswith("/mark-as-read"):
-        request.method = "PUT"
-    return request
-
-
 FAULTS: list[Fault] = [
     fault("provider-code-8-refused",
           "provider_code 8 (AirMail) is refused")(request_body(_CREATE, _provider_8_refused, b"{}")),
@@ -88,6 +82,4 @@ FAULTS: list[Fault] = [
           "the answer to an accounts:all create is truncated JSON")(on_response(_truncated_for_accounts_all)),
     fault("activate-not-observable",
           "activate leaves the campaign paused")(on_request(_activate_is_pause)),
-    fault("mark-as-read-served-by-neither",
-          "mark-as-read answers neither POST nor PATCH")(on_request(_neither_mark_read)),
 ]

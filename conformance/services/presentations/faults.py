@@ -16,13 +16,6 @@ _CREATE = operation("POST", "/v1.0/generations")
 _GENERATION = path(r"^/v1\.0/generations/")  # the status endpoint, by any method
 _STATUS_READ = path(r"^/v1\.0/generations/", "GET")
 _ANY_POST = path("", "POST")
-_CRASH = {"message": "internal error"}
-
-
-def _status_warnings(body: Any) -> Any:
-    if isinstance(body, dict):
-        body["warnings"] = "imageOptions.model is ignored for web image sources"
-    return body
 
 
 def _drop(key: str, when_status: str | None = None) -> Any:
@@ -31,19 +24,6 @@ def _drop(key: str, when_status: str | None = None) -> Any:
             body.pop(key, None)
         return body
     return edit
-
-
-def _reverts(sim: Simulator) -> Simulator:
-    seen: set[str] = set()
-
-    def edit(body: Any) -> Any:
-        if body.get("status") == "completed":
-            was_seen = body["generationId"] in seen
-            seen.add(body["generationId"])
-            if was_seen:
-                return {"generationId": body["generationId"], "status": "pending"}
-        return body
-    return response_body(_GENERATION, edit)(sim)
 
 
 def _unknown_status(body: Any) -> Any:
@@ -96,20 +76,12 @@ FAULTS: list[Fault] = [
     fault("omits-credits",
           "a completed generation has no credits object")(
         response_body(_STATUS_READ, _drop("credits", "completed"))),
-    fault("drops-export-url",
-          "exportUrl is missing although exportAs was given")(
-        response_body(_STATUS_READ, _drop("exportUrl"))),
-    fault("completed-reverts",
-          "a completed generation reads as pending on the next poll")(_reverts),
     fault("no-web-source-warning",
           "the create response never carries warnings")(
         response_body(_ANY_POST, _drop("warnings"))),
     fault("unknown-status-value",
           "a running generation reports status 'running', outside the enum")(
         response_body(_STATUS_READ, _unknown_status)),
-    fault("failed-without-error",
-          "a failed generation has no error object")(
-        response_body(_STATUS_READ, _drop("error", "failed"))),
     # From the second review: wrong servers that weaker checks once let pass.
     fault("coerces-num-cards-string",
           'numCards "7" (a string) is quietly read as 7')(request_body(_CREATE, _coerce_num_cards)),
@@ -125,8 +97,4 @@ FAULTS: list[Fault] = [
     fault("created-201-garbage",
           "generations are created with 201 and a body that is not {generationId}")(
         status(_CREATE, 201, when=200, body={"id": 42})),
-    # Issue 20 (statement index): the Generation table's warnings row.
-    fault("status-carries-warnings",
-          "the status endpoint repeats the create response's warnings in the Generation")(
-        response_body(_STATUS_READ, _status_warnings)),
 ]

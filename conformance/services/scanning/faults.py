@@ -162,8 +162,6 @@ def _paged_with_page(request: Request) -> bool:
 _INTERNAL_ERROR = {"error": "internal error"}
 
 FAULTS: list[Fault] = [
-    fault("count-charges-credit",
-          "host count takes a query credit")(_refund(_COUNT, "query_credits", lambda r, b: -1)),
     fault("error-without-error",
           "non-200 bodies say {message} instead of {error}")(response_body(any_request, _no_error_member, _NOT_200)),
     fault("facets-ignore-count",
