@@ -104,6 +104,8 @@ _GENERIC = (
     "conformance.checks.derived",
     "conformance.checks.effects",
     "conformance.checks.filters",
+    "conformance.checks.ordering",
+    "conformance.checks.selection",
 )
 _loaded = False
 

@@ -1,5 +1,5 @@
-"""Scenario checks of post analytics: fields, sort, timezone
-and guid-cursor walking (the one-year period, profile counts and the 10000-result cap are core checks)."""
+"""Scenario checks of post analytics: timezone and guid-cursor walking (the one-year period, profile
+counts, the 10000-result cap, fields and sort are core checks)."""
 
 from __future__ import annotations
 
@@ -31,60 +31,6 @@ def _utc(text: object) -> bool:
     except ValueError:
         return False
     return offset is not None and not offset
-
-
-@named("social/guid-only-default")
-def guid_only_default(ctx: CheckContext) -> None:
-    """The rule's operation (posts or messages) without fields: rows carry only guid."""
-    operation = ctx.rule.operation
-    assert operation
-    query = body(ctx, operation)
-    query.pop("fields", None)
-    rows, _ = rows_of(ctx, operation, query, f"{operation} without fields")
-    if not rows:
-        ctx.skip(f"the example's {operation} query returned no rows")
-    extra = sorted({k for row in rows for k in row} - {"guid", "metrics"})
-    expect(not extra and all("guid" in row for row in rows), ctx.rule.id,
-           f"without fields the rows carry {extra or 'no guid'}", expected="only guid (and the metrics object)")
-
-
-@named("social/fields-returned",
-       params={"fields": {"type": "array", "items": {"type": "string"}}}, required=("fields",))
-def fields_returned(ctx: CheckContext) -> None:
-    """The rule's operation (posts, topic messages) with ``fields``: each comes back as a key
-    (internal.* under an object), and the metrics object beside them."""
-    fields, operation = ctx.rule.params["fields"], ctx.rule.operation
-    assert operation
-    rows, _ = rows_of(ctx, operation, body(ctx, operation, fields=fields), f"{operation} with fields {fields}")
-    if not rows:
-        ctx.skip(f"the example's {operation} query returned no rows")
-    # A member a row has no value for may be left out of that row, not out of every row.
-    absent = [n for n in fields if "." not in n and not any(n in row for row in rows)]
-    expect(not absent, ctx.rule.id, f"no row carries the requested {absent}", expected="requested fields as keys")
-    for row in rows:
-        for name in fields:
-            top = name.split(".", 1)[0]
-            expect(name not in row or "." not in name, ctx.rule.id, f"{name} came back as a dotted key",
-                   expected=f"{name} nested under {top}")
-        expect("guid" in row and "metrics" in row and isinstance(row["metrics"], dict), ctx.rule.id,
-               f"a row lacks guid or the metrics object: {sorted(row)}", expected="requested fields plus metrics")
-    nested = [n for n in fields if "." in n]
-    expect(all(isinstance(rows[0].get(n.split(".", 1)[0]), dict) for n in nested) or not any(
-        n.split(".", 1)[0] in r for r in rows for n in nested), ctx.rule.id,
-        f"{nested} do not come back under an object", expected="internal.* nested under internal")
-
-
-@named("social/sort-order", params={"field": {"type": "string"}}, required=("field",))
-def sort_order(ctx: CheckContext) -> None:
-    name = ctx.rule.params["field"]
-    for direction in ("asc", "desc"):
-        rows, _ = rows_of(ctx, POSTS, body(ctx, POSTS, sort=[f"{name}:{direction}"]), f"sort {name}:{direction}")
-        got = [row.get(name) for row in rows]
-        if len(got) < 2 or None in got:
-            ctx.skip(f"sort {name}:{direction} returned {len(got)} rows with {name}: not enough to order")
-        want = sorted(got, key=_stamp, reverse=direction == "desc")
-        expect(got == want, ctx.rule.id, f"sort {name}:{direction} gave {got[:4]}...",
-               expected=f"{name} {'ascending' if direction == 'asc' else 'descending'}")
 
 
 @named("social/timezone-filters",

@@ -1,4 +1,5 @@
-"""Scenario checks of inbox messages: cursor paging, message ids, bare dates, post_type."""
+"""Scenario checks of inbox messages: message ids, bare dates, post_type (the default order is the core
+``rows-ordered``)."""
 
 from __future__ import annotations
 
@@ -101,20 +102,3 @@ def post_type_format(ctx: CheckContext) -> None:
         expect(value == value.upper() and value.startswith(network), ctx.rule.id,
                f"post_type {value!r} of a {row['network']} message", exchange=ctx.session.exchanges[-1],
                expected=f"upper case, prefixed by {network}")
-
-
-@named("social/default-order", params={"limit": _INT, "max_pages": _INT}, required=("limit", "max_pages"))
-def default_order(ctx: CheckContext) -> None:
-    """Without sort, messages come by created_time, newest first, across the cursor walk."""
-    query = body(ctx, MESSAGES, limit=ctx.rule.params["limit"])
-    query.pop("sort", None)
-    query["fields"] = sorted({*(query.get("fields") or []), "guid", "created_time"})
-    times = [r.get("created_time") for rows, _, _ in read_messages(ctx, query, ctx.rule.params["max_pages"])
-             for r in rows]
-    stamps = [datetime.fromisoformat(t.replace("Z", "+00:00")) for t in times if isinstance(t, str)]
-    if len(stamps) < 2:
-        ctx.skip(f"{len(stamps)} messages with created_time: not enough to order")
-    expect(len(stamps) == len(times), ctx.rule.id, "a message lacks created_time although it was requested",
-           exchange=ctx.session.exchanges[-1], expected="created_time on every row")
-    expect(stamps == sorted(stamps, reverse=True), ctx.rule.id, f"without sort created_time runs {times[:4]}...",
-           exchange=ctx.session.exchanges[-1], expected="created_time descending (the default)")
