@@ -106,6 +106,7 @@ _GENERIC = (
     "conformance.checks.filters",
     "conformance.checks.ordering",
     "conformance.checks.selection",
+    "conformance.checks.times",
 )
 _loaded = False
 

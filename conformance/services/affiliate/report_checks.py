@@ -1,4 +1,4 @@
-"""Scenario checks of the conversion report (volume 3, part C): formats, filters, defaults,
+"""Scenario checks of the conversion report (volume 3, part C): filters, defaults,
 and the 365-day / one-year window with its documented conflict.
 
 Dates come from the target's today (``common.today``: the TODAY setting), never from the harness's clock.
@@ -16,7 +16,6 @@ from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses
 from conformance.checks.registry import named
 from conformance.services.affiliate.common import (
-    DAYS,
     PAGED,
     REPORT,
     dated_body,
@@ -34,17 +33,6 @@ ABSENT = "conformance-absent-value"
 
 def _ids(rows: list[dict[str, Any]]) -> set[str]:
     return {r["conversion_id"] for r in rows}
-
-
-@named("affiliate/date-formats", params=DAYS, required=("days_back",))
-def date_formats(ctx: CheckContext) -> None:
-    end = today(ctx)
-    start = end - timedelta(days=ctx.rule.params["days_back"])
-    for label, first, last in (("YYYY-mm-DD", start.isoformat(), end.isoformat()),
-                               ("YYYY-mm-DD hh:mm:ss", f"{start} 00:00:00", f"{end} 00:00:00"),
-                               ("both forms mixed", start.isoformat(), f"{end} 12:30:00")):
-        body = dated_body(ctx, REPORT, **{"from": first, "to": last})
-        ok(ctx, ctx.call(REPORT, json_body=body), REPORT, f"from/to as {label}")
 
 
 def _row_value(row: dict[str, Any], resource_type: str) -> str:

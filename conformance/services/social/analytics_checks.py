@@ -1,5 +1,5 @@
-"""Scenario checks of post analytics: timezone and guid-cursor walking (the one-year period, profile
-counts, the 10000-result cap, fields and sort are core checks)."""
+"""Scenario checks of post analytics: timezone filters and guid-cursor walking (the one-year period,
+profile counts, the 10000-result cap, fields, sort and UTC output are core checks)."""
 
 from __future__ import annotations
 
@@ -19,18 +19,6 @@ _FILTERS = {"type": "array", "items": {"type": "string"}}
 
 def _stamp(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
-def _utc(text: object) -> bool:
-    """An ISO 8601 timestamp in UTC: "Z" or an offset of zero ("+00:00"); "ISO 8601 UTC" names
-    no spelling."""
-    if not isinstance(text, str) or "T" not in text:
-        return False
-    try:
-        offset = _stamp(text).utcoffset()
-    except ValueError:
-        return False
-    return offset is not None and not offset
 
 
 @named("social/timezone-filters",
@@ -53,21 +41,6 @@ def timezone_filters(ctx: CheckContext) -> None:
         ctx.skip(f"no posts on {day} in {zone}: nothing to select")
     expect({r["guid"] for r in got} - either == want, ctx.rule.id, f"{len(got)} posts for {day} in {zone}, "
            f"{len(want)} expected from the UTC read", expected=f"the posts created on {day} in {zone}")
-
-
-@named("social/output-utc", params={"timezone": {"type": "string"}}, required=("timezone",))
-def output_utc(ctx: CheckContext) -> None:
-    plain, _ = rows_of(ctx, POSTS, body(ctx, POSTS), "without timezone")
-    zoned, _ = rows_of(ctx, POSTS, body(ctx, POSTS, timezone=ctx.rule.params["timezone"]), "with a timezone")
-    times = [r.get("created_time") for r in zoned]
-    if not times:
-        ctx.skip("no rows to read created_time from")
-    expect(all(_utc(t) for t in times), ctx.rule.id, f"created_time with a timezone: {times[:3]}",
-           expected="ISO 8601 UTC: Z or a zero offset (the document does not say which spelling)")
-    same = {r["guid"]: r["created_time"] for r in plain}
-    moved = [r["guid"] for r in zoned if r["guid"] in same and _stamp(same[r["guid"]]) != _stamp(r["created_time"])]
-    expect(not moved, ctx.rule.id, f"created_time of {moved[:3]} changes with the timezone",
-           expected="the same instant in UTC whatever the timezone")
 
 
 @named("social/guid-cursor",
