@@ -107,6 +107,7 @@ _GENERIC = (
     "conformance.checks.ordering",
     "conformance.checks.selection",
     "conformance.checks.times",
+    "conformance.checks.spans",
 )
 _loaded = False
 

@@ -10,18 +10,17 @@ from conformance.checks.examples import example_body, setting, today
 from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
 from conformance.transport.model import Exchange
 
-__all__ = ["CLICKS", "DAYS", "EMAIL", "EXPORT", "ONE", "PAGED", "REPORT", "dated_body", "first_page", "ok",
+__all__ = ["CLICKS", "EMAIL", "EXPORT", "PAGED", "REPORT", "dated_body", "first_page", "ok",
            "paging_members", "read_report", "setting", "stamp_text", "today", "window"]
 
 REPORT = "POST /v1/networks/reporting/conversions"
 EXPORT = "POST /v1/networks/reporting/conversions/export"
-ONE = "GET /v1/networks/reporting/conversions/{conversionId}"
 EMAIL = "POST /v1/networks/reporting/conversions/email"
 CLICKS = "POST /v1/affiliates/reporting/clicks/stream"
 
 # Declared params of report readers.
-DAYS = {"days_back": {"type": "integer", "minimum": 0}}
-PAGED = {**DAYS, "page_size": {"type": "integer", "minimum": 1}, "max_pages": {"type": "integer", "minimum": 1}}
+PAGED = {"days_back": {"type": "integer", "minimum": 0}, "page_size": {"type": "integer", "minimum": 1},
+         "max_pages": {"type": "integer", "minimum": 1}}
 
 
 def paging_members(ctx: CheckContext) -> tuple[str, str]:

@@ -1,21 +1,18 @@
-"""Scenario checks of the export, the conversion id's length, and conversions by email."""
+"""Scenario checks of the export and of conversions by email (the conversion id's length is the core
+``id-length``)."""
 
 from __future__ import annotations
 
 import csv
 import io
-from functools import partial
 from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect
-from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import named
 from conformance.services.affiliate.common import (
-    DAYS,
     EMAIL,
     EXPORT,
-    ONE,
     PAGED,
     REPORT,
     ok,
@@ -78,20 +75,6 @@ def _some_conversion(ctx: CheckContext) -> dict[str, Any]:
         ctx.skip("the report window holds no conversion to fetch")
     row: dict[str, Any] = data["conversions"][0]
     return row
-
-
-@named("affiliate/id-length", params=DAYS, required=("days_back",))
-def id_length(ctx: CheckContext) -> None:
-    real = _some_conversion(ctx)["conversion_id"]
-    length = ctx.contract.where_schema(ONE, "path.conversionId")["maxLength"]
-    expect(len(real) == length, ctx.rule.id, f"the report's conversion_id {real!r} has {len(real)} characters",
-           expected=f"{length} characters")
-
-    def fetch(value: str) -> Exchange:
-        return ctx.call(ONE, path_values={"conversionId": value})
-
-    for label, value in ((f"{length - 1} characters", real[:-1]), (f"{length + 1} characters", real + real[0])):
-        expect_refused(ctx, f"a conversion id of {label}", partial(fetch, value), control=partial(fetch, real))
 
 
 def _email_rows(ctx: CheckContext) -> tuple[Exchange, list[dict[str, Any]]]:

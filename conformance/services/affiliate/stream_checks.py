@@ -1,5 +1,5 @@
-"""Scenario checks of the click stream (volume 3, part C): its span limit and the retention of
-clicks with conversions (unzip of uploads is the core read-after-write check)."""
+"""Scenario check of the click stream (volume 3, part C): the retention of clicks with conversions
+(its span limit is the core ``date-span``, unzip of uploads the core read-after-write check)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
 from conformance.checks.context import CheckContext
-from conformance.checks.expect import expect, expect_status
+from conformance.checks.expect import expect
 from conformance.checks.registry import named
 from conformance.errors import ContractFileError
 from conformance.services.affiliate.common import CLICKS, PAGED, dated_body, ok, read_report, stamp_text, today, window
@@ -15,25 +15,8 @@ from conformance.transport.model import Exchange
 
 __all__: list[str] = []
 
-UPLOAD = "POST /v1/networks/uploads/temp"
-
-
 def _clicks(ctx: CheckContext, first: str, last: str) -> Exchange:
     return ctx.call(CLICKS, json_body=dated_body(ctx, CLICKS, **{"from": first, "to": last}))
-
-
-_DAYS = {"days": {"type": "integer", "minimum": 1}}
-
-
-@named("affiliate/clicks-span",
-       params={**_DAYS, "end_days_back": {"type": "integer", "minimum": 0}}, required=("days", "end_days_back"))
-def clicks_span(ctx: CheckContext) -> None:
-    # An older window: the edge is the same, the answer (and the cassette) smaller.
-    days = ctx.rule.params["days"]
-    end = today(ctx) - timedelta(days=ctx.rule.params["end_days_back"])
-    ok(ctx, _clicks(ctx, stamp_text(end - timedelta(days=days)), stamp_text(end)), CLICKS, f"a {days}-day span")
-    expect_status(ctx.rule.id, _clicks(ctx, stamp_text(end - timedelta(days=days + 1)), stamp_text(end)), 400,
-                  f"a {days + 1}-day click span")
 
 
 @named("affiliate/clicks-retention",

@@ -18,10 +18,9 @@ from conformance.checks.expect import expect_json_schema, expect_status
 from conformance.checks.routes import path_values
 from conformance.transport.model import Exchange
 
-__all__ = ["POSTS", "PROFILES", "MESSAGES", "METADATA", "TOPIC_MESSAGES", "accepted", "body",
+__all__ = ["POSTS", "MESSAGES", "METADATA", "TOPIC_MESSAGES", "accepted", "body",
            "post", "rows_of", "values"]
 
-PROFILES = "POST /{customer_id}/analytics/profiles"
 POSTS = "POST /{customer_id}/analytics/posts"
 MESSAGES = "POST /{customer_id}/messages"
 TOPIC_MESSAGES = "POST /{customer_id}/listening/topics/{topic_id}/messages"

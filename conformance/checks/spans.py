@@ -1,0 +1,97 @@
+"""Date spans and id lengths: a boundary on a pair of dates, and on the length of a real id (issue 30).
+
+``date-span``: "a span of at most N days": the request (members placed as ``checks/paging.py``
+places them) with ``members`` (the from and to members) ``days`` apart, ending
+``end_days_back`` days before the target's today (the TODAY setting), is accepted (a documented
+success, valid under its schema), and the same request one day longer is refused (the rule's
+status, else any 4xx; never a 5xx). ``format`` is how a date is written (``strftime``).
+
+``id-length``: the rule's operation looks one thing up by a path parameter (``param``) whose
+schema bounds its length (minLength, maxLength). The ``read`` step (``checks/steps.py``) gives a
+real id (``id``, a ``{$read.answer...}`` template); its length is within the bounds, and the
+same id one character short of the minimum and one past the maximum is refused after the real
+id was served (the control).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from functools import partial
+from typing import Any
+
+from conformance.checks.context import CheckContext
+from conformance.checks.examples import today
+from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
+from conformance.checks.paging import PLACEMENT_PARAMS, sender
+from conformance.checks.refusal import expect_refused
+from conformance.checks.registry import named
+from conformance.checks.steps import STEP_SCHEMA, Steps, Unresolved
+from conformance.errors import ContractFileError
+from conformance.transport.model import Exchange
+
+__all__ = ["SPAN_PARAMS", "date_span", "id_length", "span_dates"]
+
+_NAME = {"type": "string"}
+SPAN_PARAMS: dict[str, Any] = {
+    **PLACEMENT_PARAMS,
+    "members": {"type": "array", "items": _NAME, "minItems": 2, "maxItems": 2},
+    "days": {"type": "integer", "minimum": 1},
+    "end_days_back": {"type": "integer", "minimum": 0},
+    "format": _NAME,
+}
+
+
+def span_dates(ctx: CheckContext, params: dict[str, Any], days: int) -> dict[str, str]:
+    """The from and to members ``days`` apart, ending ``end_days_back`` days before today."""
+    end = today(ctx) - timedelta(days=int(params.get("end_days_back", 0)))
+    first, last = params["members"]
+    form = params.get("format", "%Y-%m-%d")
+    return {first: (end - timedelta(days=days)).strftime(form), last: end.strftime(form)}
+
+
+def _accepted(ctx: CheckContext, exchange: Exchange, operation: str, why: str) -> None:
+    expect_status(ctx.rule.id, exchange, success_statuses(ctx.contract, operation) or set(range(200, 300)), why)
+    schema = ctx.contract.response_schema(operation, exchange.response.status)
+    if schema:
+        expect_json_schema(ctx.rule.id, ctx.contract, exchange, schema, why)
+
+
+@named("date-span", params=SPAN_PARAMS, required=("members", "days"))
+def date_span(ctx: CheckContext) -> None:
+    params, days = ctx.rule.params, ctx.rule.params["days"]
+    send = sender(ctx, params)
+    control = partial(send, span_dates(ctx, params, days))
+    _accepted(ctx, control(), str(ctx.rule.operation), f"a span of {days} days")
+    expect_refused(ctx, f"a span of {days + 1} days", partial(send, span_dates(ctx, params, days + 1)),
+                   control=control)
+
+
+@named("id-length", params={"read": STEP_SCHEMA, "id": _NAME, "param": _NAME}, required=("read", "id", "param"))
+def id_length(ctx: CheckContext) -> None:
+    params, operation = ctx.rule.params, str(ctx.rule.operation)
+    schema = ctx.contract.where_schema(operation, f"path.{params['param']}")
+    low, high = schema.get("minLength"), schema.get("maxLength")
+    if low is None and high is None:
+        raise ContractFileError(f"{ctx.rule.id}: path.{params['param']} of {operation} bounds no length")
+    steps = Steps(ctx)
+    read = steps.send({**params["read"], "name": params["read"].get("name", "read")})
+    expect_status(ctx.rule.id, read.exchange, set(range(200, 300)), f"{read.step['call']} (where a real id comes from)")
+    try:
+        real = str(steps.resolve(params["id"]))
+    except Unresolved as exc:
+        ctx.skip(f"no real id to look up: {exc}")
+    bounds = f"{low if low is not None else 0} to {high if high is not None else 'any'} characters"
+    expect((low is None or len(real) >= low) and (high is None or len(real) <= high), ctx.rule.id,
+           f"the real id {real!r} has {len(real)} characters", exchange=read.exchange, expected=bounds)
+
+    def fetch(value: str) -> Exchange:
+        return ctx.call(operation, path_values={params["param"]: value})
+
+    probes = []
+    if low is not None and low > 1:
+        probes.append(real[:low - 1])
+    if high is not None:
+        probes.append((real * (high // max(len(real), 1) + 2))[:high + 1])
+    for probe in probes:
+        expect_refused(ctx, f"an id of {len(probe)} characters ({bounds} documented)", partial(fetch, probe),
+                       control=partial(fetch, real))
