@@ -49,6 +49,7 @@ from conformance.faults.effects import effect_faults
 from conformance.faults.headers import header_faults
 from conformance.faults.members import member_faults
 from conformance.faults.paging import paging_faults
+from conformance.faults.reads import read_faults
 from conformance.faults.toolkit import any_request, operations
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
@@ -142,7 +143,8 @@ def generic_faults(contract: Contract) -> list[Fault]:
     return (faults + derived_faults(contract) + credential_faults(contract) + route_faults(contract)
             + mistake_faults(contract) + member_faults(contract) + answer_faults(contract)
             + header_faults(contract)
-            + paging_faults(contract) + edit_faults(contract) + effect_faults(contract))
+            + paging_faults(contract) + edit_faults(contract) + effect_faults(contract)
+            + read_faults(contract))
 
 
 def _rendered(node: Any, seeded: dict[str, str]) -> Any:

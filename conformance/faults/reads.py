@@ -1,0 +1,179 @@
+"""Faults derived from what a rule says a read's rows, its dates or an id must be (issue 30).
+
+Each is a mechanical edit of what the rule's params state, for every rule bound to the check:
+
+* ``rows-reversed`` (``rows-ordered``): the rows at ``items_field`` come in the opposite order,
+  so every order the rule asks for runs the other way.
+* ``field-missing`` (``fields-returned`` with ``fields``): the first requested plain field that
+  is not also in ``every_row`` is left out of every row; ``field-extra`` (with ``only``): every
+  row carries one member more.
+* ``time-offset`` (``times-in-utc``): ``member`` of every row is written at +01:00, the same
+  instant, not in UTC.
+* ``date-form-refused`` (``date-forms``): a request whose dated members are in the rule's last
+  form is answered 400, as by a server that knows one form only.
+* ``span-clamped`` (``date-span``): a request spanning more than ``days`` reaches the simulator
+  with its start moved so that it spans ``days``: accepted, as by a server clamping the span.
+* ``id-length-ignored`` (``id-length``): a lookup by an id of a length the path parameter's
+  schema does not allow is answered 200, as by a server matching ids by prefix.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+from typing import Any
+from urllib.parse import unquote
+
+from conformance.contract import Contract, Rule
+from conformance.faults.base import Fault, derived_fault, on_response
+from conformance.faults.toolkit import Match, operation, operations, request_body, response_body, sent_json
+from conformance.simulators.base import Simulator
+from conformance.transport.model import Request, Response
+
+__all__ = ["read_faults", "strftime_regex"]
+
+Wrap = Callable[[Simulator], Simulator]
+_EXTRA = "conformance_extra"
+
+
+def _rows(body: Any, dotted: str) -> list[Any] | None:
+    node = body
+    for part in dotted.split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    return node if isinstance(node, list) else None
+
+
+def _each_row(rule: Rule, edit: Callable[[dict[str, Any]], None]) -> Wrap:
+    def rows(body: Any) -> Any:
+        for row in _rows(body, rule.params["items_field"]) or []:
+            if isinstance(row, dict):
+                edit(row)
+        return body
+
+    return response_body(operations([str(rule.operation)]), rows, statuses=range(200, 300))
+
+
+def _reversed(rule: Rule) -> Wrap:
+    def flip(body: Any) -> Any:
+        found = _rows(body, rule.params["items_field"])
+        if found is not None:
+            found.reverse()
+        return body
+
+    return response_body(operations([str(rule.operation)]), flip, statuses=range(200, 300))
+
+
+def _without(name: str) -> Callable[[dict[str, Any]], None]:
+    def drop(row: dict[str, Any]) -> None:
+        row.pop(name, None)
+
+    return drop
+
+
+def _with_extra(row: dict[str, Any]) -> None:
+    row[_EXTRA] = True
+
+
+def _at_plus_one(member: str) -> Callable[[dict[str, Any]], None]:
+    def respell(row: dict[str, Any]) -> None:
+        value = row.get(member)
+        try:
+            moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        except ValueError:
+            return
+        if moment.tzinfo is not None:
+            row[member] = moment.astimezone(timezone(timedelta(hours=1))).isoformat()
+
+    return respell
+
+
+_FORMS = {"%Y": r"\d{4}", "%m": r"\d{2}", "%d": r"\d{2}", "%H": r"\d{2}", "%M": r"\d{2}", "%S": r"\d{2}"}
+
+
+def strftime_regex(form: str) -> re.Pattern[str]:
+    """What ``form`` (``%Y %m %d %H %M %S`` and literal text) writes, as a regular expression."""
+    return re.compile("".join(_FORMS.get(part, re.escape(part)) for part in re.split(r"(%[YmdHMS])", form) if part))
+
+
+def _form_refused(rule: Rule) -> Wrap:
+    form = {member: strftime_regex(pattern) for member, pattern in rule.params["forms"][-1].items()}
+    match = operations([str(rule.operation)])
+
+    def after(request: Request, response: Response) -> Response:
+        body = sent_json(request)
+        if match(request) and all(isinstance(body.get(m), str) and p.fullmatch(body[m]) for m, p in form.items()):
+            return Response.json_response(400, {"message": "unknown date form"})
+        return response
+
+    return on_response(after)
+
+
+def _clamped(rule: Rule) -> Wrap:
+    first, last = rule.params["members"]
+    form, days = rule.params.get("format", "%Y-%m-%d"), int(rule.params["days"])
+
+    def clamp(body: dict[str, Any]) -> dict[str, Any]:
+        try:
+            start, end = (datetime.strptime(str(body[m]), form) for m in (first, last))
+        except (KeyError, ValueError):
+            return body
+        if end - start > timedelta(days=days):
+            body[first] = (end - timedelta(days=days)).strftime(form)
+        return body
+
+    return request_body(operations([str(rule.operation)]), clamp)
+
+
+def _length_ignored(contract: Contract, rule: Rule) -> Wrap | None:
+    schema = contract.where_schema(str(rule.operation), f"path.{rule.params['param']}")
+    low, high = schema.get("minLength", 0), schema.get("maxLength")
+    method, template = str(rule.operation).split(" ", 1)
+    match: Match = operation(method, template)
+    position = template.split("/").index("{" + rule.params["param"] + "}")
+
+    def after(request: Request, response: Response) -> Response:
+        segments = unquote(request.path).split("/")
+        shift = len(segments) - len(template.split("/"))  # a server prefix before the template
+        value = segments[position + shift] if 0 <= position + shift < len(segments) else ""
+        if match(request) and (len(value) < low or (high is not None and len(value) > high)):
+            return Response.json_response(200, {})
+        return response
+
+    return on_response(after) if low or high is not None else None
+
+
+def _short(rule: Rule) -> str:
+    return rule.id.split(".", 1)[1]
+
+
+def read_faults(contract: Contract) -> list[Fault]:
+    faults: list[Fault] = []
+    for rule in contract.rules:
+        check, params, op = rule.params.get("check"), rule.params, rule.operation
+        made: list[tuple[str, str, Wrap | None]] = []
+        if check == "rows-ordered":
+            made.append(("rows-reversed", f"{op} answers its rows in the opposite order", _reversed(rule)))
+        elif check == "fields-returned":
+            plain = [f for f in params.get("fields") or [] if "." not in f and f not in (params.get("every_row") or [])]
+            if plain:
+                made.append(("field-missing", f"{op} leaves the requested {plain[0]} out of every row",
+                             _each_row(rule, _without(plain[0]))))
+            if params.get("only"):
+                made.append(("field-extra", f"{op} rows carry {_EXTRA} beside {params['only']}",
+                             _each_row(rule, _with_extra)))
+        elif check == "times-in-utc":
+            made.append(("time-offset", f"{op} writes {params['member']} at +01:00 (the same instant)",
+                         _each_row(rule, _at_plus_one(params["member"]))))
+        elif check == "date-forms":
+            made.append(("date-form-refused", f"{op} refuses dates written {params['forms'][-1]} (400)",
+                         _form_refused(rule)))
+        elif check == "date-span":
+            made.append(("span-clamped", f"{op} takes a span over {params['days']} days, clamped to it",
+                         _clamped(rule)))
+        elif check == "id-length":
+            made.append(("id-length-ignored", f"{op} answers 200 to an id of another length",
+                         _length_ignored(contract, rule)))
+        faults += [derived_fault(f"{family}:{_short(rule)}", rule.id, description)(wrap)
+                   for family, description, wrap in made if wrap is not None]
+    return faults
