@@ -39,14 +39,6 @@ def _attr(**values: Any) -> Callable[[Simulator], Simulator]:
     return apply
 
 
-def _stamp_to_date(body: dict[str, Any]) -> dict[str, Any]:
-    # A server that cannot read "YYYY-mm-DD hh:mm:ss": such a value becomes unreadable.
-    for name in ("from", "to"):
-        if isinstance(body.get(name), str) and " " in body[name]:
-            body[name] = body[name].replace(" ", "T")
-    return body
-
-
 def _routing_value(body: dict[str, Any]) -> dict[str, Any]:
     for redirect in body.get("redirects") or []:
         if isinstance(redirect, dict):
@@ -58,18 +50,6 @@ def _zip_compressed_refused(request: Request) -> Request:
     if request.path == "/v1/networks/uploads/temp" and b"x-zip-compressed" in request.body:
         request.body = request.body.replace(b"application/x-zip-compressed", b"text/plain")
     return request
-
-
-def _prefix_id(sim: Simulator) -> Simulator:
-    """A 31-character id is looked up as the prefix of a 32-character one."""
-    def before(request: Request) -> Request:
-        tail = request.path.rsplit("/", 1)[-1]
-        if request.path.startswith(_REPORT + "/") and len(tail) == 31:
-            for row in sim.data.conversions:  # type: ignore[attr-defined]
-                if row["conversion_id"].startswith(tail):
-                    request.path = f"{_REPORT}/{row['conversion_id']}"
-        return request
-    return on_request(before)(sim)
 
 
 def _other_conversion(sim: Simulator) -> Simulator:
@@ -203,19 +183,13 @@ FAULTS: list[Fault] = [
         _rules(across_types=any)),
     fault("scrub-default-true", "show_only_scrub defaults to true")(
         _attr(show_only_defaults={"show_only_scrub": True})),
-    fault("datetime-refused", "from/to as YYYY-mm-DD hh:mm:ss are refused")(
-        request_body(operation("POST", _REPORT), _stamp_to_date)),
     fault("status-outside-enum", "a row has status void")(response_body(operation("POST", _REPORT), _status_void)),
     fault("export-drops-row", "the export loses its last row")(
         on_response(_drop_export_row)),
-    fault("conversion-id-31-chars", "a 31-character id finds the conversion")(
-        _prefix_id),
     fault("conversion-other-row", "an id fetches the next conversion")(
         _other_conversion),
     fault("email-oldest-100", "the email endpoint gives the oldest 100 of the year")(
         _oldest_email),
-    fault("click-span-15-days", "a 15-day click span is accepted")(
-        _rules(click_span_days=15)),
     fault("converted-clicks-purged", "clicks with conversions go after 3 months")(
         lambda sim: _purge_converted(sim)),
     fault("trending-on-cvr", "cvr carries trending_percentage")(

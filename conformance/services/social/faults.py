@@ -58,13 +58,6 @@ def filters(edit: Callable[[list[str]], list[str]]) -> Edit:
     return apply
 
 
-def _default(member: str, value: Any) -> Edit:
-    def apply(body: dict[str, Any]) -> dict[str, Any]:
-        body.setdefault(member, value)
-        return body
-    return apply
-
-
 def _drop(member: str) -> Edit:
     def apply(body: dict[str, Any]) -> dict[str, Any]:
         body.pop(member, None)
@@ -198,11 +191,8 @@ FAULTS: list[Fault] = [
         _past_end_served(_POSTS)),
     fault("posts-limit-cut-short", "a limit above 50 gives 5 rows fewer than asked")(
         lambda sim: request_body(_TO_POSTS, _limit_short)(attr("post_limit_caps", False)(sim))),
-    fault("fields-default-all", "without fields, posts carry created_time too")(
-        request_body(_TO_POSTS, _default("fields", ["guid", "created_time"]))),
     fault("internal-dotted", "internal.tags.id comes back as a dotted key")(
         response_body(_POSTS, _flatten_internal)),
-    fault("sort-ignored", "sort is ignored")(request_body(_TO_POSTS, _drop("sort"))),
     fault("timezone-ignored", "timezone does not move the date filters")(
         request_body(_TO_POSTS, _drop("timezone"))),
     fault("output-in-request-timezone", "created_time shifted into the request's zone")(
@@ -228,11 +218,5 @@ FAULTS: list[Fault] = [
         response_body(_METRICS, _metrics_paging)),
     fault("posts-not-cut", "post analytics answers are not cut at 10000")(
         attr("cap", 10**9)),
-    fault("messages-fields-default-all", "without fields, messages carry "
-          "created_time too")(request_body(_TO_MESSAGES, _default("fields", ["guid", "created_time"]))),
-    fault("messages-oldest-first", "without sort, messages come oldest first")(
-        request_body(_TO_MESSAGES, _default("sort", ["created_time:asc"]))),
-    fault("listening-fields-ignored", "topic messages carry only guid (and "
-          "metrics) whatever fields ask")(request_body(_TO_TOPIC, lambda b: {**b, "fields": ["guid"]})),
     fault("rate-limit-70", "70 requests a minute are served")(attr("per_minute", 70)),
 ]
