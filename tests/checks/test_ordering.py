@@ -25,7 +25,8 @@ OPENAPI: dict[str, Any] = {"openapi": "3.1.0", "paths": {"/rows": {"post": {
         "schema": {"type": "object", "required": ["data"]}}}}}}}}}
 ROWS = [{"id": f"r{n}", "t": f"2026-03-{1 + n * 7 % 20:02d}T10:00:00Z"} for n in range(10)]
 SORTED = {"check": "rows-ordered", "in": "body", "items_field": "data", "member": "t",
-          "orders": [{"direction": "asc", "set": {"sort": ["t:asc"]}}, {"direction": "desc", "set": {"sort": ["t:desc"]}}]}
+          "orders": [{"direction": "asc", "set": {"sort": ["t:asc"]}},
+                     {"direction": "desc", "set": {"sort": ["t:desc"]}}]}
 DEFAULT = {"check": "rows-ordered", "in": "body", "items_field": "data", "member": "t",
            "orders": [{"direction": "desc", "drop": ["sort"]}], "style": "cursor", "cursor_param": "page_cursor",
            "next_field": "paging.next_cursor", "max_pages": 10}

@@ -1,0 +1,125 @@
+"""The core checks ``date-span`` and ``id-length`` against tiny in-test servers.
+
+date-span passes a server taking a span of N days and refusing N + 1 (the documented status, or
+any 4xx where none is documented), fails one taking N + 1, answering it 5xx, or refusing N.
+id-length passes a server serving its real ids and refusing ids one character short or long,
+fails one serving a prefix or crashing on a long id, and a real id of another length; it is not
+exercised without a real id. The derived faults ``span-clamped`` and ``id-length-ignored`` make
+the conforming servers fail."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+import pytest
+
+from conformance.checks.spans import date_span, id_length
+from conformance.contract import Contract, Rule
+from conformance.errors import ContractFailure, RuleSkipped
+from conformance.faults.reads import read_faults
+from conformance.transport.model import Request, Response
+from tests.checks.server import context
+
+OPENAPI: dict[str, Any] = {"openapi": "3.1.0", "paths": {
+    "/clicks": {"post": {"requestBody": {"content": {"application/json": {
+        "schema": {"type": "object"}, "example": {"from": "x", "to": "y", "tz": 1}}}},
+        "responses": {"200": {"description": "clicks"}, "400": {"description": "refused"}}}},
+    "/report": {"post": {"requestBody": {"content": {"application/json": {
+        "schema": {"type": "object"}, "example": {"days": 3}}}}, "responses": {"200": {"description": "rows"}}}},
+    "/things/{thingId}": {"get": {"parameters": [
+        {"name": "thingId", "in": "path", "required": True, "schema": {"type": "string", "minLength": 8,
+                                                                       "maxLength": 8}}],
+        "responses": {"200": {"description": "one"}}}},
+}}
+SPAN = {"check": "date-span", "in": "body", "members": ["from", "to"], "days": 14, "end_days_back": 30,
+        "format": "%Y-%m-%d %H:%M:%S"}
+LENGTH = {"check": "id-length", "param": "thingId", "id": "{$read.answer.rows.0.id}",
+          "read": {"call": "POST /report", "body": "example"}}
+IDS = ["abcdefgh", "ijklmnop"]
+
+
+class Server:
+    """POST /clicks {from, to}: at most ``most`` days, else ``refusal``; POST /report: rows with
+    ids; GET /things/{id}: the ids of the report, 404 for another of 8 characters, else 400."""
+
+    def __init__(self, *, most: int = 14, refusal: int = 400, break_: str = "", ids: list[str] = IDS) -> None:
+        self.most, self.refusal, self.break_, self.ids = most, refusal, break_, ids
+
+    def handle(self, request: Request) -> Response:
+        if request.path == "/clicks":
+            body = json.loads(request.body)
+            start, end = (datetime.strptime(body[m], "%Y-%m-%d %H:%M:%S") for m in ("from", "to"))
+            return Response.json_response(200 if (end - start).days <= self.most else self.refusal, {"clicks": []})
+        if request.path == "/report":
+            return Response.json_response(200, {"rows": [{"id": i} for i in self.ids]})
+        wanted = request.path.rsplit("/", 1)[-1]
+        if self.break_ == "prefix" and any(i.startswith(wanted) for i in self.ids):
+            return Response.json_response(200, {"id": wanted})
+        if self.break_ == "crash" and len(wanted) > 8:
+            return Response.json_response(500, {"message": "boom"})
+        if wanted in self.ids:
+            return Response.json_response(200, {"id": wanted})
+        return Response.json_response(404 if len(wanted) == 8 else self.refusal, {"message": "no"})
+
+
+def rule_of(params: dict[str, Any], violation: dict[str, Any] | None = None) -> Rule:
+    operation = "POST /clicks" if params["check"] == "date-span" else "GET /things/{thingId}"
+    return Rule(id="demo.things.bound", kind="limit", statement="s", source=None,  # type: ignore[arg-type]
+                operation=operation, violation=violation, params=params)
+
+
+def run(server: Any, params: dict[str, Any], violation: dict[str, Any] | None = None) -> None:
+    rule = rule_of(params, violation)
+    contract = Contract("demo", "demo", OPENAPI, [rule], [], [], {"today": "2026-03-10"})
+    (date_span if params["check"] == "date-span" else id_length)(context(contract, rule, server.handle))
+
+
+@pytest.mark.parametrize(("refusal", "violation"), [(400, {"status": 400}), (422, None)])
+def test_a_server_refusing_a_day_past_the_span_passes(refusal: int, violation: dict[str, Any] | None) -> None:
+    run(Server(refusal=refusal), SPAN, violation)
+
+
+@pytest.mark.parametrize(("server", "violation", "message"), [
+    (Server(most=15), {"status": 400}, "a span of 15 days: got status 200"),
+    (Server(refusal=500), None, "got status 500"),
+    (Server(refusal=422), {"status": 400}, "got status 422"),
+    (Server(most=13), {"status": 400}, "a span of 14 days: got status 400"),
+])
+def test_a_server_off_the_span_fails(server: Server, violation: dict[str, Any] | None, message: str) -> None:
+    with pytest.raises(ContractFailure, match=message):
+        run(server, SPAN, violation)
+
+
+@pytest.mark.parametrize("refusal", [400, 422])
+def test_a_server_refusing_ids_of_another_length_passes(refusal: int) -> None:
+    run(Server(refusal=refusal), LENGTH)
+
+
+@pytest.mark.parametrize(("server", "message"), [
+    (Server(break_="prefix"), "an id of 7 characters .*got status 200"),
+    (Server(break_="crash"), "an id of 9 characters .*got status 500"),
+    (Server(ids=["abcdefghi"]), "the real id 'abcdefghi' has 9 characters"),
+])
+def test_a_server_off_the_id_length_fails(server: Server, message: str) -> None:
+    with pytest.raises(ContractFailure, match=message):
+        run(server, LENGTH)
+
+
+def test_no_real_id_leaves_id_length_unexercised() -> None:
+    with pytest.raises(RuleSkipped, match="no real id"):
+        run(Server(ids=[]), LENGTH)
+
+
+@pytest.mark.parametrize(("params", "violation", "family", "message"), [
+    (SPAN, {"status": 400}, "span-clamped", "a span of 15 days: got status 200"),
+    (LENGTH, None, "id-length-ignored", "an id of 7 characters .*got status 200"),
+])
+def test_the_derived_faults_make_a_conforming_server_fail(params: dict[str, Any], violation: dict[str, Any] | None,
+                                                          family: str, message: str) -> None:
+    rule = rule_of(params, violation)
+    [fault] = read_faults(Contract("demo", "demo", OPENAPI, [rule], [], [], {}))
+    assert (fault.name, fault.breaks) == (f"{family}:things.bound", rule.id)
+    with pytest.raises(ContractFailure, match=message):
+        run(fault.apply(Server()), params, violation)  # type: ignore[arg-type]
