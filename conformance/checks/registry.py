@@ -108,6 +108,7 @@ _GENERIC = (
     "conformance.checks.selection",
     "conformance.checks.times",
     "conformance.checks.spans",
+    "conformance.checks.combine",
 )
 _loaded = False
 

@@ -1,4 +1,4 @@
-"""Scenario checks of the conversion report (volume 3, part C): filters, defaults,
+"""Scenario checks of the conversion report (volume 3, part C): show_only defaults
 and the 365-day / one-year window with its documented conflict.
 
 Dates come from the target's today (``common.today``: the TODAY setting), never from the harness's clock.
@@ -8,9 +8,6 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
-
-from hypothesis import example, given
-from hypothesis import strategies as st
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses
@@ -28,55 +25,9 @@ from conformance.transport.model import Exchange
 
 __all__: list[str] = []
 
-ABSENT = "conformance-absent-value"
-
 
 def _ids(rows: list[dict[str, Any]]) -> set[str]:
     return {r["conversion_id"] for r in rows}
-
-
-def _row_value(row: dict[str, Any], resource_type: str) -> str:
-    value = row.get(resource_type)
-    return "" if value is None else str(value)
-
-
-@named("affiliate/filters-combine",
-       params={**PAGED, "resource_types": {"type": "array", "items": {"type": "string"}, "minItems": 2}},
-       required=("days_back", "page_size", "max_pages", "resource_types"))
-def filters_combine(ctx: CheckContext) -> None:
-    """Each generated filter set is evaluated independently over the unfiltered rows: a row
-    stays when, for every resource type filtered, its member of that name is one of the values."""
-    params = ctx.rule.params
-    body = window(ctx, params["days_back"])
-    universe = read_report(ctx, body, params["page_size"], params["max_pages"])
-    values = {t: sorted({_row_value(r, t) for r in universe} - {""}) for t in params["resource_types"]}
-    values = {t: v for t, v in values.items() if v}
-    if len(values) < 2 or not any(len(v) >= 2 for v in values.values()):
-        ctx.skip("the window's rows do not vary over two filterable types: filters not exercised")
-    types = sorted(values)
-    wide = next(t for t in types if len(values[t]) >= 2)
-    other = next(t for t in types if t != wide)
-    pair = st.sampled_from(types).flatmap(lambda t: st.tuples(st.just(t), st.sampled_from([*values[t], ABSENT])))
-
-    @ctx.property_test(REPORT)
-    @given(st.lists(pair, min_size=1, max_size=4, unique=True))
-    @example([(wide, values[wide][0]), (wide, values[wide][1])])  # OR within one type
-    @example([(wide, values[wide][0]), (other, values[other][0])])  # AND across types
-    def matches(filters: list[tuple[str, str]]) -> None:
-        grouped: dict[str, set[str]] = {}
-        for kind, value in filters:
-            grouped.setdefault(kind, set()).add(value)
-        expected = {r["conversion_id"] for r in universe
-                    if all(_row_value(r, kind) in chosen for kind, chosen in grouped.items())}
-        query = {"filters": [{"filter_id_value": v, "resource_type": t} for t, v in filters]}
-        got = read_report(ctx, {**body, "query": query}, params["page_size"], params["max_pages"])
-        expect(_ids(got) == expected, ctx.rule.id,
-               f"filters {filters}: {len(got)} rows, {len(expected)} expected "
-               f"({len(_ids(got) - expected)} extra, {len(expected - _ids(got))} missing)",
-               exchange=ctx.session.exchanges[-1],
-               expected="OR within one resource type, AND across types")
-
-    matches()
 
 
 @named("affiliate/show-only-defaults",
