@@ -1,4 +1,5 @@
-"""Filters that combine: OR within one member, AND across members (issue 30).
+"""Request members that select rows: filters that combine, and members whose default is what
+leaving them out means (issue 30).
 
 ``filters-combine`` reads the rule's operation to the end without filters (a numbered walk as
 ``checks/paging.py`` walks it: ``style``, ``page_size``, ``items_field``, ``first_page`` or
@@ -8,6 +9,10 @@ them) as the entries of the body array ``filter.append`` (each ``filter.entry`` 
 and ``{$value}`` filled in). Each answer, read to the end, must hold exactly the rows where every
 filtered member is one of the values chosen for it (rows named by ``id_field``; a row without the
 member matches no value). Rows whose members do not vary over two members: not exercised.
+
+``omitted-is-default``: for each of ``members`` (body members with a schema ``default``), the
+rows read to the end without it are the rows read with it set to its default (the same ids; the
+order is not judged, paging may order ties its own way).
 """
 
 from __future__ import annotations
@@ -22,19 +27,21 @@ from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema, expect_status
 from conformance.checks.paging import PAGING_PARAMS, dig, member_names, sender, walk
 from conformance.checks.registry import named
+from conformance.errors import ContractFileError
 from conformance.transport.model import Exchange
 
-__all__ = ["filters_combine", "read_every_page"]
+__all__ = ["filters_combine", "omitted_is_default", "read_every_page"]
 
 ABSENT = "conformance-absent-value"
 _TEMPLATE = {"type": "object", "properties": {"append": {"type": "string"}, "entry": {}},
              "required": ["append", "entry"], "additionalProperties": False}
 
 
-def read_every_page(ctx: CheckContext, params: dict[str, Any], set_members: dict[str, Any] | None = None
-                    ) -> list[Any]:
-    """Every item of the rule's operation, its body's ``set`` members and ``set_members`` on top,
-    page by page to the end (not reaching it within ``max_pages``: not exercised)."""
+def read_every_page(ctx: CheckContext, params: dict[str, Any], set_members: dict[str, Any] | None = None,
+                    drop: tuple[str, ...] = ()) -> list[Any]:
+    """Every item of the rule's operation, its body's ``set`` members and ``set_members`` on top
+    (``drop``: members left out), page by page to the end (not reaching it within ``max_pages``:
+    not exercised)."""
     params = dict(params)
     if set_members:
         body = dict(params.get("set") or {})
@@ -47,7 +54,7 @@ def read_every_page(ctx: CheckContext, params: dict[str, Any], set_members: dict
     operation = str(ctx.rule.operation)
 
     def fetch(query: dict[str, Any]) -> Exchange:
-        exchange = send({**fixed, **query})
+        exchange = send({**fixed, **query}, drop=drop)
         expect_status(ctx.rule.id, exchange, set(range(200, 300)), "a page of the read")
         schema = ctx.contract.response_schema(operation, exchange.response.status)
         if schema is not None:
@@ -110,3 +117,23 @@ def filters_combine(ctx: CheckContext) -> None:
                expected="OR within one member, AND across members")
 
     matches()
+
+
+@named("omitted-is-default", params={**PAGING_PARAMS, "members": {"type": "array", "items": {"type": "string"},
+                                                                 "minItems": 1}},
+       required=("style", "members", "id_field"))
+def omitted_is_default(ctx: CheckContext) -> None:
+    params, operation = member_names(ctx, ctx.rule.params), str(ctx.rule.operation)
+    key = params["id_field"]
+    for member in params["members"]:
+        try:
+            default = ctx.contract.where_schema(operation, f"body.{member}").get("default")
+        except KeyError:
+            default = None
+        if default is None:
+            raise ContractFileError(f"{ctx.rule.id}: body.{member} of {operation} states no default")
+        omitted = {_text(r, key) for r in read_every_page(ctx, params, drop=(member,))}
+        sent = {_text(r, key) for r in read_every_page(ctx, params, {member: default})}
+        expect(sent == omitted, ctx.rule.id, f"omitting {member} gives {len(omitted)} rows, {member}={default} "
+               f"gives {len(sent)} ({len(omitted - sent)} extra, {len(sent - omitted)} missing)",
+               exchange=ctx.session.exchanges[-1], expected=f"{member} defaults to {default}")

@@ -15,6 +15,8 @@ Each is a mechanical edit of what the rule's params state, for every rule bound 
   with its start moved so that it spans ``days``: accepted, as by a server clamping the span.
 * ``id-length-ignored`` (``id-length``): a lookup by an id of a length the path parameter's
   schema does not allow is answered 200, as by a server matching ids by prefix.
+* ``default-flipped`` (``omitted-is-default``): a request leaving out the first boolean member
+  the rule names reaches the simulator with it set to the opposite of its schema default.
 """
 
 from __future__ import annotations
@@ -143,6 +145,21 @@ def _length_ignored(contract: Contract, rule: Rule) -> Wrap | None:
     return on_response(after) if low or high is not None else None
 
 
+def _flipped(contract: Contract, rule: Rule) -> tuple[str, Wrap] | None:
+    for member in rule.params["members"]:
+        try:
+            default = contract.where_schema(str(rule.operation), f"body.{member}").get("default")
+        except KeyError:
+            continue
+        if isinstance(default, bool):
+            def flip(body: dict[str, Any], member: str = member, value: bool = not default) -> dict[str, Any]:
+                body.setdefault(member, value)
+                return body
+
+            return member, request_body(operations([str(rule.operation)]), flip)
+    return None
+
+
 def _short(rule: Rule) -> str:
     return rule.id.split(".", 1)[1]
 
@@ -174,6 +191,11 @@ def read_faults(contract: Contract) -> list[Fault]:
         elif check == "id-length":
             made.append(("id-length-ignored", f"{op} answers 200 to an id of another length",
                          _length_ignored(contract, rule)))
+        elif check == "omitted-is-default":
+            flipped = _flipped(contract, rule)
+            if flipped:
+                made.append(("default-flipped", f"{op} reads an omitted {flipped[0]} as the opposite of its "
+                             "default", flipped[1]))
         faults += [derived_fault(f"{family}:{_short(rule)}", rule.id, description)(wrap)
                    for family, description, wrap in made if wrap is not None]
     return faults

@@ -181,8 +181,6 @@ FAULTS: list[Fault] = [
         _rules(same_type=all)),
     fault("filters-two-types-ored", "filters of different types combine with OR")(
         _rules(across_types=any)),
-    fault("scrub-default-true", "show_only_scrub defaults to true")(
-        _attr(show_only_defaults={"show_only_scrub": True})),
     fault("status-outside-enum", "a row has status void")(response_body(operation("POST", _REPORT), _status_void)),
     fault("export-drops-row", "the export loses its last row")(
         on_response(_drop_export_row)),

@@ -1,5 +1,5 @@
-"""Scenario checks of the conversion report (volume 3, part C): show_only defaults
-and the 365-day / one-year window with its documented conflict.
+"""Scenario checks of the conversion report (volume 3, part C): the 365-day / one-year window with
+its documented conflict (formats, filters and defaults are core checks).
 
 Dates come from the target's today (``common.today``: the TODAY setting), never from the harness's clock.
 """
@@ -7,42 +7,14 @@ Dates come from the target's today (``common.today``: the TODAY setting), never 
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses
 from conformance.checks.registry import named
-from conformance.services.affiliate.common import (
-    PAGED,
-    REPORT,
-    dated_body,
-    ok,
-    read_report,
-    today,
-    window,
-)
+from conformance.services.affiliate.common import REPORT, dated_body, ok, today
 from conformance.transport.model import Exchange
 
 __all__: list[str] = []
-
-
-def _ids(rows: list[dict[str, Any]]) -> set[str]:
-    return {r["conversion_id"] for r in rows}
-
-
-@named("affiliate/show-only-defaults",
-       params={**PAGED, "members": {"type": "array", "items": {"type": "string"}, "minItems": 1}},
-       required=("days_back", "page_size", "max_pages", "members"))
-def show_only_defaults(ctx: CheckContext) -> None:
-    params = ctx.rule.params
-    body = window(ctx, params["days_back"])
-    omitted = _ids(read_report(ctx, body, params["page_size"], params["max_pages"]))
-    for member in params["members"]:
-        sent = _ids(read_report(ctx, {**body, member: False}, params["page_size"], params["max_pages"]))
-        expect(sent == omitted, ctx.rule.id,
-               f"omitting {member} gives {len(omitted)} rows, {member}=false gives {len(sent)}",
-               exchange=ctx.session.exchanges[-1], expected=f"{member} defaults to false")
-
 
 _RANGE = {"days": {"type": "integer", "minimum": 1}}
 
