@@ -109,6 +109,7 @@ _GENERIC = (
     "conformance.checks.times",
     "conformance.checks.spans",
     "conformance.checks.combine",
+    "conformance.checks.rates",
 )
 _loaded = False
 
