@@ -110,6 +110,7 @@ _GENERIC = (
     "conformance.checks.spans",
     "conformance.checks.combine",
     "conformance.checks.rates",
+    "conformance.checks.values",
 )
 _loaded = False
 

@@ -17,6 +17,8 @@ Each is a mechanical edit of what the rule's params state, for every rule bound 
   schema does not allow is answered 200, as by a server matching ids by prefix.
 * ``default-flipped`` (``omitted-is-default``): a request leaving out the first boolean member
   the rule names reaches the simulator with it set to the opposite of its schema default.
+* ``value-refused`` (``values-accepted``): a request whose query parameter carries the last value
+  its schema lists is answered 400, as by a server that does not know that value.
 """
 
 from __future__ import annotations
@@ -160,6 +162,26 @@ def _flipped(contract: Contract, rule: Rule) -> tuple[str, Wrap] | None:
     return None
 
 
+def _value_refused(contract: Contract, rule: Rule) -> tuple[str, Wrap] | None:
+    listed = rule.params.get("operations") or [str(rule.operation)]
+    param = rule.params["param"]
+    try:
+        schema = contract.deref(contract.where_schema(listed[0], f"query.{param}"))
+    except KeyError:
+        return None
+    values = contract.deref(schema.get("items") or {}).get("enum") or schema.get("enum") or []
+    if not values:
+        return None
+    last, match = str(values[-1]), operations(listed)
+
+    def after(request: Request, response: Response) -> Response:
+        if match(request) and (param, last) in request.query:
+            return Response.json_response(400, {"message": f"unknown {param}"})
+        return response
+
+    return f"{param}={last}", on_response(after)
+
+
 def _short(rule: Rule) -> str:
     return rule.id.split(".", 1)[1]
 
@@ -196,6 +218,10 @@ def read_faults(contract: Contract) -> list[Fault]:
             if flipped:
                 made.append(("default-flipped", f"{op} reads an omitted {flipped[0]} as the opposite of its "
                              "default", flipped[1]))
+        elif check == "values-accepted":
+            refused = _value_refused(contract, rule)
+            if refused:
+                made.append(("value-refused", f"{op} refuses {refused[0]} (400)", refused[1]))
         faults += [derived_fault(f"{family}:{_short(rule)}", rule.id, description)(wrap)
                    for family, description, wrap in made if wrap is not None]
     return faults

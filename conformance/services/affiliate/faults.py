@@ -143,12 +143,6 @@ def _empty_upload_ill_formed(request: Request, response: Response) -> Response:
     return response
 
 
-def _refuse_relationship(request: Request) -> Request:
-    if request.path.startswith(_CAMPAIGNS) and ("relationship", "redirects") in request.query:
-        request.query = [(k, "zz-refused" if v == "redirects" else v) for k, v in request.query]
-    return request
-
-
 def _odd_conversion_id(request: Request) -> bool:
     # Only ids holding characters no id the simulator issues has: what a fuzzer sends.
     tail = request.path.rsplit("/", 1)[-1]
@@ -210,8 +204,6 @@ FAULTS: list[Fault] = [
     fault("put-refused", "every PUT, even one with all fields, is refused")(
         status(operation("PUT", _CAMPAIGNS + "/{campaign_id}"), 400, when=200,
                body={"message": "smart links cannot be replaced"})),
-    fault("relationship-redirects-refused",
-          "relationship=redirects is refused")(on_request(_refuse_relationship)),
     fault("key-optional", "a request without a key is served")(
         on_request(_no_key_needed)),
 ]

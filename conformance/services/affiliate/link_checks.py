@@ -1,58 +1,26 @@
-"""Scenario checks of smart links: relationship expansions, the routing_value condition and
-PUT replace semantics (create round trips are the core read-after-write check)."""
+"""Scenario check of smart links: PUT replace semantics (create round trips are the core
+read-after-write check, the routing_value condition the core body-cases, relationship values the
+core values-accepted)."""
 
 from __future__ import annotations
 
-import copy
-from functools import partial
 from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect
-from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import named
 from conformance.services.affiliate.common import ok
-from conformance.transport.model import Exchange
 
 __all__: list[str] = []
 
-
-LIST = "GET /v1/networks/campaigns"
 CREATE = "POST /v1/networks/campaigns"
 GET = "GET /v1/networks/campaigns/{campaignId}"
 PUT = "PUT /v1/networks/campaigns/{campaignId}"
 
 
-@named("affiliate/relationship-values")
-def relationship_values(ctx: CheckContext) -> None:
-    values = ctx.contract.where_schema(LIST, "query.relationship")["items"]["enum"]
-    campaign = {"campaignId": ctx.credential("CAMPAIGN_ID")}
-    for query in [[("relationship", v)] for v in values] + [[("relationship", v) for v in values]]:
-        shown = ", ".join(v for _, v in query)
-        ok(ctx, ctx.call(LIST, params=query), LIST, f"the list with relationship {shown}")
-        ok(ctx, ctx.call(GET, params=query, path_values=campaign), GET, f"a smart link with relationship {shown}")
-
-
 def _create(ctx: CheckContext, body: dict[str, Any], why: str) -> dict[str, Any]:
     created: dict[str, Any] = ok(ctx, ctx.call(CREATE, json_body=body), CREATE, why)
     return created
-
-
-def _post(ctx: CheckContext, body: dict[str, Any]) -> Exchange:
-    return ctx.call(CREATE, json_body=body)
-
-
-@named("affiliate/routing-value-required",
-       params={"types": {"type": "array", "items": {"type": "string"}, "minItems": 1}}, required=("types",))
-def routing_value_required(ctx: CheckContext) -> None:
-    example = ctx.contract.request_example(CREATE)
-    for routing in ctx.rule.params["types"]:
-        valid = {**example, "redirect_routing_type": routing}
-        bare = copy.deepcopy(valid)
-        for redirect in bare["redirects"]:
-            redirect.pop("routing_value", None)
-        expect_refused(ctx, f"{routing} routing with a redirect without routing_value", partial(_post, ctx, bare),
-                       control=partial(_post, ctx, valid))
 
 
 def _campaign_id(ctx: CheckContext, link: dict[str, Any]) -> dict[str, str]:
