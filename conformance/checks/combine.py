@@ -38,20 +38,20 @@ _TEMPLATE = {"type": "object", "properties": {"append": {"type": "string"}, "ent
 
 
 def read_every_page(ctx: CheckContext, params: dict[str, Any], set_members: dict[str, Any] | None = None,
-                    drop: tuple[str, ...] = ()) -> list[Any]:
-    """Every item of the rule's operation, its body's ``set`` members and ``set_members`` on top
-    (``drop``: members left out), page by page to the end (not reaching it within ``max_pages``:
-    not exercised)."""
+                    drop: tuple[str, ...] = (), operation: str | None = None) -> list[Any]:
+    """Every item of ``operation`` (the rule's where None), its body's ``set`` members and
+    ``set_members`` on top (``drop``: members left out), page by page to the end (not reaching it
+    within ``max_pages``: not exercised)."""
     params = dict(params)
     if set_members:
         body = dict(params.get("set") or {})
         for dotted, value in set_members.items():
             body = with_member(body, dotted, value)
         params["set"] = body
-    send = sender(ctx, params)
+    operation = operation or str(ctx.rule.operation)
+    send = sender(ctx, params, operation)
     # A numbered walk names its page size on every request where the rule gives its member.
     fixed = {params["limit_param"]: params["page_size"]} if "limit_param" in params and "page_size" in params else {}
-    operation = str(ctx.rule.operation)
 
     def fetch(query: dict[str, Any]) -> Exchange:
         exchange = send({**fixed, **query}, drop=drop)

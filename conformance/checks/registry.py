@@ -111,6 +111,7 @@ _GENERIC = (
     "conformance.checks.combine",
     "conformance.checks.rates",
     "conformance.checks.values",
+    "conformance.checks.exports",
 )
 _loaded = False
 

@@ -19,6 +19,7 @@ Each is a mechanical edit of what the rule's params state, for every rule bound 
   the rule names reaches the simulator with it set to the opposite of its schema default.
 * ``value-refused`` (``values-accepted``): a request whose query parameter carries the last value
   its schema lists is answered 400, as by a server that does not know that value.
+* ``export-row-lost`` (``export-matches``): every successful export answer loses its last line.
 """
 
 from __future__ import annotations
@@ -182,6 +183,17 @@ def _value_refused(contract: Contract, rule: Rule) -> tuple[str, Wrap] | None:
     return f"{param}={last}", on_response(after)
 
 
+def _last_line_lost(rule: Rule) -> Wrap:
+    match = operations([str(rule.operation)])
+
+    def after(request: Request, response: Response) -> Response:
+        if match(request) and 200 <= response.status < 300:
+            response.body = b"".join(response.body.splitlines(keepends=True)[:-1])
+        return response
+
+    return on_response(after)
+
+
 def _short(rule: Rule) -> str:
     return rule.id.split(".", 1)[1]
 
@@ -222,6 +234,8 @@ def read_faults(contract: Contract) -> list[Fault]:
             refused = _value_refused(contract, rule)
             if refused:
                 made.append(("value-refused", f"{op} refuses {refused[0]} (400)", refused[1]))
+        elif check == "export-matches":
+            made.append(("export-row-lost", f"{op} answers without its last line", _last_line_lost(rule)))
         faults += [derived_fault(f"{family}:{_short(rule)}", rule.id, description)(wrap)
                    for family, description, wrap in made if wrap is not None]
     return faults

@@ -10,11 +10,10 @@ from conformance.checks.examples import example_body, setting, today
 from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
 from conformance.transport.model import Exchange
 
-__all__ = ["CLICKS", "EMAIL", "EXPORT", "PAGED", "REPORT", "dated_body", "first_page", "ok",
-           "paging_members", "read_report", "setting", "stamp_text", "today", "window"]
+__all__ = ["CLICKS", "EMAIL", "PAGED", "REPORT", "dated_body", "first_page", "ok",
+           "paging_members", "read_report", "stamp_text", "today", "window"]
 
 REPORT = "POST /v1/networks/reporting/conversions"
-EXPORT = "POST /v1/networks/reporting/conversions/export"
 EMAIL = "POST /v1/networks/reporting/conversions/email"
 CLICKS = "POST /v1/affiliates/reporting/clicks/stream"
 

@@ -86,13 +86,6 @@ def _oldest_email(sim: Simulator) -> Simulator:
     return response_body(operation("POST", _REPORT + "/email"), edit, with_request=True)(sim)
 
 
-def _drop_export_row(request: Request, response: Response) -> Response:
-    if request.path == _REPORT + "/export" and response.status == 200:
-        lines = response.body.decode().splitlines(keepends=True)
-        response.body = "".join(lines[:-1]).encode()
-    return response
-
-
 def _trending_on_cvr(body: Any) -> Any:
     body["cvr"]["trending_percentage"] = 0.0
     return body
@@ -176,8 +169,6 @@ FAULTS: list[Fault] = [
     fault("filters-two-types-ored", "filters of different types combine with OR")(
         _rules(across_types=any)),
     fault("status-outside-enum", "a row has status void")(response_body(operation("POST", _REPORT), _status_void)),
-    fault("export-drops-row", "the export loses its last row")(
-        on_response(_drop_export_row)),
     fault("conversion-other-row", "an id fetches the next conversion")(
         _other_conversion),
     fault("email-oldest-100", "the email endpoint gives the oldest 100 of the year")(
