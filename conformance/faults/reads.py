@@ -20,6 +20,7 @@ Each is a mechanical edit of what the rule's params state, for every rule bound 
 * ``value-refused`` (``values-accepted``): a request whose query parameter carries the last value
   its schema lists is answered 400, as by a server that does not know that value.
 * ``export-row-lost`` (``export-matches``): every successful export answer loses its last line.
+* ``lookup-row-lost`` (``latest-rows``): the lookup's answer loses the first row at ``answer_items``.
 """
 
 from __future__ import annotations
@@ -194,6 +195,16 @@ def _last_line_lost(rule: Rule) -> Wrap:
     return on_response(after)
 
 
+def _first_row_lost(rule: Rule) -> Wrap:
+    def lose(body: Any) -> Any:
+        found = _rows(body, rule.params["answer_items"])
+        if found:
+            del found[0]
+        return body
+
+    return response_body(operations([str(rule.operation)]), lose, statuses=range(200, 300))
+
+
 def _short(rule: Rule) -> str:
     return rule.id.split(".", 1)[1]
 
@@ -236,6 +247,9 @@ def read_faults(contract: Contract) -> list[Fault]:
                 made.append(("value-refused", f"{op} refuses {refused[0]} (400)", refused[1]))
         elif check == "export-matches":
             made.append(("export-row-lost", f"{op} answers without its last line", _last_line_lost(rule)))
+        elif check == "latest-rows":
+            made.append(("lookup-row-lost", f"{op} answers without the first of its {params['answer_items']}",
+                         _first_row_lost(rule)))
         faults += [derived_fault(f"{family}:{_short(rule)}", rule.id, description)(wrap)
                    for family, description, wrap in made if wrap is not None]
     return faults

@@ -2,7 +2,6 @@
 
 from conformance.services.affiliate import (  # noqa: F401  (register the checks)
     link_checks,
-    lookup_checks,
     report_checks,
     stream_checks,
 )
