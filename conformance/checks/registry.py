@@ -112,6 +112,7 @@ _GENERIC = (
     "conformance.checks.rates",
     "conformance.checks.values",
     "conformance.checks.exports",
+    "conformance.checks.replaces",
 )
 _loaded = False
 

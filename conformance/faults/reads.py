@@ -21,6 +21,8 @@ Each is a mechanical edit of what the rule's params state, for every rule bound 
   its schema lists is answered 400, as by a server that does not know that value.
 * ``export-row-lost`` (``export-matches``): every successful export answer loses its last line.
 * ``lookup-row-lost`` (``latest-rows``): the lookup's answer loses the first row at ``answer_items``.
+* ``omitted-field-kept`` (``put-replaces``): a PUT omitting ``field`` reaches the simulator with
+  ``field`` at the rule's ``value``, as by a server merging the PUT into what it kept.
 """
 
 from __future__ import annotations
@@ -205,6 +207,16 @@ def _first_row_lost(rule: Rule) -> Wrap:
     return response_body(operations([str(rule.operation)]), lose, statuses=range(200, 300))
 
 
+def _kept(rule: Rule) -> Wrap:
+    field, value = rule.params["field"], rule.params["value"]
+
+    def merge(body: dict[str, Any]) -> dict[str, Any]:
+        body.setdefault(field, value)
+        return body
+
+    return request_body(operations([str(rule.operation)]), merge)
+
+
 def _short(rule: Rule) -> str:
     return rule.id.split(".", 1)[1]
 
@@ -250,6 +262,9 @@ def read_faults(contract: Contract) -> list[Fault]:
         elif check == "latest-rows":
             made.append(("lookup-row-lost", f"{op} answers without the first of its {params['answer_items']}",
                          _first_row_lost(rule)))
+        elif check == "put-replaces":
+            made.append(("omitted-field-kept", f"{op} keeps {params['field']} when a PUT omits it",
+                         _kept(rule)))
         faults += [derived_fault(f"{family}:{_short(rule)}", rule.id, description)(wrap)
                    for family, description, wrap in made if wrap is not None]
     return faults

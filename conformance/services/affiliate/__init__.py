@@ -1,7 +1,6 @@
 """Affiliate-tracking service (volume 3, part C): reports, click stream, dashboard, smart links, uploads."""
 
 from conformance.services.affiliate import (  # noqa: F401  (register the checks)
-    link_checks,
     report_checks,
     stream_checks,
 )

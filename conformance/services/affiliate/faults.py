@@ -1,7 +1,7 @@
 """Faults of the affiliate simulator: each makes it break one documented rule.
 
-Most patch one of the simulator's own numbers or switches (``sim.rules``, ``single_use``,
-``put_merges``); the rest rewrite a request before the simulator sees it or a response after.
+Most patch one of the simulator's own numbers or switches (``sim.rules``, ``single_use``); the rest
+rewrite a request before the simulator sees it or a response after.
 """
 
 from __future__ import annotations
@@ -179,8 +179,6 @@ FAULTS: list[Fault] = [
         response_body(operation("POST", "/v1/affiliates/dashboard/summary"), _trending_on_cvr)),
     fault("zip-compressed-refused",
           "unzip refuses application/x-zip-compressed")(on_request(_zip_compressed_refused)),
-    fault("put-keeps-omitted", "a PUT keeps an optional field it omits")(
-        _attr(put_merges=True)),
     fault("priority-without-routing-value",
           "priority routing without routing_value is accepted")(
         request_body(operation("POST", _CAMPAIGNS), _routing_value)),
