@@ -113,6 +113,7 @@ _GENERIC = (
     "conformance.checks.values",
     "conformance.checks.exports",
     "conformance.checks.replaces",
+    "conformance.checks.keyset",
 )
 _loaded = False
 

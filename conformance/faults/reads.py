@@ -21,6 +21,8 @@ Each is a mechanical edit of what the rule's params state, for every rule bound 
   its schema lists is answered 400, as by a server that does not know that value.
 * ``export-row-lost`` (``export-matches``): every successful export answer loses its last line.
 * ``lookup-row-lost`` (``latest-rows``): the lookup's answer loses the first row at ``answer_items``.
+* ``cursor-ignored`` (``filter-cursor-walk``): the cursor entry is taken out of the request, so
+  every request answers the first page again.
 * ``omitted-field-kept`` (``put-replaces``): a PUT omitting ``field`` reaches the simulator with
   ``field`` at the rule's ``value``, as by a server merging the PUT into what it kept.
 """
@@ -217,6 +219,18 @@ def _kept(rule: Rule) -> Wrap:
     return request_body(operations([str(rule.operation)]), merge)
 
 
+def _no_cursor(rule: Rule) -> Wrap:
+    spot, head = rule.params["cursor"]["append"], rule.params["cursor"]["entry"].split("{$value}", 1)[0]
+
+    def drop(body: dict[str, Any]) -> dict[str, Any]:
+        entries = _rows(body, spot)
+        if entries is not None:
+            entries[:] = [e for e in entries if not (isinstance(e, str) and e.startswith(head))]
+        return body
+
+    return request_body(operations([str(rule.operation)]), drop)
+
+
 def _short(rule: Rule) -> str:
     return rule.id.split(".", 1)[1]
 
@@ -265,6 +279,8 @@ def read_faults(contract: Contract) -> list[Fault]:
         elif check == "put-replaces":
             made.append(("omitted-field-kept", f"{op} keeps {params['field']} when a PUT omits it",
                          _kept(rule)))
+        elif check == "filter-cursor-walk":
+            made.append(("cursor-ignored", f"{op} ignores its {params['cursor']['entry']} entry", _no_cursor(rule)))
         faults += [derived_fault(f"{family}:{_short(rule)}", rule.id, description)(wrap)
                    for family, description, wrap in made if wrap is not None]
     return faults

@@ -11,26 +11,17 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from conformance.auth.variants import render
 from conformance.checks.context import CheckContext
 from conformance.checks.examples import example_body, fill
 from conformance.checks.expect import expect_json_schema, expect_status
 from conformance.checks.routes import path_values
 from conformance.transport.model import Exchange
 
-__all__ = ["POSTS", "MESSAGES", "METADATA", "TOPIC_MESSAGES", "accepted", "body",
-           "post", "rows_of", "values"]
+__all__ = ["POSTS", "MESSAGES", "TOPIC_MESSAGES", "accepted", "body", "post", "rows_of"]
 
 POSTS = "POST /{customer_id}/analytics/posts"
 MESSAGES = "POST /{customer_id}/messages"
 TOPIC_MESSAGES = "POST /{customer_id}/listening/topics/{topic_id}/messages"
-METADATA = "GET /{customer_id}/metadata/customer"
-
-
-def values(ctx: CheckContext, operation: str, overrides: dict[str, str] | None = None) -> dict[str, str]:
-    """The operation's path values: overrides (setting templates), else each parameter's x-setting."""
-    own = {k: render(v, ctx.credential) for k, v in (overrides or {}).items()}
-    return path_values(ctx, operation, own).values
 
 
 def body(ctx: CheckContext, operation: str, **members: Any) -> dict[str, Any]:
@@ -41,7 +32,7 @@ def body(ctx: CheckContext, operation: str, **members: Any) -> dict[str, Any]:
 
 
 def post(ctx: CheckContext, operation: str, json_body: Any, **kwargs: Any) -> Exchange:
-    return ctx.call(operation, json_body=json_body, path_values=values(ctx, operation), **kwargs)
+    return ctx.call(operation, json_body=json_body, path_values=path_values(ctx, operation).values, **kwargs)
 
 
 def accepted(ctx: CheckContext, exchange: Exchange, operation: str, why: str) -> Any:
