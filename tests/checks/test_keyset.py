@@ -4,10 +4,9 @@ filter-cursor-walk passes a server whose "id greater than" filter reads past the
 page (also with the filter's profile ids listed by another operation), fails one including the
 cursor's own row or answering out of order, and is not exercised where the list is no longer than
 the cap or the budget ends first; the derived fault ``cursor-ignored`` makes the server fail.
-limit-above-default passes (observing which) a server honouring
-a limit above the default and one cutting it to the default, fails one answering another count
-on a page followed by more, and is not exercised where the rows are too few or the limit is
-refused (observed as neither)."""
+limit-above-default passes (observing which) a server honouring a limit above the default and one
+cutting it to the default, fails one answering another count on a page followed by more, and is
+not exercised where the rows are too few or the limit is refused (observed as neither)."""
 
 from __future__ import annotations
 
