@@ -114,6 +114,7 @@ _GENERIC = (
     "conformance.checks.exports",
     "conformance.checks.replaces",
     "conformance.checks.keyset",
+    "conformance.checks.zones",
 )
 _loaded = False
 

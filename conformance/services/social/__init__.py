@@ -2,7 +2,6 @@
 
 from conformance.services.base import ServicePackage
 from conformance.services.social import (  # noqa: F401  (register the checks)
-    analytics_checks,
     listening_checks,
     message_checks,
 )

@@ -1,9 +1,8 @@
-"""Scenario checks of inbox messages: message ids, bare dates, post_type (the default order is the core
-``rows-ordered``)."""
+"""Scenario checks of inbox messages: message ids and post_type (the default order is the core
+``rows-ordered``, bare dates the core ``zoned-days``)."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
 from functools import partial
 from typing import Any
 
@@ -48,46 +47,6 @@ def message_id_max(ctx: CheckContext) -> None:
         return post(ctx, MESSAGES, {"filters": [f"message_id.eq({', '.join(guids[:count])})"]})
 
     expect_refused(ctx, f"{most + 1} message ids", partial(with_ids, most + 1), control=partial(with_ids, most))
-
-
-@named("social/bare-date-midnight", params={"start": {"type": "string"}, "end": {"type": "string"},
-                                                        "limit": _INT}, required=("start", "end", "limit"))
-def bare_date_midnight(ctx: CheckContext) -> None:
-    """The bare-date range selects what a range from midnight to midnight selects, in some one
-    time zone (which zone a bare date's midnight is in is not said: no timezone is sent, and
-    what timezone does on messages is gap messages-timezone). The candidates are read from a
-    range a day wider on each side; a message at exactly the end may go either way (range dots
-    on messages are not defined)."""
-    start, end = date.fromisoformat(ctx.rule.params["start"]), date.fromisoformat(ctx.rule.params["end"])
-
-    def selected(first: str, last: str) -> dict[str, Any]:
-        query = body(ctx, MESSAGES, limit=ctx.rule.params["limit"], fields=["guid", "created_time"])
-        query["filters"] = [f for f in query["filters"] if not f.startswith("created_time.")]
-        query["filters"].append(f"created_time.in({first}..{last})")
-        return {r["guid"]: r.get("created_time") for rows, _, _ in read_messages(ctx, query, 20) for r in rows}
-
-    bare = set(selected(start.isoformat(), end.isoformat()))
-    wide = {guid: _moment(stamp) for guid, stamp in selected(
-        f"{(start - timedelta(days=1)).isoformat()}T00:00:00Z", f"{(end + timedelta(days=1)).isoformat()}T00:00:00Z"
-    ).items() if isinstance(stamp, str)}
-    if not wide:
-        ctx.skip(f"no messages around {start} to {end}: nothing to compare")
-    low, high = (datetime.combine(d, datetime.min.time(), UTC) for d in (start, end))
-    for quarter in range(-14 * 4, 12 * 4 + 1):  # UTC offsets +14:00 .. -12:00, in quarter hours
-        shift = timedelta(minutes=15 * quarter)
-        first, last = low + shift, high + shift
-        want = {g for g, t in wide.items() if first <= t < last}
-        at_end = {g for g, t in wide.items() if t == last}
-        if bare - at_end == want:
-            return
-    expect(False, ctx.rule.id, f"bare dates {start}..{end} select {len(bare)} messages, which no midnight-to-midnight "
-           "range of one UTC offset selects", exchange=ctx.session.exchanges[-1],
-           expected="a bare date read as midnight (in some one time zone)")
-
-
-def _moment(text: str) -> datetime:
-    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 @named("social/post-type-format", params={"limit": _INT}, required=("limit",))
