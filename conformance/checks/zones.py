@@ -4,13 +4,14 @@
 ``zoned-days``: ``days`` is ``[first, last]`` (bare dates). The rule's operation (members placed as
 ``checks/paging.py`` places them; with a ``style``, walked to the end within ``max_pages``, else one
 page, which ``total_pages_field`` may say is not all) is read twice, the entries of the top-level
-body array ``append`` that filter ``member`` replaced by one entry: first ``wide`` with the day before ``first`` and the day after ``last`` (as ``wide_form``:
-``date`` or ``timestamp``, UTC midnight), then ``narrow`` with the bare days and, where the rule
-gives ``zone``, that member set (a request time zone). The narrow rows (named by ``id_field``) must
-be the wide rows whose ``member`` falls from midnight of ``first`` to midnight of ``last`` in the
-zone; a row at exactly the end may come back either way (whether a range includes its end is
-another rule's). Without ``zone``, the document does not say which zone a bare date's midnight is
-in: the rows must be those of some one UTC offset (-12:00 to +14:00, in quarter hours).
+body array ``append`` that filter ``member`` replaced by one entry: first ``wide`` with the day
+before ``first`` and the day after ``last`` (as ``wide_form``: ``date`` or ``timestamp``, UTC
+midnight), then ``narrow`` with the bare days and, where the rule gives ``zone``, that member set
+(a request time zone). The narrow rows (named by ``id_field``) must be the wide rows whose
+``member`` falls from midnight of ``first`` to midnight of ``last`` in the zone; a row at exactly
+the end may come back either way (whether a range includes its end is another rule's). Without
+``zone``, the document does not say which zone a bare date's midnight is in: the rows must be
+those of some one UTC offset (-12:00 to +14:00, in quarter hours).
 """
 
 from __future__ import annotations
