@@ -1,4 +1,5 @@
-"""Reading past a result cap with a key filter, and a page size above its default (issue 30).
+"""Reading past a result cap with a key filter, a page size above its default, and a count of
+values read from the list itself (issue 30).
 
 ``filter-cursor-walk``: "sort by id ascending and ask for ids greater than the last one": the rule's
 operation (members placed as ``checks/paging.py`` places them, ``values_from`` filling
@@ -14,9 +15,17 @@ exercised.
 (the default is a default: reading 0 of ``observes``) or cut to the default (a cap: reading 1).
 Any other count on a page followed by more fails; a refusal is observed as neither and skipped;
 too few rows to tell is not exercised.
+
+``walked-count-limit``: "at most ``most`` ids in one request", where only the list itself holds
+the ids: the rule's operation is walked (``style``... within ``max_pages``, the check's reading
+budget) for ``member`` values; then its request with ``probe`` members (``{values}`` joined by
+", ") naming ``most`` of them is accepted (the control) and ``most + 1`` refused. Fewer values
+than that: not exercised.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from conformance.checks.boundary import with_member
 from conformance.checks.context import CheckContext
@@ -24,10 +33,11 @@ from conformance.checks.examples import fill
 from conformance.checks.expect import expect, expect_json_schema, expect_status
 from conformance.checks.filters import with_value
 from conformance.checks.listed import listed_values, with_values
-from conformance.checks.paging import PLACEMENT_PARAMS, dig, sender
+from conformance.checks.paging import PAGING_PARAMS, PLACEMENT_PARAMS, dig, member_names, sender, walk
+from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import named
 
-__all__ = ["filter_cursor_walk", "limit_above_default"]
+__all__ = ["filter_cursor_walk", "limit_above_default", "walked_count_limit"]
 
 _NAME = {"type": "string"}
 _COUNT = {"type": "integer", "minimum": 1}
@@ -98,3 +108,21 @@ def limit_above_default(ctx: CheckContext) -> None:
     expect(rows in (stated, over), ctx.rule.id, f"{name} {over} gave {rows} rows on a page followed by more",
            exchange=exchange, expected=f"{over} ({stated} a default) or {stated} ({stated} a cap)")
     ctx.observed(0 if rows == over else 1)
+
+
+@named("walked-count-limit", params={**PAGING_PARAMS, "member": _NAME, "most": _COUNT, "probe": {"type": "object"}},
+       required=("style", "max_pages", "member", "most", "probe"))
+def walked_count_limit(ctx: CheckContext) -> None:
+    params, most = member_names(ctx, ctx.rule.params), ctx.rule.params["most"]
+    send = sender(ctx, params)
+    found = [str(dig(item, params["member"])) for item in walk(ctx, lambda query: send(query), params).items
+             if isinstance(item, dict) and dig(item, params["member"]) is not None]
+    values = list(dict.fromkeys(found))
+    if len(values) <= most:
+        ctx.skip(f"{len(values)} values read within max_pages: {most + 1} cannot be named")
+
+    def naming(count: int) -> Any:
+        return sender(ctx, {"in": "body", "set": params["probe"], "path_values": params.get("path_values") or {}},
+                      values=values[:count])({})
+
+    expect_refused(ctx, f"{most + 1} values", lambda: naming(most + 1), control=lambda: naming(most))

@@ -1,4 +1,5 @@
-"""The core checks ``filter-cursor-walk`` and ``limit-above-default`` against a tiny post server.
+"""The core checks ``filter-cursor-walk``, ``limit-above-default`` and ``walked-count-limit``
+against a tiny post server.
 
 filter-cursor-walk passes a server whose "id greater than" filter reads past the cap to an empty
 page (also with the filter's profile ids listed by another operation), fails one including the
@@ -6,7 +7,10 @@ cursor's own row or answering out of order, and is not exercised where the list 
 the cap or the budget ends first; the derived fault ``cursor-ignored`` makes the server fail.
 limit-above-default passes (observing which) a server honouring a limit above the default and one
 cutting it to the default, fails one answering another count on a page followed by more, and is
-not exercised where the rows are too few or the limit is refused (observed as neither)."""
+not exercised where the rows are too few or the limit is refused (observed as neither).
+walked-count-limit passes a server taking at most 4 ids read from its own pages and refusing 5,
+fails one taking 5 (or answering 5xx), and is not exercised where 4 are refused too (the control)
+or the pages read hold too few ids."""
 
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ from typing import Any
 import pytest
 
 from conformance.checks.context import CheckContext
-from conformance.checks.keyset import filter_cursor_walk, limit_above_default
+from conformance.checks.keyset import filter_cursor_walk, limit_above_default, walked_count_limit
 from conformance.contract import Conflict, Contract, Rule
 from conformance.errors import ContractFailure, RuleSkipped
 from conformance.faults.reads import read_faults
@@ -60,6 +64,15 @@ class Posts:
             return Response.json_response(200, {"data": [{"id": i} for i in self.ids[:size]],
                                                 "paging": {"total_pages": -(-len(self.ids) // size)}})
         filters = body.get("filters") or []
+        named = [f[len("id.eq("):-1].split(", ") for f in filters if f.startswith("id.eq(")]
+        if named:
+            most = {"take-five": 5, "take-three": 3}.get(self.break_, 4)
+            status = 500 if self.break_ == "crash" and len(named[0]) > 4 else 400
+            return Response.json_response(200 if len(named[0]) <= most else status, {"data": []})
+        if "cursor" in body or self.choice == "cursor-walk":
+            start = int(body.get("cursor") or 0)
+            more = {"paging": {"next": str(start + 3)}} if start + 3 < len(self.ids) else {}
+            return Response.json_response(200, {"data": [{"id": i} for i in self.ids[start:start + 3]], **more})
         self.filters.append(filters)
         after = next((f[len("id.gt("):-1] for f in filters if f.startswith("id.gt(")), "")
         ids = [i for i in self.ids if i > after or (self.break_ == "inclusive" and i == after)]
@@ -67,11 +80,17 @@ class Posts:
         return Response.json_response(200, {"data": [{"id": i} for i in page]})
 
 
+COUNT = {"check": "walked-count-limit", "most": 4, "member": "id", "in": "body", "style": "cursor",
+         "cursor_param": "cursor", "next_field": "paging.next", "items_field": "data", "max_pages": 3,
+         "probe": {"filters": ["id.eq({values})"]}}
+
+
 def run(server: Posts, params: dict[str, Any]) -> CheckContext:
     rule = Rule(id="demo.posts.walk", kind="paging", statement="s", source=None,  # type: ignore[arg-type]
                 operation="POST /posts", where="body.limit", params=params)
     ctx = context(Contract("demo", "demo", OPENAPI, [rule], [], [CONFLICT], {}), rule, server.handle)
-    (filter_cursor_walk if params["check"] == "filter-cursor-walk" else limit_above_default)(ctx)
+    {"filter-cursor-walk": filter_cursor_walk, "limit-above-default": limit_above_default,
+     "walked-count-limit": walked_count_limit}[params["check"]](ctx)
     return ctx
 
 
@@ -124,3 +143,21 @@ def test_another_count_on_a_page_followed_by_more_fails() -> None:
 def test_too_few_rows_or_a_refusal_is_not_exercised(server: Posts, message: str) -> None:
     with pytest.raises(RuleSkipped, match=message):
         run(server, LIMIT)
+
+
+def test_ids_read_from_the_list_four_taken_five_refused_passes() -> None:
+    run(Posts(choice="cursor-walk"), COUNT)
+
+
+@pytest.mark.parametrize(("break_", "message"), [("take-five", "5 values: got status 200"),
+                                                 ("take-three", "control request not accepted"),
+                                                 ("crash", "got status 500")])
+def test_a_count_off_the_limit_fails_or_shows_nothing(break_: str, message: str) -> None:
+    with pytest.raises((ContractFailure, RuleSkipped), match=message) as raised:
+        run(Posts(choice="cursor-walk", break_=break_), COUNT)
+    assert raised.type is (RuleSkipped if break_ == "take-three" else ContractFailure)
+
+
+def test_too_few_ids_read_are_not_exercised() -> None:
+    with pytest.raises(RuleSkipped, match="5 cannot be named"):
+        run(Posts(rows=4, choice="cursor-walk"), COUNT)
