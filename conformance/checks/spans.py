@@ -4,7 +4,11 @@
 places them) with ``members`` (the from and to members) ``days`` apart, ending
 ``end_days_back`` days before the target's today (the TODAY setting), is accepted (a documented
 success, valid under its schema), and the same request one day longer is refused (the rule's
-status, else any 4xx; never a 5xx). ``format`` is how a date is written (``strftime``).
+status, else any 4xx; never a 5xx). ``format`` is how a date is written (``strftime``); a negative
+``end_days_back`` ends the span after today. With ``year: true`` the bound is also written as one
+year (a conflict the rule ``observes``): where the span one day longer is exactly one calendar year
+(a year holding 29 February), a refusal reads "days" (0) and a success "one year" (1), and a span
+longer still is refused either way; elsewhere the two readings coincide.
 
 ``id-length``: the rule's operation looks one thing up by a path parameter (``param``) whose
 schema bounds its length (minLength, maxLength). The ``read`` step (``checks/steps.py``) gives a
@@ -15,7 +19,7 @@ id was served (the control).
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 from functools import partial
 from typing import Any
 
@@ -23,7 +27,7 @@ from conformance.checks.context import CheckContext
 from conformance.checks.examples import today
 from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
 from conformance.checks.paging import PLACEMENT_PARAMS, sender
-from conformance.checks.refusal import expect_refused
+from conformance.checks.refusal import expect_refused, refused_statuses
 from conformance.checks.registry import named
 from conformance.checks.steps import STEP_SCHEMA, Steps, Unresolved
 from conformance.errors import ContractFileError
@@ -36,8 +40,9 @@ SPAN_PARAMS: dict[str, Any] = {
     **PLACEMENT_PARAMS,
     "members": {"type": "array", "items": _NAME, "minItems": 2, "maxItems": 2},
     "days": {"type": "integer", "minimum": 1},
-    "end_days_back": {"type": "integer", "minimum": 0},
+    "end_days_back": {"type": "integer"},
     "format": _NAME,
+    "year": {"type": "boolean"},
 }
 
 
@@ -47,6 +52,13 @@ def span_dates(ctx: CheckContext, params: dict[str, Any], days: int) -> dict[str
     first, last = params["members"]
     form = params.get("format", "%Y-%m-%d")
     return {first: (end - timedelta(days=days)).strftime(form), last: end.strftime(form)}
+
+
+def _year_back(day: date) -> date:
+    try:
+        return day.replace(year=day.year - 1)
+    except ValueError:  # 29 February
+        return day.replace(year=day.year - 1, day=28)
 
 
 def _accepted(ctx: CheckContext, exchange: Exchange, operation: str, why: str) -> None:
@@ -61,7 +73,19 @@ def date_span(ctx: CheckContext) -> None:
     params, days = ctx.rule.params, ctx.rule.params["days"]
     send = sender(ctx, params)
     control = partial(send, span_dates(ctx, params, days))
-    _accepted(ctx, control(), str(ctx.rule.operation), f"a span of {days} days")
+    operation = str(ctx.rule.operation)
+    _accepted(ctx, control(), operation, f"a span of {days} days")
+    if params.get("year"):
+        end = today(ctx) - timedelta(days=int(params.get("end_days_back", 0)))
+        if _year_back(end) != end - timedelta(days=days + 1):
+            ctx.observed(0, 1)  # the two readings coincide at this date
+        else:
+            probe = send(span_dates(ctx, params, days + 1))
+            success = success_statuses(ctx.contract, operation) or set(range(200, 300))
+            refusal = refused_statuses(ctx)
+            expect_status(ctx.rule.id, probe, refusal | success, f"a span of {days + 1} days, exactly one year")
+            ctx.observed(0 if probe.response.status in refusal else 1)
+            days += 1  # a span longer than one year is refused under both readings
     expect_refused(ctx, f"a span of {days + 1} days", partial(send, span_dates(ctx, params, days + 1)),
                    control=control)
 

@@ -5,18 +5,19 @@ any 4xx where none is documented), fails one taking N + 1, answering it 5xx, or 
 id-length passes a server serving its real ids and refusing ids one character short or long,
 fails one serving a prefix or crashing on a long id, and a real id of another length; it is not
 exercised without a real id. The derived faults ``span-clamped`` and ``id-length-ignored`` make
-the conforming servers fail."""
+the conforming servers fail. With ``year``, a 366-day span that is exactly one calendar year is
+either reading (observed which), a longer one refused; elsewhere both readings are observed."""
 
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 import pytest
 
 from conformance.checks.spans import date_span, id_length
-from conformance.contract import Contract, Rule
+from conformance.contract import Conflict, Contract, Rule
 from conformance.errors import ContractFailure, RuleSkipped
 from conformance.faults.reads import read_faults
 from conformance.transport.model import Request, Response
@@ -123,3 +124,38 @@ def test_the_derived_faults_make_a_conforming_server_fail(params: dict[str, Any]
     assert (fault.name, fault.breaks) == (f"{family}:things.bound", rule.id)
     with pytest.raises(ContractFailure, match=message):
         run(fault.apply(Server()), params, violation)  # type: ignore[arg-type]
+
+
+YEAR = {"check": "date-span", "in": "body", "members": ["from", "to"], "days": 365, "end_days_back": 0, "year": True,
+        "observes": "demo.conflict.range"}
+RANGE = Conflict("demo.conflict.range", "s", None, ("365 days", "one year"))  # type: ignore[arg-type]
+
+
+def year_server(reading: str, extra: int = 0) -> Any:
+    """Spans of at most 365 days (``days``) or one calendar year (``year``), ``extra`` days more."""
+    def handle(request: Request) -> Response:
+        body = json.loads(request.body)
+        start, end = (date.fromisoformat(body[m]) for m in ("from", "to"))
+        first = end.replace(year=end.year - 1) if reading == "year" else end - timedelta(days=365)
+        return Response.json_response(200 if start >= first - timedelta(days=extra) else 400, {"clicks": []})
+
+    return handle
+
+
+@pytest.mark.parametrize(("today", "reading", "shown"), [("2028-03-01", "days", "365 days"),
+                                                         ("2028-03-01", "year", "one year"),
+                                                         ("2027-01-15", "days", "365 days and one year")])
+def test_a_span_of_one_year_shows_which_reading(today: str, reading: str, shown: str) -> None:
+    rule = rule_of(YEAR, {"status": 400})
+    ctx = context(Contract("demo", "demo", OPENAPI, [rule], [], [RANGE], {"today": today}), rule,
+                  year_server(reading))
+    date_span(ctx)
+    assert ctx.observations == {"demo.conflict.range": shown}
+
+
+def test_a_span_past_one_year_is_refused_under_either_reading() -> None:
+    rule = rule_of(YEAR, {"status": 400})
+    ctx = context(Contract("demo", "demo", OPENAPI, [rule], [], [RANGE], {"today": "2028-03-01"}), rule,
+                  year_server("year", extra=1))
+    with pytest.raises(ContractFailure, match="a span of 367 days: got status 200"):
+        date_span(ctx)

@@ -1,5 +1,5 @@
-"""Scenario checks of the conversion report (volume 3, part C): the 365-day / one-year window with
-its documented conflict (formats, filters and defaults are core checks).
+"""Scenario check of the conversion report (volume 3, part C): the start of the 365-day / one-year
+window with its documented conflict (formats, filters, defaults and the span are core checks).
 
 Dates come from the target's today (``common.today``: the TODAY setting), never from the harness's clock.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, time, timedelta
 
 from conformance.checks.context import CheckContext
-from conformance.checks.expect import expect, expect_status, success_statuses
+from conformance.checks.expect import expect
 from conformance.checks.registry import named
 from conformance.services.affiliate.common import REPORT, dated_body, ok, today
 from conformance.transport.model import Exchange
@@ -28,17 +28,6 @@ def _year_back(day: date) -> date:
 
 def _send(ctx: CheckContext, first: date, last: date) -> Exchange:
     return ctx.call(REPORT, json_body=dated_body(ctx, REPORT, **{"from": first.isoformat(), "to": last.isoformat()}))
-
-
-def _contested(ctx: CheckContext, exchange: Exchange, why: str) -> None:
-    """At 366 days in a year holding 29 February: 400 is the 365-day reading, 2xx one year."""
-    status = exchange.response.status
-    if status == 400:
-        ctx.observed(0)
-    elif status in success_statuses(ctx.contract, REPORT):
-        ctx.observed(1)
-    else:
-        expect_status(ctx.rule.id, exchange, {400, *success_statuses(ctx.contract, REPORT)}, why)
 
 
 def _older_rows(exchange: Exchange, edge: date) -> list[str]:
@@ -82,24 +71,3 @@ def window_start(ctx: CheckContext) -> None:
     start = edge - timedelta(days=ctx.rule.params["probe_days"])
     _before_window(ctx, _send(ctx, start, edge), edge,
                    f"from {ctx.rule.params['probe_days']} days before the previous {days} days")
-
-
-@named("affiliate/span-limit",
-       params={**_RANGE, "start_days_back": {"type": "integer", "minimum": 0}}, required=("days", "start_days_back"))
-def span_limit(ctx: CheckContext) -> None:
-    days = ctx.rule.params["days"]
-    start = today(ctx) - timedelta(days=ctx.rule.params["start_days_back"])
-    control = _send(ctx, start, start + timedelta(days=days))
-    if control.response.status not in success_statuses(ctx.contract, REPORT):
-        ctx.skip(f"a {days}-day span starting inside the window (so ending in the future) was refused "
-                 f"({control.response.status}); the span edge cannot be separated from the window start")
-    ok(ctx, control, REPORT, f"a span of {days} days")
-    longer = start + timedelta(days=days + 1)
-    probe = ctx.call(REPORT, json_body=dated_body(ctx, REPORT, **{"from": start.isoformat(), "to": longer.isoformat()}))
-    after = _year_back(longer)  # the span is one calendar year when this is start
-    if after == start:
-        _contested(ctx, probe, f"a span of {days + 1} days, exactly one year")
-        expect_status(ctx.rule.id, _send(ctx, start, longer + timedelta(days=1)), 400, "a span above one year")
-    else:
-        expect_status(ctx.rule.id, probe, 400, f"a span of {days + 1} days")
-        ctx.observed(0, 1)
