@@ -1,4 +1,5 @@
-"""Date spans and id lengths: a boundary on a pair of dates, and on the length of a real id (issue 30).
+"""Date spans, report windows and id lengths: boundaries on a pair of dates, and on the length of a
+real id (issue 30).
 
 ``date-span``: "a span of at most N days": the request (members placed as ``checks/paging.py``
 places them) with ``members`` (the from and to members) ``days`` apart, ending
@@ -10,6 +11,15 @@ year (a conflict the rule ``observes``): where the span one day longer is exactl
 (a year holding 29 February), a refusal reads "days" (0) and a success "one year" (1), and a span
 longer still is refused either way; elsewhere the two readings coincide.
 
+``window-start``: "only the previous ``days`` days can be reported": a window of ``span_days``
+starting ``days`` back is accepted (a documented success valid under its schema); one starting
+``probe_days`` earlier and ending at that edge is refused (any 4xx) or answered without rows
+from before the edge (``stamp_member`` of the rows at ``items_field``: unix seconds or ISO 8601,
+with ``slack_hours`` of slack, default 14, as the answer's time zone is not shown). With ``year:
+true`` (the bound also written as one year, a conflict the rule ``observes``), where one year back
+is a day further (a year holding 29 February) a window from that day reads "days" when refused
+(0); served, it must hold no rows from before it, and the earlier probe ends there.
+
 ``id-length``: the rule's operation looks one thing up by a path parameter (``param``) whose
 schema bounds its length (minLength, maxLength). The ``read`` step (``checks/steps.py``) gives a
 real id (``id``, a ``{$read.answer...}`` template); its length is within the bounds, and the
@@ -19,21 +29,21 @@ id was served (the control).
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from functools import partial
 from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.examples import today
 from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
-from conformance.checks.paging import PLACEMENT_PARAMS, sender
+from conformance.checks.paging import PLACEMENT_PARAMS, dig, sender
 from conformance.checks.refusal import expect_refused, refused_statuses
 from conformance.checks.registry import named
 from conformance.checks.steps import STEP_SCHEMA, Steps, Unresolved
 from conformance.errors import ContractFileError
 from conformance.transport.model import Exchange
 
-__all__ = ["SPAN_PARAMS", "date_span", "id_length", "span_dates"]
+__all__ = ["SPAN_PARAMS", "date_span", "id_length", "span_dates", "window_start"]
 
 _NAME = {"type": "string"}
 SPAN_PARAMS: dict[str, Any] = {
@@ -88,6 +98,61 @@ def date_span(ctx: CheckContext) -> None:
             days += 1  # a span longer than one year is refused under both readings
     expect_refused(ctx, f"a span of {days + 1} days", partial(send, span_dates(ctx, params, days + 1)),
                    control=control)
+
+
+def _before(ctx: CheckContext, params: dict[str, Any], exchange: Exchange, edge: date, why: str) -> None:
+    """Refused (any 4xx; never a 5xx), or served without rows from before ``edge``."""
+    if 400 <= exchange.response.status < 500:
+        return
+    _accepted(ctx, exchange, str(ctx.rule.operation), why)
+    limit = datetime.combine(edge, time(), UTC).timestamp() - 3600 * float(params.get("slack_hours", 14))
+    rows = dig(exchange.response.json(), params["items_field"]) or []
+    stamps = [_seconds(dig(row, params["stamp_member"])) for row in rows if isinstance(row, dict)]
+    older = [stamp for stamp in stamps if stamp is not None and stamp < limit]
+    expect(not older, ctx.rule.id, f"{why}: answered with {len(older)} rows from before {edge}", exchange=exchange,
+           expected=f"a refusal, or only rows of the previous {params['days']} days")
+
+
+def _seconds(value: Any) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    try:
+        moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+
+
+@named("window-start", params={**SPAN_PARAMS, "span_days": {"type": "integer", "minimum": 0},
+                               "probe_days": {"type": "integer", "minimum": 1}, "items_field": _NAME,
+                               "stamp_member": _NAME, "slack_hours": {"type": "number", "minimum": 0}},
+       required=("members", "days", "span_days", "probe_days", "items_field", "stamp_member"))
+def window_start(ctx: CheckContext) -> None:
+    params, days, span = ctx.rule.params, ctx.rule.params["days"], ctx.rule.params["span_days"]
+    send = sender(ctx, params)
+    first, last = params["members"]
+    form = params.get("format", "%Y-%m-%d")
+
+    def window(start: date, end: date) -> Exchange:
+        return send({first: start.strftime(form), last: end.strftime(form)})
+
+    end = today(ctx)
+    edge = end - timedelta(days=days)
+    _accepted(ctx, window(edge, edge + timedelta(days=span)), str(ctx.rule.operation),
+              f"from {days} days back (the edge)")
+    past = edge - timedelta(days=1)
+    if params.get("year") and _year_back(end) == past:  # one year back is a day further: the readings differ
+        probe = window(past, past + timedelta(days=span))
+        if 400 <= probe.response.status < 500:
+            ctx.observed(0)
+        else:  # served: whether that day's rows come too cannot be told apart from clipping
+            _before(ctx, params, probe, past, f"from {days + 1} days back, exactly one year")
+        edge = past
+    elif params.get("year"):
+        ctx.observed(0, 1)  # the two readings coincide at this date
+    start = edge - timedelta(days=params["probe_days"])
+    _before(ctx, params, window(start, edge), edge, f"from {params['probe_days']} days before the previous {days} "
+            "days")
 
 
 @named("id-length", params={"read": STEP_SCHEMA, "id": _NAME, "param": _NAME}, required=("read", "id", "param"))

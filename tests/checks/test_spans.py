@@ -6,7 +6,10 @@ id-length passes a server serving its real ids and refusing ids one character sh
 fails one serving a prefix or crashing on a long id, and a real id of another length; it is not
 exercised without a real id. The derived faults ``span-clamped`` and ``id-length-ignored`` make
 the conforming servers fail. With ``year``, a 366-day span that is exactly one calendar year is
-either reading (observed which), a longer one refused; elsewhere both readings are observed."""
+either reading (observed which), a longer one refused; elsewhere both readings are observed.
+window-start passes a report refusing a window reaching before the previous 365 days or clipping
+it (under either reading of one year, observed which), and fails one serving older rows or
+answering 5xx."""
 
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from conformance.checks.spans import date_span, id_length
+from conformance.checks.spans import date_span, id_length, window_start
 from conformance.contract import Conflict, Contract, Rule
 from conformance.errors import ContractFailure, RuleSkipped
 from conformance.faults.reads import read_faults
@@ -66,7 +69,7 @@ class Server:
 
 
 def rule_of(params: dict[str, Any], violation: dict[str, Any] | None = None) -> Rule:
-    operation = "POST /clicks" if params["check"] == "date-span" else "GET /things/{thingId}"
+    operation = "GET /things/{thingId}" if params["check"] == "id-length" else "POST /clicks"
     return Rule(id="demo.things.bound", kind="limit", statement="s", source=None,  # type: ignore[arg-type]
                 operation=operation, violation=violation, params=params)
 
@@ -159,3 +162,52 @@ def test_a_span_past_one_year_is_refused_under_either_reading() -> None:
                   year_server("year", extra=1))
     with pytest.raises(ContractFailure, match="a span of 367 days: got status 200"):
         date_span(ctx)
+
+
+WINDOW = {"check": "window-start", "in": "body", "members": ["from", "to"], "days": 365, "span_days": 7,
+          "probe_days": 10, "year": True, "observes": "demo.conflict.range", "items_field": "rows",
+          "stamp_member": "at"}
+
+
+def report(today: date, *, how: str = "refuse", reading: str = "days") -> Any:
+    """Rows one a day for two years before ``today`` (unix seconds at noon UTC); a window from
+    before the previous 365 days (or one year, ``reading``) is refused, clipped, or served whole."""
+    def handle(request: Request) -> Response:
+        body = json.loads(request.body)
+        start, end = (date.fromisoformat(body[m]) for m in ("from", "to"))
+        edge = today.replace(year=today.year - 1) if reading == "year" else today - timedelta(days=365)
+        if start < edge and how in ("refuse", "crash"):
+            return Response.json_response(400 if how == "refuse" else 500, {"message": "too old"})
+        low = max(start, edge) if how == "clip" else start
+        days = [low + timedelta(days=n) for n in range((end - low).days + 1)]
+        return Response.json_response(200, {"rows": [
+            {"at": datetime(d.year, d.month, d.day, 12).timestamp()} for d in days]})
+
+    return handle
+
+
+def run_window(today: str, handle: Any) -> Any:
+    rule = rule_of(WINDOW)
+    ctx = context(Contract("demo", "demo", OPENAPI, [rule], [], [RANGE], {"today": today}), rule, handle)
+    window_start(ctx)
+    return ctx.observations
+
+
+@pytest.mark.parametrize("how", ["refuse", "clip"])
+def test_a_window_refused_or_clipped_before_its_start_passes(how: str) -> None:
+    assert run_window("2027-01-15", report(date(2027, 1, 15), how=how)) == {"demo.conflict.range":
+                                                                               "365 days and one year"}
+
+
+@pytest.mark.parametrize(("how", "reading", "shown"), [("refuse", "days", "365 days"), ("refuse", "year", None),
+                                                       ("clip", "year", None)])
+def test_a_window_of_exactly_one_year_shows_which_reading(how: str, reading: str, shown: str | None) -> None:
+    observed = run_window("2028-03-01", report(date(2028, 3, 1), how=how, reading=reading))
+    assert observed == ({"demo.conflict.range": shown} if shown else {})
+
+
+@pytest.mark.parametrize(("how", "message"), [("whole", "answered with [0-9]+ rows from before"),
+                                              ("crash", "got status 500")])
+def test_a_window_serving_older_rows_fails(how: str, message: str) -> None:
+    with pytest.raises(ContractFailure, match=message):
+        run_window("2027-01-15", report(date(2027, 1, 15), how=how))

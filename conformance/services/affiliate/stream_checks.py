@@ -1,25 +1,34 @@
-"""Scenario check of the click stream (volume 3, part C): the retention of clicks with conversions
-(its span limit is the core ``date-span``, unzip of uploads the core read-after-write check)."""
+"""The affiliate scenario check (volume 3, part C): clicks with conversions are kept past the click
+stream's 3 months. Everything else of the service is a core check (``date-span``, ``window-start``,
+``filters-combine``, ``export-matches``, ``put-replaces``, ...) or read-after-write data."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from conformance.checks.combine import read_every_page
 from conformance.checks.context import CheckContext
-from conformance.checks.expect import expect
+from conformance.checks.examples import example_body, today
+from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
 from conformance.checks.paging import PAGING_PARAMS, member_names
 from conformance.checks.registry import named
 from conformance.errors import ContractFileError
-from conformance.services.affiliate.common import CLICKS, REPORT, dated_body, ok, stamp_text, today
 from conformance.transport.model import Exchange
 
 __all__: list[str] = []
 
+REPORT = "POST /v1/networks/reporting/conversions"
+CLICKS = "POST /v1/affiliates/reporting/clicks/stream"
+
 
 def _clicks(ctx: CheckContext, first: str, last: str) -> Exchange:
-    return ctx.call(CLICKS, json_body=dated_body(ctx, CLICKS, **{"from": first, "to": last}))
+    """The click stream's example (re-dated from the target's today) from ``first`` to ``last``."""
+    return ctx.call(CLICKS, json_body={**example_body(ctx, CLICKS), "from": first, "to": last})
+
+
+def _stamp(day: date) -> str:
+    return f"{day.isoformat()} 00:00:00"
 
 
 _DAYS = {"type": "integer", "minimum": 1}
@@ -34,8 +43,11 @@ def clicks_retention(ctx: CheckContext) -> None:
         raise ContractFileError(f"{ctx.rule.id}: the window must end more than {params['months']} months back")
     end = today(ctx) - timedelta(days=params["window_end_days_back"])
     start = end - timedelta(days=params["window_days"])
-    exchange = _clicks(ctx, stamp_text(start), stamp_text(end))
-    got = {c.get("transaction_id") for c in ok(ctx, exchange, CLICKS, "an old click window")["clicks"]}
+    exchange = _clicks(ctx, _stamp(start), _stamp(end))
+    expect_status(ctx.rule.id, exchange, success_statuses(ctx.contract, CLICKS), "an old click window")
+    answer = expect_json_schema(ctx.rule.id, ctx.contract, exchange, ctx.contract.response_schema(CLICKS, 200) or {},
+                                "an old click window")
+    got = {c.get("transaction_id") for c in answer["clicks"]}
     # The conversions whose click falls in the window (a conversion follows its click), read as
     # the rule's walk params say.
     dates = {"from": start.isoformat(), "to": (end + timedelta(days=2)).isoformat()}
