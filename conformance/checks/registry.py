@@ -115,6 +115,7 @@ _GENERIC = (
     "conformance.checks.replaces",
     "conformance.checks.keyset",
     "conformance.checks.zones",
+    "conformance.checks.prefixes",
 )
 _loaded = False
 

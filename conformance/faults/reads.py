@@ -23,6 +23,7 @@ Each is a mechanical edit of what the rule's params state, for every rule bound 
 * ``lookup-row-lost`` (``latest-rows``): the lookup's answer loses the first row at ``answer_items``.
 * ``cursor-ignored`` (``filter-cursor-walk``): the cursor entry is taken out of the request, so
   every request answers the first page again.
+* ``prefix-lowered`` (``member-prefixed``): ``member`` of every row is written in lower case.
 * ``omitted-field-kept`` (``put-replaces``): a PUT omitting ``field`` reaches the simulator with
   ``field`` at the rule's ``value``, as by a server merging the PUT into what it kept.
 """
@@ -79,6 +80,14 @@ def _without(name: str) -> Callable[[dict[str, Any]], None]:
         row.pop(name, None)
 
     return drop
+
+
+def _lowered(name: str) -> Callable[[dict[str, Any]], None]:
+    def lower(row: dict[str, Any]) -> None:
+        if isinstance(row.get(name), str):
+            row[name] = row[name].lower()
+
+    return lower
 
 
 def _with_extra(row: dict[str, Any]) -> None:
@@ -281,6 +290,9 @@ def read_faults(contract: Contract) -> list[Fault]:
                          _kept(rule)))
         elif check == "filter-cursor-walk":
             made.append(("cursor-ignored", f"{op} ignores its {params['cursor']['entry']} entry", _no_cursor(rule)))
+        elif check == "member-prefixed":
+            made.append(("prefix-lowered", f"{op} writes {params['member']} in lower case",
+                         _each_row(rule, _lowered(params["member"]))))
         faults += [derived_fault(f"{family}:{_short(rule)}", rule.id, description)(wrap)
                    for family, description, wrap in made if wrap is not None]
     return faults

@@ -35,7 +35,7 @@ MESSAGES = r"^/v1/[^/]+/messages$"  # inbox messages, not a topic's
 _POSTS_RE, _PROFILES_RE, _TOPIC_RE = r"/analytics/posts$", r"/analytics/profiles$", r"/topics/t-brand/messages$"
 # Answers to these paths (any method), and the POSTs whose body a fault rewrites.
 _POSTS, _PROFILES, _TOPIC = path(_POSTS_RE), path(_PROFILES_RE), path(_TOPIC_RE)
-_MESSAGES, _METRICS, _TAGS = path(MESSAGES), path(r"/metrics$"), path(r"/metadata/customer/tags$")
+_METRICS, _TAGS = path(r"/metrics$"), path(r"/metadata/customer/tags$")
 _TO_POSTS, _TO_PROFILES, _TO_TOPIC = path(_POSTS_RE, "POST"), path(_PROFILES_RE, "POST"), path(_TOPIC_RE, "POST")
 _TO_MESSAGES = path(MESSAGES, "POST")
 _ERRORS = range(400, 600)
@@ -140,13 +140,6 @@ def _shift_output(request: Request, data: dict[str, Any]) -> dict[str, Any]:
 
 
 
-def _lower_post_type(data: dict[str, Any]) -> dict[str, Any]:
-    for row in data["data"]:
-        if isinstance(row.get("post_type"), str):
-            row["post_type"] = row["post_type"].lower()
-    return data
-
-
 def _limit_short(body: dict[str, Any]) -> dict[str, Any]:
     if isinstance(body.get("limit"), int) and body["limit"] > reports.POST_PAGE:
         body["limit"] -= 5
@@ -205,8 +198,6 @@ FAULTS: list[Fault] = [
           "a bare end date means the end of that day, not its midnight")(
         request_body(_TO_MESSAGES, filters(
             lambda fs: [_bare.sub(r"\g<1>\g<2>T00:00:00Z\g<3>\g<4>T23:59:59Z)", f) for f in fs]))),
-    fault("post-type-lower-case", "post_type in lower case")(
-        response_body(_MESSAGES, _lower_post_type)),
     fault("listening-page-above-total-200", "a topic page above total_pages "
           "answers 200")(_past_end_served(_TOPIC)),
     fault("exclusive-as-inclusive", "'...' is treated as inclusive")(

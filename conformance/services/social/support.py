@@ -17,10 +17,8 @@ from conformance.checks.expect import expect_json_schema, expect_status
 from conformance.checks.routes import path_values
 from conformance.transport.model import Exchange
 
-__all__ = ["POSTS", "MESSAGES", "TOPIC_MESSAGES", "accepted", "body", "post", "rows_of"]
+__all__ = ["TOPIC_MESSAGES", "accepted", "body", "post"]
 
-POSTS = "POST /{customer_id}/analytics/posts"
-MESSAGES = "POST /{customer_id}/messages"
 TOPIC_MESSAGES = "POST /{customer_id}/listening/topics/{topic_id}/messages"
 
 
@@ -42,9 +40,3 @@ def accepted(ctx: CheckContext, exchange: Exchange, operation: str, why: str) ->
     if schema:
         return expect_json_schema(ctx.rule.id, ctx.contract, exchange, schema, why)
     return exchange.response.json()
-
-
-def rows_of(ctx: CheckContext, operation: str, json_body: dict[str, Any], why: str) -> tuple[list[Any], Any]:
-    """One page: its rows and its paging object (None when absent)."""
-    answer = accepted(ctx, post(ctx, operation, json_body), operation, why)
-    return list(answer["data"]), answer.get("paging")
