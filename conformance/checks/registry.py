@@ -112,6 +112,17 @@ _GENERIC = (
     "conformance.checks.rates",
     "conformance.checks.counters",
     "conformance.checks.alternatives",
+    "conformance.checks.ordering",
+    "conformance.checks.selection",
+    "conformance.checks.times",
+    "conformance.checks.spans",
+    "conformance.checks.combine",
+    "conformance.checks.values",
+    "conformance.checks.exports",
+    "conformance.checks.replaces",
+    "conformance.checks.keyset",
+    "conformance.checks.zones",
+    "conformance.checks.prefixes",
 )
 _loaded = False
 

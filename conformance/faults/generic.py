@@ -55,6 +55,7 @@ from conformance.faults.lifecycle import lifecycle_faults
 from conformance.faults.members import member_faults
 from conformance.faults.oauth import oauth_faults
 from conformance.faults.paging import paging_faults
+from conformance.faults.reads import read_faults
 from conformance.faults.requests import request_faults
 from conformance.faults.toolkit import any_request, operations
 from conformance.faults.values import value_faults
@@ -152,7 +153,8 @@ def generic_faults(contract: Contract) -> list[Fault]:
             + header_faults(contract) + credential_unchecked_faults(contract) + refusal_crash_faults(contract)
             + paging_faults(contract) + edit_faults(contract) + effect_faults(contract)
             + value_faults(contract) + request_faults(contract) + oauth_faults(contract)
-            + lifecycle_faults(contract) + counter_faults(contract) + alternative_faults(contract))
+            + lifecycle_faults(contract) + counter_faults(contract) + alternative_faults(contract)
+            + read_faults(contract))
 
 
 def _rendered(node: Any, seeded: dict[str, str]) -> Any:

@@ -1,7 +1,7 @@
 """Faults of the affiliate simulator: each makes it break one documented rule.
 
-Most patch one of the simulator's own numbers or switches (``sim.rules``, ``single_use``,
-``put_merges``); the rest rewrite a request before the simulator sees it or a response after.
+Most patch one of the simulator's own numbers or switches (``sim.rules``, ``single_use``); the rest
+rewrite a request before the simulator sees it or a response after.
 """
 
 from __future__ import annotations
@@ -37,14 +37,6 @@ def _attr(**values: Any) -> Callable[[Simulator], Simulator]:
     return apply
 
 
-def _stamp_to_date(body: dict[str, Any]) -> dict[str, Any]:
-    # A server that cannot read "YYYY-mm-DD hh:mm:ss": such a value becomes unreadable.
-    for name in ("from", "to"):
-        if isinstance(body.get(name), str) and " " in body[name]:
-            body[name] = body[name].replace(" ", "T")
-    return body
-
-
 def _routing_value(body: dict[str, Any]) -> dict[str, Any]:
     for redirect in body.get("redirects") or []:
         if isinstance(redirect, dict):
@@ -56,18 +48,6 @@ def _zip_compressed_refused(request: Request) -> Request:
     if request.path == "/v1/networks/uploads/temp" and b"x-zip-compressed" in request.body:
         request.body = request.body.replace(b"application/x-zip-compressed", b"text/plain")
     return request
-
-
-def _prefix_id(sim: Simulator) -> Simulator:
-    """A 31-character id is looked up as the prefix of a 32-character one."""
-    def before(request: Request) -> Request:
-        tail = request.path.rsplit("/", 1)[-1]
-        if request.path.startswith(_REPORT + "/") and len(tail) == 31:
-            for row in sim.data.conversions:  # type: ignore[attr-defined]
-                if row["conversion_id"].startswith(tail):
-                    request.path = f"{_REPORT}/{row['conversion_id']}"
-        return request
-    return on_request(before)(sim)
 
 
 def _other_conversion(sim: Simulator) -> Simulator:
@@ -90,13 +70,6 @@ def _oldest_email(sim: Simulator) -> Simulator:
         recent = [r for r in rows if r["conversion_unix_timestamp"] >= sim.clock.now() - 365 * 86_400][:100]
         return {"conversions": recent[::-1]}
     return response_body(operation("POST", _REPORT + "/email"), edit, with_request=True)(sim)
-
-
-def _drop_export_row(request: Request, response: Response) -> Response:
-    if request.path == _REPORT + "/export" and response.status == 200:
-        lines = response.body.decode().splitlines(keepends=True)
-        response.body = "".join(lines[:-1]).encode()
-    return response
 
 
 def _trending_on_cvr(body: Any) -> Any:
@@ -138,12 +111,6 @@ def _empty_upload_ill_formed(request: Request, response: Response) -> Response:
     return response
 
 
-def _refuse_relationship(request: Request) -> Request:
-    if request.path.startswith(_CAMPAIGNS) and ("relationship", "redirects") in request.query:
-        request.query = [(k, "zz-refused" if v == "redirects" else v) for k, v in request.query]
-    return request
-
-
 def _drop_text_ruleset(body: dict[str, Any]) -> dict[str, Any]:
     """A redirect's ruleset sent as text is dropped (so accepted) instead of refused."""
     for item in body.get("redirects") or []:
@@ -167,28 +134,16 @@ FAULTS: list[Fault] = [
         _rules(same_type=all)),
     fault("filters-two-types-ored", "filters of different types combine with OR")(
         _rules(across_types=any)),
-    fault("scrub-default-true", "show_only_scrub defaults to true")(
-        _attr(show_only_defaults={"show_only_scrub": True})),
-    fault("datetime-refused", "from/to as YYYY-mm-DD hh:mm:ss are refused")(
-        request_body(operation("POST", _REPORT), _stamp_to_date)),
-    fault("export-drops-row", "the export loses its last row")(
-        on_response(_drop_export_row)),
-    fault("conversion-id-31-chars", "a 31-character id finds the conversion")(
-        _prefix_id),
     fault("conversion-other-row", "an id fetches the next conversion")(
         _other_conversion),
     fault("email-oldest-100", "the email endpoint gives the oldest 100 of the year")(
         _oldest_email),
-    fault("click-span-15-days", "a 15-day click span is accepted")(
-        _rules(click_span_days=15)),
     fault("converted-clicks-purged", "clicks with conversions go after 3 months")(
         lambda sim: _purge_converted(sim)),
     fault("trending-on-cvr", "cvr carries trending_percentage")(
         response_body(operation("POST", "/v1/affiliates/dashboard/summary"), _trending_on_cvr)),
     fault("zip-compressed-refused",
           "unzip refuses application/x-zip-compressed")(on_request(_zip_compressed_refused)),
-    fault("put-keeps-omitted", "a PUT keeps an optional field it omits")(
-        _attr(put_merges=True)),
     fault("priority-without-routing-value",
           "priority routing without routing_value is accepted")(
         request_body(operation("POST", _CAMPAIGNS), _routing_value)),
@@ -201,8 +156,6 @@ FAULTS: list[Fault] = [
     fault("put-refused", "every PUT, even one with all fields, is refused")(
         status(operation("PUT", _CAMPAIGNS + "/{campaign_id}"), 400, when=200,
                body={"message": "smart links cannot be replaced"})),
-    fault("relationship-redirects-refused",
-          "relationship=redirects is refused")(on_request(_refuse_relationship)),
 ]
 
 

@@ -151,13 +151,12 @@ def _show_only(row: dict[str, Any], flags: dict[str, bool]) -> bool:
 
 
 def select_conversions(rows: list[dict[str, Any]], body: dict[str, Any], today: date,
-                       rules: ReportRules, defaults: dict[str, bool] | None = None) -> list[dict[str, Any]]:
+                       rules: ReportRules) -> list[dict[str, Any]]:
     start, stop = conversion_window(body, today, rules)
     check_number(body, "timezone_id", required=True)
     conversions = check_bool(body, "show_conversions", required=True)
     events = check_bool(body, "show_events", required=True)
-    flags = {name: check_bool(body, name) if name in body else (defaults or {}).get(name, False)
-             for name in SHOW_ONLY}
+    flags = {name: check_bool(body, name) if name in body else False for name in SHOW_ONLY}
     lo, hi = start.timestamp(), stop.timestamp()
     chosen = [r for r in rows if lo <= r["conversion_unix_timestamp"] <= hi
               and (events if r["is_event"] else conversions) and _show_only(r, flags)]

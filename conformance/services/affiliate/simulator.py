@@ -45,9 +45,7 @@ class AffiliateSimulator(Simulator):
         super().__init__(clock)
         self.rules = reports.ReportRules()
         self.data = SeedData(self.clock.now())
-        self.show_only_defaults: dict[str, bool] = {}
         self.single_use = True   # an upload url serves once
-        self.put_merges = False  # a fault keeps what a PUT omits
         self.put_requires_all = False  # a variant refuses a PUT that omits a field ("all fields must be sent")
         self.files: dict[str, bytes] = {}
         self.campaigns: dict[int, dict[str, Any]] = {}
@@ -90,8 +88,7 @@ class AffiliateSimulator(Simulator):
 
     # -- reports ---------------------------------------------------------------------------
     def _rows(self, body: dict[str, Any]) -> list[dict[str, Any]]:
-        return reports.select_conversions(self.data.conversions, body, self.today(), self.rules,
-                                          self.show_only_defaults)
+        return reports.select_conversions(self.data.conversions, body, self.today(), self.rules)
 
     def _report(self, request: Request) -> Response:
         body = self.json_body(request)
@@ -250,7 +247,7 @@ class AffiliateSimulator(Simulator):
             raise SimError(400, f"all fields must be sent; missing {', '.join(missing)}")
         fields = validate_smart_link(body)
         # Replace: every field not sent goes back to its default.
-        base = copy.deepcopy(old if self.put_merges else DEFAULTS)
+        base = copy.deepcopy(DEFAULTS)
         link = {**base, **fields, **{k: old[k] for k in (
             "network_campaign_id", "network_id", "time_created", "encoded_value")}}
         link["time_saved"] = int(self.clock.now())

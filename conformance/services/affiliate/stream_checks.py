@@ -1,58 +1,59 @@
-"""Scenario checks of the click stream (volume 3, part C): its span limit and the retention of
-clicks with conversions (unzip of uploads is the core read-after-write check)."""
+"""The affiliate scenario check (volume 3, part C): clicks with conversions are kept past the click
+stream's 3 months. Everything else of the service is a core check (``date-span``, ``window-start``,
+``filters-combine``, ``export-matches``, ``put-replaces``, ...) or read-after-write data."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
+from conformance.checks.combine import read_every_page
 from conformance.checks.context import CheckContext
-from conformance.checks.expect import expect, expect_status
+from conformance.checks.examples import example_body, today
+from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
+from conformance.checks.paging import PAGING_PARAMS, member_names
 from conformance.checks.registry import named
 from conformance.errors import ContractFileError
-from conformance.services.affiliate.common import CLICKS, PAGED, dated_body, ok, read_report, stamp_text, today, window
 from conformance.transport.model import Exchange
 
 __all__: list[str] = []
 
-UPLOAD = "POST /v1/networks/uploads/temp"
+REPORT = "POST /v1/networks/reporting/conversions"
+CLICKS = "POST /v1/affiliates/reporting/clicks/stream"
 
 
 def _clicks(ctx: CheckContext, first: str, last: str) -> Exchange:
-    return ctx.call(CLICKS, json_body=dated_body(ctx, CLICKS, **{"from": first, "to": last}))
+    """The click stream's example (re-dated from the target's today) from ``first`` to ``last``."""
+    return ctx.call(CLICKS, json_body={**example_body(ctx, CLICKS), "from": first, "to": last})
 
 
-_DAYS = {"days": {"type": "integer", "minimum": 1}}
+def _stamp(day: date) -> str:
+    return f"{day.isoformat()} 00:00:00"
 
 
-@named("affiliate/clicks-span",
-       params={**_DAYS, "end_days_back": {"type": "integer", "minimum": 0}}, required=("days", "end_days_back"))
-def clicks_span(ctx: CheckContext) -> None:
-    # An older window: the edge is the same, the answer (and the cassette) smaller.
-    days = ctx.rule.params["days"]
-    end = today(ctx) - timedelta(days=ctx.rule.params["end_days_back"])
-    ok(ctx, _clicks(ctx, stamp_text(end - timedelta(days=days)), stamp_text(end)), CLICKS, f"a {days}-day span")
-    expect_status(ctx.rule.id, _clicks(ctx, stamp_text(end - timedelta(days=days + 1)), stamp_text(end)), 400,
-                  f"a {days + 1}-day click span")
+_DAYS = {"type": "integer", "minimum": 1}
 
 
 @named("affiliate/clicks-retention",
-       params={**PAGED, "months": {"type": "integer", "minimum": 1}, "window_days": {"type": "integer", "minimum": 1},
-               "window_end_days_back": {"type": "integer", "minimum": 1}},
-       required=("months", "window_days", "window_end_days_back", "page_size", "max_pages"))
+       params={**PAGING_PARAMS, "months": _DAYS, "window_days": _DAYS, "window_end_days_back": _DAYS},
+       required=("months", "window_days", "window_end_days_back", "style"))
 def clicks_retention(ctx: CheckContext) -> None:
-    params = ctx.rule.params
+    params = member_names(ctx, ctx.rule.params)
     if params["window_end_days_back"] <= params["months"] * 31:
         raise ContractFileError(f"{ctx.rule.id}: the window must end more than {params['months']} months back")
     end = today(ctx) - timedelta(days=params["window_end_days_back"])
     start = end - timedelta(days=params["window_days"])
-    exchange = _clicks(ctx, stamp_text(start), stamp_text(end))
-    got = {c.get("transaction_id") for c in ok(ctx, exchange, CLICKS, "an old click window")["clicks"]}
-    # The conversions whose click falls in the window (a conversion follows its click).
-    body = window(ctx, params["window_days"] + 2, end=end + timedelta(days=2))
+    exchange = _clicks(ctx, _stamp(start), _stamp(end))
+    expect_status(ctx.rule.id, exchange, success_statuses(ctx.contract, CLICKS), "an old click window")
+    answer = expect_json_schema(ctx.rule.id, ctx.contract, exchange, ctx.contract.response_schema(CLICKS, 200) or {},
+                                "an old click window")
+    got = {c.get("transaction_id") for c in answer["clicks"]}
+    # The conversions whose click falls in the window (a conversion follows its click), read as
+    # the rule's walk params say.
+    dates = {"from": start.isoformat(), "to": (end + timedelta(days=2)).isoformat()}
     lo = datetime.combine(start, time(), UTC).timestamp()
     hi = datetime.combine(end, time(), UTC).timestamp()
-    wanted = {r.get("transaction_id") for r in read_report(ctx, body, params["page_size"], params["max_pages"])
+    wanted = {r.get("transaction_id") for r in read_every_page(ctx, params, dates, operation=REPORT)
               if lo <= _seconds(r.get("click_unix_timestamp")) <= hi}
     if not wanted:
         ctx.skip("no conversion's click falls in the old window: retention not exercised")

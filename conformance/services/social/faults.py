@@ -32,7 +32,7 @@ MESSAGES = r"^/v1/[^/]+/messages$"  # inbox messages, not a topic's
 _POSTS_RE, _TOPIC_RE = r"/analytics/posts$", r"/topics/t-brand/messages$"
 # Answers to these paths (any method), and the POSTs whose body a fault rewrites.
 _POSTS = path(_POSTS_RE)
-_MESSAGES, _METRICS, _TAGS = path(MESSAGES), path(r"/metrics$"), path(r"/metadata/customer/tags$")
+_METRICS, _TAGS = path(r"/metrics$"), path(r"/metadata/customer/tags$")
 _TO_POSTS, _TO_TOPIC = path(_POSTS_RE, "POST"), path(_TOPIC_RE, "POST")
 _TO_MESSAGES = path(MESSAGES, "POST")
 _ERRORS = range(400, 600)
@@ -51,13 +51,6 @@ def filters(edit: Callable[[list[str]], list[str]]) -> Edit:
     def apply(body: dict[str, Any]) -> dict[str, Any]:
         if isinstance(body.get("filters"), list) and all(isinstance(f, str) for f in body["filters"]):
             body["filters"] = edit(body["filters"])
-        return body
-    return apply
-
-
-def _default(member: str, value: Any) -> Edit:
-    def apply(body: dict[str, Any]) -> dict[str, Any]:
-        body.setdefault(member, value)
         return body
     return apply
 
@@ -116,13 +109,6 @@ def _shift_output(request: Request, data: dict[str, Any]) -> dict[str, Any]:
 
 
 
-def _lower_post_type(data: dict[str, Any]) -> dict[str, Any]:
-    for row in data["data"]:
-        if isinstance(row.get("post_type"), str):
-            row["post_type"] = row["post_type"].lower()
-    return data
-
-
 def _limit_short(body: dict[str, Any]) -> dict[str, Any]:
     if isinstance(body.get("limit"), int) and body["limit"] > reports.POST_PAGE:
         body["limit"] -= 5
@@ -156,11 +142,8 @@ FAULTS: list[Fault] = [
         attr("cap", 10**9)),
     fault("posts-limit-cut-short", "a limit above 50 gives 5 rows fewer than asked")(
         lambda sim: request_body(_TO_POSTS, _limit_short)(attr("post_limit_caps", False)(sim))),
-    fault("fields-default-all", "without fields, posts carry created_time too")(
-        request_body(_TO_POSTS, _default("fields", ["guid", "created_time"]))),
     fault("internal-dotted", "internal.tags.id comes back as a dotted key")(
         response_body(_POSTS, _flatten_internal)),
-    fault("sort-ignored", "sort is ignored")(request_body(_TO_POSTS, _drop("sort"))),
     fault("timezone-ignored", "timezone does not move the date filters")(
         request_body(_TO_POSTS, _drop("timezone"))),
     fault("output-in-request-timezone", "created_time shifted into the request's zone")(
@@ -173,8 +156,6 @@ FAULTS: list[Fault] = [
           "a bare end date means the end of that day, not its midnight")(
         request_body(_TO_MESSAGES, filters(
             lambda fs: [_bare.sub(r"\g<1>\g<2>T00:00:00Z\g<3>\g<4>T23:59:59Z)", f) for f in fs]))),
-    fault("post-type-lower-case", "post_type in lower case")(
-        response_body(_MESSAGES, _lower_post_type)),
     fault("exclusive-as-inclusive", "'...' is treated as inclusive")(
         request_body(_TO_TOPIC, filters(lambda fs: [f.replace("...", "..") for f in fs]))),
     fault("match-any-term", "match terms are ORed, not all required")(
@@ -184,11 +165,5 @@ FAULTS: list[Fault] = [
         response_body(_METRICS, _metrics_paging)),
     fault("posts-not-cut", "post analytics answers are not cut at 10000")(
         attr("cap", 10**9)),
-    fault("messages-fields-default-all", "without fields, messages carry "
-          "created_time too")(request_body(_TO_MESSAGES, _default("fields", ["guid", "created_time"]))),
-    fault("messages-oldest-first", "without sort, messages come oldest first")(
-        request_body(_TO_MESSAGES, _default("sort", ["created_time:asc"]))),
-    fault("listening-fields-ignored", "topic messages carry only guid (and "
-          "metrics) whatever fields ask")(request_body(_TO_TOPIC, lambda b: {**b, "fields": ["guid"]})),
     fault("rate-limit-70", "70 requests a minute are served")(attr("per_minute", 70)),
 ]

@@ -1,5 +1,6 @@
-"""Scenario checks of listening: the filter language against an independent evaluator and the two
-range ends (the metrics dimensions are the core enum check's, ``array_items``).
+"""The social scenario checks, of listening: the filter language against an independent evaluator
+and the two range ends (every other social rule is a core check; the metrics dimensions are the
+core enum check's, ``array_items``).
 
 The evaluator below is this module's own reading of the document's operator list (it does not
 import the simulator's): generated filters are sent to the target and the messages it selects
@@ -16,12 +17,14 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from conformance.checks.context import CheckContext
-from conformance.checks.expect import expect
+from conformance.checks.examples import example_body, fill
+from conformance.checks.expect import expect, expect_json_schema, expect_status
 from conformance.checks.registry import named
-from conformance.services.social.support import TOPIC_MESSAGES, accepted, body, post
+from conformance.checks.routes import path_values
 
 __all__ = ["evaluate", "read_topic", "window"]
 
+TOPIC_MESSAGES = "POST /{customer_id}/listening/topics/{topic_id}/messages"
 FIELDS = ["guid", "created_time", "network", "text", "visual_media"]
 _WINDOW = {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2}
 _INT = {"type": "integer", "minimum": 1}
@@ -92,9 +95,20 @@ def evaluate(rows: list[dict[str, Any]], filters: list[str]) -> tuple[set[str], 
     return sure, open_
 
 
+def _page(ctx: CheckContext, query: dict[str, Any], page: int) -> Any:
+    """Page ``page`` of the topic's messages for ``query``: a 200 valid under its schema."""
+    exchange = ctx.call(TOPIC_MESSAGES, json_body={**query, "page": page},
+                        path_values=path_values(ctx, TOPIC_MESSAGES).values)
+    expect_status(ctx.rule.id, exchange, 200, f"page {page}")
+    return expect_json_schema(ctx.rule.id, ctx.contract, exchange,
+                              ctx.contract.response_schema(TOPIC_MESSAGES, 200) or {}, f"page {page}")
+
+
 def _first_page(ctx: CheckContext, filters: list[str]) -> Any:
-    query = body(ctx, TOPIC_MESSAGES, filters=filters, fields=FIELDS, metrics=["likes"])
-    return query, accepted(ctx, post(ctx, TOPIC_MESSAGES, {**query, "page": 1}), TOPIC_MESSAGES, "page 1")
+    # The example with settings filled in (``{PROFILE_ID}`` inside filter strings) under these members.
+    query = {**example_body(ctx, TOPIC_MESSAGES), **fill(ctx, {"filters": filters, "fields": FIELDS,
+                                                               "metrics": ["likes"]})}
+    return query, _page(ctx, query, 1)
 
 
 def read_topic(ctx: CheckContext, filters: list[str]) -> list[dict[str, Any]]:
@@ -104,7 +118,7 @@ def read_topic(ctx: CheckContext, filters: list[str]) -> list[dict[str, Any]]:
     rows = list(answer["data"])
     pages = answer["paging"]["total_pages"]
     for page in range(2, pages + 1):
-        answer = accepted(ctx, post(ctx, TOPIC_MESSAGES, {**query, "page": page}), TOPIC_MESSAGES, f"page {page}")
+        answer = _page(ctx, query, page)
         if not answer["data"]:
             break
         rows += answer["data"]
