@@ -31,42 +31,18 @@ import pytest
 from conformance.contract import load_contract
 from conformance.proxy.app import ProxyApp, ProxySession
 from conformance.proxy.forward import Forwarder
-from conformance.proxy.report import write_report
 from conformance.services import create_simulator, fault_decorator
 from conformance.settings import Limits
 from conformance.simulators.asgi import SimulatorApp
+from tests.harness.proxying import SECONDS as _SECONDS
+from tests.harness.proxying import Seen, report
+from tests.harness.proxying import capturing as _capturing
+from tests.harness.proxying import serving as _serving
 from tests.hostile.server import MODES as HOSTILE_MODES
 from tests.hostile.server import hostile_server
 
 SERVICE = "presentations"
 KEY = create_simulator(SERVICE).credentials["API_KEY"]
-_SECONDS = 60.0
-
-
-@dataclass
-class Seen:
-    """What the upstream sent, as it sent it (to hold the proxy's pass-through to)."""
-
-    answers: list[tuple[int, list[tuple[bytes, bytes]], bytes]] = field(default_factory=list)
-
-
-def _capturing(app: Any, seen: Seen, change: Callable[[dict[str, Any]], None] | None = None) -> Any:
-    """``app`` with every answer it sends kept in ``seen`` (after ``change``, a test's own fault)."""
-    async def wrapped(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        start: dict[str, Any] = {}
-
-        async def keep(message: dict[str, Any]) -> None:
-            if change is not None:
-                change(message)
-            if message["type"] == "http.response.start":
-                start.update(message)
-            elif message["type"] == "http.response.body":
-                seen.answers.append((start["status"], list(start["headers"]), message.get("body", b"")))
-            await send(message)
-
-        await app(scope, receive, keep)
-
-    return wrapped
 
 
 @dataclass
@@ -111,13 +87,6 @@ def proxied(tmp_path: Path, fault: str | None = None, *, record: bool = False, l
     session = ProxySession(load_contract(SERVICE), forwarder, limits,
                            record_to=tmp_path / "cassettes" if record else None)
     return Proxied(session, seen)
-
-
-def report(p: Proxied | ProxySession, tmp_path: Path) -> dict[str, Any]:
-    """The written summary's rules by id, and its proxy entry as ``_proxy``."""
-    session = p.session if isinstance(p, Proxied) else p
-    service = write_report(session, tmp_path, "SIGINT")["services"][session.contract.service]
-    return {r["id"]: r for r in service["rules"]} | {"_proxy": service["proxy"]}
 
 
 GOOD_BODY = {"inputText": "a talk on tides", "textMode": "generate", "numCards": 10}
@@ -431,32 +400,6 @@ def test_a_literal_path_segment_wins_over_a_template() -> None:
 
 
 # -- a vendor's published client through a served proxy (tests/clients: gamma-app-mcp) -----------------
-
-
-@contextmanager
-def _serving(session: ProxySession) -> Iterator[str]:
-    """The proxy served on 127.0.0.1 (any free port) in a thread of this process; its base URL."""
-    import uvicorn
-
-    from conformance.simulators.sandbox import bind
-
-    sock = bind("127.0.0.1", 0)
-    server = uvicorn.Server(uvicorn.Config(ProxyApp(session), log_level="warning", server_header=False,
-                                           date_header=False))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        ready = threading.Event()
-        for _ in range(600):  # bounded wait for start-up (no verdict depends on how long it takes)
-            if server.started or not thread.is_alive():
-                break
-            ready.wait(0.05)
-        assert server.started, "the proxy did not start"
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(_SECONDS)
-        sock.close()
 
 
 @pytest.mark.parametrize("fault", [None, "theme-items-without-id"])
