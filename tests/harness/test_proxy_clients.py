@@ -1,0 +1,141 @@
+"""The vendors' published clients of ``tests/clients/`` driven through ``conformance proxy`` to the
+served simulator (issue 33): clean, no vendor failure; with a fault in the simulator, the rule fails
+naming the exchange; a client's mistake, reported on the caller's side with the upstream's answer
+passed through unchanged.
+
+The proxy is served by uvicorn in a thread of the test's process (the libraries speak HTTP to a
+port), the simulator behind it through httpx's ASGI transport (no second server). Every answer the
+proxy sends is held to the one the simulator sent (status, headers, bytes). No verdict depends on
+timing: leaving ``serving`` waits for every exchange's check. gamma-app-mcp (presentations) and
+shodan (scanning) are driven in ``test_proxy.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from conformance.contract import load_contract
+from conformance.proxy.app import ProxySession
+from conformance.proxy.forward import Forwarder
+from conformance.services import create_simulator, fault_decorator
+from conformance.settings import Limits
+from conformance.simulators.asgi import SimulatorApp
+from conformance.simulators.base import WallClock
+from tests.harness.proxying import SECONDS, Seen, capturing, report, serving
+
+
+@dataclass
+class Through:
+    url: str
+    session: ProxySession
+    upstream: Seen  # what the simulator sent
+    caller: Seen  # what the proxy sent the client
+
+
+@contextmanager
+def through(service: str, fault: str | None, **options: Any) -> Iterator[Through]:
+    """``service``'s simulator (``fault`` injected, ``options`` its own) behind a served proxy."""
+    sim = create_simulator(service, WallClock(), **options)
+    if fault:
+        sim = fault_decorator(service, fault)(sim)
+    upstream, caller, limits = Seen(), Seen(), Limits()
+    transport = httpx.ASGITransport(capturing(SimulatorApp(sim), upstream))
+    session = ProxySession(load_contract(service), Forwarder("http://127.0.0.1:8", limits, transport=transport),
+                           limits)
+    with serving(session, caller) as url:
+        yield Through(url, session, upstream, caller)
+
+
+def judged(t: Through, tmp_path: Path) -> dict[str, Any]:
+    """The session's report, once every answer was shown to have passed through unchanged."""
+    assert t.caller.answers == t.upstream.answers and t.upstream.answers
+    data = report(t.session, tmp_path)
+    assert not data["_proxy"]["harness_errors"] and not data["_proxy"]["unchecked"]
+    return data
+
+
+def held(data: dict[str, Any], rules: list[str], fault: str | None, broken: str, exchange: str) -> None:
+    """Clean: ``rules`` passed and no vendor failure. Faulty: ``broken`` failed, naming ``exchange``."""
+    failed = sorted(k for k, v in data.items() if k != "_proxy" and v["status"] == "failed")
+    loose = [e for e in data["_proxy"]["vendor_unattributed"] if e["verdict"] == "failed"]
+    if fault is None:
+        assert not failed and not loose, (failed, loose)
+        assert all(data[r]["status"] == "passed" for r in rules), {r: data[r]["message"] for r in rules}
+    else:
+        assert failed == [broken], failed
+        assert exchange in data[broken]["message"], data[broken]["message"]
+
+
+def mistake(data: dict[str, Any], t: Through, rules: list[str], where: str, status: int) -> None:
+    """The caller's one mistake: named by its rule and place, the upstream's ``status`` noted; not the
+    vendor's failure."""
+    (found,) = data["_proxy"]["caller_mistakes"]
+    assert (found["rules"], found["where"], found["upstream_status"]) == (rules, where, status), found
+    assert not any(v["status"] == "failed" for k, v in data.items() if k != "_proxy")
+    assert not t.session.tally.vendor_failed()
+
+
+# -- tokenrisk: rugcheck (requests.get against a fixed host) ------------------------------------------
+
+
+@pytest.mark.parametrize("fault", [None, "method-missing:tokens.report"])
+def test_rugcheck_through_the_proxy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str | None) -> None:
+    rugcheck = pytest.importorskip("rugcheck")
+    requests = pytest.importorskip("requests")
+    token = create_simulator("tokenrisk").credentials["TOKEN_ID"]
+    real_host, real_get = "https://api.rugcheck.xyz", requests.get
+    with through("tokenrisk", fault) as t:
+        def get(url: str, **kwargs: Any) -> Any:  # the library calls requests.get(url=...) on its own host
+            assert url.startswith(real_host), url
+            return real_get(t.url + url[len(real_host):], timeout=SECONDS, **kwargs)
+
+        monkeypatch.setattr(requests, "get", get)
+        if fault is None:
+            client = rugcheck.rugcheck(token, get_votes=True)
+            assert client.mint == token and client.votes.get("up") is not None
+        else:
+            with pytest.raises(SystemExit):  # the library's own way of saying the answer was not a report
+                rugcheck.rugcheck(token, get_votes=True)
+    data = judged(t, tmp_path)
+    held(data, ["tokenrisk.tokens.report", "tokenrisk.votes.read", "tokenrisk.responses.well-formed"], fault,
+         "tokenrisk.tokens.report", f"exchange 1: GET /v1/tokens/{token}/report")
+
+
+# -- outreach: instantlyai (httpx, its own pydantic models) --------------------------------------------
+
+
+def _instantly(url: str) -> Any:
+    instantlyai = pytest.importorskip("instantlyai")
+    key = create_simulator("outreach").credentials["API_KEY"]
+    return instantlyai.Instantly(key, base_url=url, timeout=httpx.Timeout(SECONDS), max_retries=0)
+
+
+@pytest.mark.parametrize("fault", [None, "account-status-outside-enum"])
+def test_instantlyai_through_the_proxy(tmp_path: Path, fault: str | None) -> None:
+    creds = create_simulator("outreach").credentials
+    with through("outreach", fault) as t, _instantly(t.url) as api:
+        assert api.accounts.list(limit=2).items
+        assert str(api.campaigns.retrieve(creds["CAMPAIGN_ID"]).id) == creds["CAMPAIGN_ID"]
+        # With the fault the library takes the status outside the document's enum as it comes.
+        assert api.accounts.retrieve(creds["ACCOUNT_EMAIL"]).email == creds["ACCOUNT_EMAIL"]
+    data = judged(t, tmp_path)
+    held(data, ["outreach.account.get-shape", "outreach.campaign.get-shape"], fault, "outreach.account.get-shape",
+         f"exchange 3: GET /api/v2/accounts/{creds['ACCOUNT_EMAIL']}")
+
+
+def test_an_instantlyai_mistake_through_the_proxy(tmp_path: Path) -> None:
+    instantlyai = pytest.importorskip("instantlyai")
+    email = create_simulator("outreach").credentials["ACCOUNT_EMAIL"]
+    with through("outreach", None) as t, _instantly(t.url) as api:
+        api.accounts.update(email, sending_gap=20)
+        with pytest.raises(instantlyai.ValidationError):
+            api.accounts.update(email, sending_gap=2000)  # the document's range is 0 to 1440
+    mistake(judged(t, tmp_path), t, ["outreach.account.update-sending-gap-range"], "body.sending_gap", 400)
