@@ -189,3 +189,47 @@ def test_a_circle_mistake_through_the_proxy(tmp_path: Path) -> None:
     mistake(data, t, [], "body", 400)
     assert data["_proxy"]["caller_mistakes"][0]["pointer"] == \
         "#/paths/~1v1~1w3s~1contracts~1deploy~1estimateFee/post/requestBody/content/application~1json/schema"
+
+
+# -- marketplace: etsy-python (requests; the vendor's /shops/{shop_id}/ paths) -------------------------
+
+
+@contextmanager
+def _etsy(monkeypatch: pytest.MonkeyPatch, fault: str | None) -> Iterator[tuple[Through, Any, dict[str, str]]]:
+    """The simulator serving the vendor's shop paths behind the proxy, matched under the same path
+    setting (`conformance proxy marketplace --option shop_resource=shops`), and the library's client."""
+    pytest.importorskip("etsy_python")
+    import datetime as dt
+
+    from etsy_python.v3.resources.Session import EtsyClient
+
+    monkeypatch.setenv("CONFORMANCE_MARKETPLACE_SHOP_RESOURCE", "shops")
+    with through("marketplace", fault, shop_resource="shops") as t:
+        creds = create_simulator("marketplace").credentials
+        api_key = f"{creds['API_KEY']}:{creds['SHARED_SECRET']}"  # as the document says (tests/clients)
+        token = httpx.post(f"{t.url}/v3/public/oauth/token", timeout=SECONDS, headers={"x-api-key": api_key},
+                           data={"grant_type": "refresh_token", "refresh_token": creds["REFRESH_TOKEN"],
+                                 "client_id": creds["API_KEY"]}).json()
+        expiry = dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=1)
+        monkeypatch.setattr("etsy_python.v3.common.Env.environment.request_url", f"{t.url}/v3/application")
+        yield t, EtsyClient(api_key, token["access_token"], token["refresh_token"], expiry), creds
+
+
+@pytest.mark.parametrize("fault", [None, "member-dropped:collections.shape"])
+def test_etsy_through_the_proxy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str | None) -> None:
+    from etsy_python.v3.resources import ReceiptResource
+
+    with _etsy(monkeypatch, fault) as (t, client, creds):
+        assert ReceiptResource(session=client).get_shop_receipts(int(creds["SHOP_ID"])).code == 200
+    data = judged(t, tmp_path)
+    held(data, ["marketplace.collections.shape"], fault, "marketplace.collections.shape",
+         f"exchange 2: GET /v3/application/shops/{creds['SHOP_ID']}/receipts")
+
+
+def test_an_etsy_mistake_through_the_proxy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from etsy_python.v3.exceptions.RequestException import RequestException
+    from etsy_python.v3.resources import ReceiptResource
+
+    with _etsy(monkeypatch, None) as (t, client, creds), pytest.raises(RequestException):
+        ReceiptResource(session=client).get_shop_receipts(int(creds["SHOP_ID"]), limit=150)  # the document: 25-100
+    mistake(judged(t, tmp_path), t, ["marketplace.paging.limit-range"], "query.limit", 400)
