@@ -233,3 +233,48 @@ def test_an_etsy_mistake_through_the_proxy(tmp_path: Path, monkeypatch: pytest.M
     with _etsy(monkeypatch, None) as (t, client, creds), pytest.raises(RequestException):
         ReceiptResource(session=client).get_shop_receipts(int(creds["SHOP_ID"]), limit=150)  # the document: 25-100
     mistake(judged(t, tmp_path), t, ["marketplace.paging.limit-range"], "query.limit", 400)
+
+
+# -- social: sprout-social-mcp (httpx, async) ----------------------------------------------------------
+
+
+def _sprout(url: str, calls: Callable[[Any], Any]) -> Any:
+    module = pytest.importorskip("sprout_social_mcp.client")
+    creds = create_simulator("social").credentials
+
+    async def use() -> Any:
+        client = module.SproutClient(token=creds["ACCESS_TOKEN"], customer_id=creds["CUSTOMER_ID"], base_url=url)
+        try:
+            return await calls(client)
+        finally:
+            await client.close()
+
+    return asyncio.run(use())
+
+
+@pytest.mark.parametrize("fault", [None, "member-dropped:metadata.tags"])
+def test_sprout_social_through_the_proxy(tmp_path: Path, fault: str | None) -> None:
+    async def calls(client: Any) -> dict[str, Any]:
+        return {"client": await client.get_customer_id(), "profiles": await client.list_profiles(),
+                "tags": await client.list_tags()}
+
+    with through("social", fault) as t:
+        answers = _sprout(t.url, calls)
+    assert all("error" not in answer for answer in answers.values()), answers
+    customer = create_simulator("social").credentials["CUSTOMER_ID"]
+    data = judged(t, tmp_path)
+    held(data, ["social.metadata.client", "social.metadata.profiles", "social.metadata.tags",
+                "social.headers.api-version"], fault, "social.metadata.tags",
+         f"exchange 3: GET /v1/{customer}/metadata/customer/tags")
+
+
+def test_a_sprout_social_mistake_through_the_proxy(tmp_path: Path) -> None:
+    topic = create_simulator("social").credentials["TOPIC_ID"]
+
+    async def calls(client: Any) -> Any:  # the library passes the body on: here without its required fields
+        return await client.get_topic_messages(topic, {"filters": ["created_time.in(2026-01-01..2026-02-01)"]}, 10)
+
+    with through("social", None) as t:
+        answer = _sprout(t.url, calls)
+    assert answer["status_code"] == 400 and "fields" in answer["error"], answer
+    mistake(judged(t, tmp_path), t, ["social.listening.fields-required"], "body.fields", 400)
