@@ -138,7 +138,9 @@ def _typed(values: list[str], schema: dict[str, Any]) -> Any:
         if kind == "number":
             return float(text)
         if kind == "boolean":
-            return {"true": True, "false": False}[text]
+            # The documents say "boolean", not how a query writes one: Python's True (shodan sends
+            # minify=True) is the boolean in another case, not the caller's mistake.
+            return {"true": True, "false": False}[text.lower()]
     except (ValueError, KeyError):
         return _UNTYPED
     return values[0]

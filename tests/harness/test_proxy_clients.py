@@ -278,3 +278,31 @@ def test_a_sprout_social_mistake_through_the_proxy(tmp_path: Path) -> None:
         answer = _sprout(t.url, calls)
     assert answer["status_code"] == 400 and "fields" in answer["error"], answer
     mistake(judged(t, tmp_path), t, ["social.listening.fields-required"], "body.fields", 400)
+
+
+# -- the mistakes of the two clients test_proxy.py drives clean and faulty ----------------------------
+
+
+def test_a_gamma_mistake_through_the_proxy(tmp_path: Path) -> None:
+    gamma = pytest.importorskip("gamma_app_mcp.client")
+    key = create_simulator("presentations").credentials["API_KEY"]
+    with through("presentations", None) as t:
+        api = gamma.GammaClient(api_key=key, base_url=t.url, timeout=SECONDS)
+        try:
+            with pytest.raises(gamma.GammaAPIError) as refused:
+                api.generate("A short talk on tide pools", text_mode="generate", num_cards=150)  # the document: 1-60
+        finally:
+            api.session.close()
+    assert refused.value.status_code == 400
+    mistake(judged(t, tmp_path), t, ["presentations.generate.num-cards-range"], "body.numCards", 400)
+
+
+def test_a_shodan_mistake_through_the_proxy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shodan = pytest.importorskip("shodan")
+    monkeypatch.setenv("CONFORMANCE_SCANNING_PRODUCT", "shodan")  # `conformance proxy --option product=shodan`
+    with through("scanning", None, product="shodan") as t:
+        api = shodan.Shodan(create_simulator("scanning").credentials["API_KEY"])
+        api.base_url, api.api_rate_limit = t.url, 0
+        with pytest.raises(shodan.APIError):
+            api.search("nginx", page="two")  # the document: an integer
+    mistake(judged(t, tmp_path), t, ["scanning.search.page-type"], "query.page", 400)
