@@ -281,11 +281,12 @@ def _env() -> dict[str, str]:
 
 
 @contextmanager
-def _started(args: list[str], last: str) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
+def _started(args: list[str], last: str, env: dict[str, str] | None = None,
+             ) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
     """``conformance ARGS``, yielded once it printed a line starting with ``last``; killed if it
     never does (the watchdog), interrupted and reaped at the end."""
     proc = subprocess.Popen([sys.executable, "-m", "conformance", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=_env())
+                            stderr=subprocess.PIPE, text=True, env=_env() | (env or {}))
     watchdog = threading.Timer(_SECONDS, proc.kill)
     watchdog.start()
     try:
@@ -317,27 +318,42 @@ def _value(lines: list[str], suffix: str) -> str:
                 and line.split("=", 1)[0].endswith(suffix))
 
 
-def _session(tmp_path: Path, fault: str | None, stop: signal.Signals) -> tuple[int, Path]:
-    """A proxy session through the command: two requests, then ``stop``; its exit status and report dir."""
+def _session(tmp_path: Path, fault: str | None, stop: signal.Signals, again: signal.Signals | None = None,
+             ) -> tuple[int, Path]:
+    """A proxy session through the command: two requests, then ``stop``; its exit status and report dir.
+    ``again``: a second signal while the report is being written (the proxy pauses where it starts
+    writing, the test hook ``CONFORMANCE_TEST_PAUSE_AT``, and gets it there)."""
     served = ["serve", SERVICE, "--port", "0", *(["--fault", fault] if fault else [])]
     out = tmp_path / f"proxy-{fault or 'clean'}"
+    pause = {"CONFORMANCE_TEST_PAUSE_AT": "proxy-report"} if again else {}
     with _started(served, "export CONFORMANCE_ALLOW=") as (_serve, lines):
         upstream = _value(lines, "_BASE_URL")
         command = ["proxy", SERVICE, "--upstream", upstream, "--port", "0", "--report-dir", str(out), "--record"]
-        with _started(command, "export ") as (proxy, proxy_lines):
+        with _started(command, "export ", pause) as (proxy, proxy_lines):
             base = _value(proxy_lines, "_BASE_URL")
             with httpx.Client(base_url=base, timeout=_SECONDS, trust_env=False) as client:
                 assert client.get("/v1.0/themes", headers={"X-API-KEY": KEY}).status_code == 200
                 assert client.post("/v1.0/generations", headers={"X-API-KEY": KEY},
                                    json={**GOOD_BODY, "numCards": 150}).status_code == 400
             proxy.send_signal(stop)
+            if again:
+                watchdog = threading.Timer(_SECONDS, proxy.kill)
+                watchdog.start()
+                assert proxy.stderr is not None
+                while "paused at proxy-report" not in (line := proxy.stderr.readline()):
+                    assert line, f"the proxy ended before its report: {proxy.poll()}"
+                watchdog.cancel()
+                assert not (out / "summary.json").exists()
+                proxy.send_signal(again)
             code = proxy.wait(_SECONDS)
     return code, out
 
 
 def test_the_command_writes_a_run_on_sigterm_and_its_status_is_the_verdict(tmp_path: Path) -> None:
-    code, out = _session(tmp_path, None, signal.SIGTERM)
-    assert code == 0
+    # A second signal while the report is written is deferred: the report is whole, the status
+    # still the verdict (a third would end it at once with 130/143, as a run's).
+    code, out = _session(tmp_path, None, signal.SIGTERM, again=signal.SIGINT)
+    assert code == 0 and {f.name for f in out.iterdir()} >= {"summary.json", "triage.md", "junit.xml"}
     data = json.loads((out / "summary.json").read_text())
     service = data["services"][SERVICE]
     # How a session ends, not an interruption (readers take an interrupted run for no verdict).
@@ -628,6 +644,7 @@ def test_a_check_that_raises_is_a_harness_error_not_the_callers_problem(tmp_path
         raise TypeError("a bug in a check")
 
     p = proxied(tmp_path)
+    p.send("GET", "/v1.0/folders", headers={"X-API-KEY": KEY})
     assert _write(p.session, tmp_path / "clean", None) == 0
     monkeypatch.setattr(app, "vendor_findings", broken)
     got = p.send("GET", "/v1.0/themes", headers={"X-API-KEY": KEY})
@@ -635,6 +652,20 @@ def test_a_check_that_raises_is_a_harness_error_not_the_callers_problem(tmp_path
     assert p.session.harness_errors == ["GET /v1.0/themes: TypeError: a bug in a check"]
     assert _write(p.session, tmp_path / "broken", None) == 2
     assert "harness error" in (tmp_path / "broken" / "triage.md").read_text()
+
+
+def test_a_session_that_judged_nothing_exits_3_as_a_run_that_checked_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.cli.proxy import _write
+
+    p = proxied(tmp_path)
+    assert _write(p.session, tmp_path / "none", "SIGTERM") == 3  # no traffic at all
+    p.send("GET", "/v1.0/slides", headers={"X-API-KEY": KEY})  # an operation the contract does not know
+    assert _write(p.session, tmp_path / "unknown", "SIGTERM") == 3
+    assert "no exchange passed or failed any rule (1 exchanges): incomplete, exit 3" in capsys.readouterr().err
+    p.send("GET", "/v1.0/themes", headers={"X-API-KEY": KEY})
+    assert _write(p.session, tmp_path / "judged", "SIGTERM") == 0
+    assert json.loads((tmp_path / "none" / "summary.json").read_text())["interrupted"] is None
 
 
 @pytest.mark.parametrize(("fault", "status"), [(None, 0), ("theme-items-without-id", 1)])
