@@ -116,6 +116,29 @@ def _recheck(args: argparse.Namespace, contract: Any, limits: Any) -> int:
     return code
 
 
+def replayed_session(args: argparse.Namespace, target: str, cassette_dir: str) -> int | None:
+    """``conformance run --target replay --cassette-dir DIR`` where DIR (or DIR/cassettes) holds a
+    proxy session's cassettes (``exchange-*.yaml``, not one file per rule): the traffic re-judged
+    against today's contract, as ``conformance proxy SERVICE --recheck DIR`` does (a run's rules send
+    their own requests, which a session's traffic never answers). None for any other run."""
+    from pathlib import Path
+
+    from conformance.contract import load_contract
+    from conformance.settings import Limits
+
+    folder = Path(cassette_dir)
+    folder = folder / "cassettes" if not any(folder.glob("exchange-*.yaml")) else folder
+    if target != "replay" or not any(folder.glob("exchange-*.yaml")):
+        return None
+    if len(args.service or []) != 1:
+        raise HarnessError(f"--cassette-dir {cassette_dir} holds a proxy session's exchanges: name the service they "
+                           "went to (one --service ID)")
+    if args.report_dir:
+        _check_report_dir(Path(args.report_dir))
+    recheck = argparse.Namespace(recheck=str(folder), report_dir=args.report_dir)
+    return _recheck(recheck, load_contract(args.service[0]), Limits.from_env())
+
+
 def _serve(args: argparse.Namespace, app: Any, sock: Any) -> str | None:
     """Serve until the first SIGINT or SIGTERM; its name. uvicorn would raise the signal again once
     stopped (ending the process before the report is written): this server only notes it."""

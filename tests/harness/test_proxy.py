@@ -668,22 +668,38 @@ def test_a_session_that_judged_nothing_exits_3_as_a_run_that_checked_nothing(
     assert json.loads((tmp_path / "none" / "summary.json").read_text())["interrupted"] is None
 
 
+@pytest.mark.parametrize("command", ["proxy --recheck", "run --target replay"])
 @pytest.mark.parametrize(("fault", "status"), [(None, 0), ("theme-items-without-id", 1)])
 def test_a_recorded_session_rechecks_to_the_same_verdict_without_the_upstream(
-        tmp_path: Path, fault: str | None, status: int) -> None:
-    from conformance.cli import main
+        tmp_path: Path, fault: str | None, status: int, command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.harness.inprocess import run_main
 
     p = proxied(tmp_path / "live", fault, record=True)
     p.send("GET", "/v1.0/themes", headers={"X-API-KEY": KEY})
     p.send("GET", "/v1.0/folders", params={"after": "folder-02"}, headers={"X-API-KEY": KEY})
     p.send("POST", "/v1.0/generations", headers={"X-API-KEY": KEY}, json={**GOOD_BODY, "numCards": 150})
     live = report(p, tmp_path / "live")
-    assert main(["proxy", SERVICE, "--recheck", str(tmp_path / "live" / "cassettes"),
-                 "--report-dir", str(tmp_path / "again")]) == status
+    # Both read the session's cassettes: `run --target replay` given the session's directory (or its
+    # cassettes/) re-judges its traffic as `proxy --recheck` does, not a run's rules (none of whose
+    # requests the traffic answers).
+    args = (["proxy", SERVICE, "--recheck", str(tmp_path / "live" / "cassettes")] if command == "proxy --recheck"
+            else ["run", "--target", "replay", "--service", SERVICE, "--cassette-dir", str(tmp_path / "live")])
+    done = run_main([*args, "--report-dir", str(tmp_path / "again")], capsys)
+    assert done.returncode == status, done.stderr
     again = json.loads((tmp_path / "again" / "summary.json").read_text())["services"][SERVICE]
     assert {r["id"]: (r["status"], r["exchanges"]) for r in again["rules"]} == {
         k: (v["status"], v["exchanges"]) for k, v in live.items() if k != "_proxy"}
     assert [m["rules"] for m in again["proxy"]["caller_mistakes"]] == [["presentations.generate.num-cards-range"]]
+
+
+def test_replaying_a_proxy_session_names_its_service(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.harness.inprocess import run_main
+
+    p = proxied(tmp_path, record=True)
+    p.send("GET", "/v1.0/themes", headers={"X-API-KEY": KEY})
+    done = run_main(["run", "--target", "replay", "--service", SERVICE, "--service", "scanning",
+                     "--cassette-dir", str(tmp_path / "cassettes")], capsys)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "one --service ID" in done.stderr
 
 
 def test_an_upstream_path_prefix_goes_before_every_forwarded_path(tmp_path: Path) -> None:
