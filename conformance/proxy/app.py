@@ -17,6 +17,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from conformance.contract.model import Contract
 from conformance.errors import HarnessError
+from conformance.proxy.accepted import accepted_findings
 from conformance.proxy.caller import JsonTooDeep, caller_findings, credential_values
 from conformance.proxy.findings import RuleIndex
 from conformance.proxy.forward import Forwarder, Upstream, UpstreamFailed
@@ -85,7 +86,8 @@ class ProxySession:
             except JsonTooDeep as exc:
                 self.tally.note_unchecked(f"{request.method} {request.path}: the caller's body: {exc}")
                 caller = []
-            self.tally.add(f"{label} ({matched.operation})", vendor.touched, [*caller, *vendor.findings],
+            accepted = accepted_findings(self.rules, caller, upstream.status)
+            self.tally.add(f"{label} ({matched.operation})", vendor.touched, [*caller, *vendor.findings, *accepted],
                            upstream.status)
         if self.recorder is not None:
             query = f"?{urlencode(request.query)}" if request.query else ""

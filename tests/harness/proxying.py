@@ -10,10 +10,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.proxy.app import ProxyApp, ProxySession
-from conformance.proxy.report import write_report
+import httpx
 
-__all__ = ["SECONDS", "Seen", "capturing", "report", "serving"]
+from conformance.contract import load_contract
+from conformance.proxy.app import ProxyApp, ProxySession
+from conformance.proxy.forward import Forwarder
+from conformance.proxy.report import write_report
+from conformance.services import create_simulator, fault_decorator
+from conformance.settings import Limits
+from conformance.simulators.asgi import SimulatorApp
+from conformance.simulators.base import WallClock
+
+__all__ = ["SECONDS", "Seen", "Through", "capturing", "report", "serving", "through"]
 
 SECONDS = 60.0
 
@@ -78,3 +86,25 @@ def serving(session: ProxySession, seen: Seen | None = None) -> Iterator[str]:
         server.should_exit = True
         thread.join(SECONDS)
         sock.close()
+
+
+@dataclass
+class Through:
+    url: str
+    session: ProxySession
+    upstream: Seen  # what the simulator sent
+    caller: Seen  # what the proxy sent the client
+
+
+@contextmanager
+def through(service: str, fault: str | None, **options: Any) -> Iterator[Through]:
+    """``service``'s simulator (``fault`` injected, ``options`` its own) behind a served proxy."""
+    sim = create_simulator(service, WallClock(), **options)
+    if fault:
+        sim = fault_decorator(service, fault)(sim)
+    upstream, caller, limits = Seen(), Seen(), Limits()
+    transport = httpx.ASGITransport(capturing(SimulatorApp(sim), upstream))
+    session = ProxySession(load_contract(service), Forwarder("http://127.0.0.1:8", limits, transport=transport),
+                           limits)
+    with serving(session, caller) as url:
+        yield Through(url, session, upstream, caller)

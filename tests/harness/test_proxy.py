@@ -35,7 +35,7 @@ from conformance.services import create_simulator, fault_decorator
 from conformance.settings import Limits
 from conformance.simulators.asgi import SimulatorApp
 from tests.harness.proxying import SECONDS as _SECONDS
-from tests.harness.proxying import Seen, report
+from tests.harness.proxying import Seen, report, through
 from tests.harness.proxying import capturing as _capturing
 from tests.harness.proxying import serving as _serving
 from tests.hostile.server import MODES as HOSTILE_MODES
@@ -216,6 +216,46 @@ def test_the_wrong_auth_scheme_is_the_callers_mistake(tmp_path: Path) -> None:
     assert "apiKey in header X-API-KEY" in mistake["message"] and "authorization instead" in mistake["message"]
     p.send("GET", "/v1.0/folders")
     assert p.session.tally.caller[-1]["rules"] == ["presentations.auth.key-required"]
+
+
+@pytest.mark.parametrize(("fault", "send", "rule"), [
+    ("accepts-bearer", {"headers": {"Authorization": f"Bearer {KEY}"}}, "presentations.auth.bearer-rejected"),
+    ("off-list-accepted:generate.text-mode-enum",
+     {"headers": {"X-API-KEY": KEY}, "json": {**GOOD_BODY, "textMode": "shout"}}, "presentations.generate.text-mode-enum"),
+])
+def test_a_mistake_the_document_says_is_refused_answered_2xx_fails_its_rule(
+        tmp_path: Path, fault: str, send: dict[str, Any], rule: str) -> None:
+    method, path = ("POST", "/v1.0/generations") if "json" in send else ("GET", "/v1.0/themes")
+    for broken in (None, fault):
+        p = proxied(tmp_path, broken)
+        # A valid request first (the simulator's fault takes a wrong value as the last one it took).
+        p.send(method, path, headers={"X-API-KEY": KEY}, **({"json": GOOD_BODY} if "json" in send else {}))
+        got = p.send(method, path, **send)
+        data = report(p, tmp_path)
+        # The caller's mistake either way; the vendor's failure only where it took the request.
+        assert [m["rules"] for m in data["_proxy"]["caller_mistakes"]] == [[rule]]
+        if broken is None:
+            # Refused: not a pass either (a refusal check needs a control that succeeded first).
+            assert 400 <= got.status_code < 500 and data[rule]["status"] == "skipped"
+            assert not p.session.tally.vendor_failed()
+        else:
+            assert got.status_code == 200 and data[rule]["status"] == "failed"
+            assert f"exchange 2: {method} {path}" in data[rule]["message"]
+            assert "200 to a request the document says is refused with" in data[rule]["message"]
+
+
+def test_a_mistake_accepted_where_the_rule_names_no_refusal_is_not_the_vendors_failure(tmp_path: Path) -> None:
+    # marketplace.paging.limit-range ("24 and 101 are errors") names no status a violation gets:
+    # the proxy does not judge the vendor on it. The same limit=150 is the caller's mistake both times.
+    for fault in (None, "bound-accepted:paging.limit-range"):
+        with through("marketplace", fault) as t:
+            creds = create_simulator("marketplace").credentials
+            got = httpx.get(f"{t.url}/v3/application/listings", params={"limit": "150"}, timeout=_SECONDS,
+                            headers={"x-api-key": f"{creds['API_KEY']}:{creds['SHARED_SECRET']}"})
+        data = report(t.session, tmp_path)
+        assert got.status_code == (200 if fault else 400)
+        assert [m["rules"] for m in data["_proxy"]["caller_mistakes"]] == [["marketplace.paging.limit-range"]]
+        assert data["marketplace.paging.limit-range"]["status"] == "skipped" and not t.session.tally.vendor_failed()
 
 
 def test_an_operation_the_contract_does_not_know_is_reported_not_judged(tmp_path: Path) -> None:

@@ -15,43 +15,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from conformance.contract import load_contract
-from conformance.proxy.app import ProxySession
-from conformance.proxy.forward import Forwarder
-from conformance.services import create_simulator, fault_decorator
-from conformance.settings import Limits
-from conformance.simulators.asgi import SimulatorApp
-from conformance.simulators.base import WallClock
-from tests.harness.proxying import SECONDS, Seen, capturing, report, serving
-
-
-@dataclass
-class Through:
-    url: str
-    session: ProxySession
-    upstream: Seen  # what the simulator sent
-    caller: Seen  # what the proxy sent the client
-
-
-@contextmanager
-def through(service: str, fault: str | None, **options: Any) -> Iterator[Through]:
-    """``service``'s simulator (``fault`` injected, ``options`` its own) behind a served proxy."""
-    sim = create_simulator(service, WallClock(), **options)
-    if fault:
-        sim = fault_decorator(service, fault)(sim)
-    upstream, caller, limits = Seen(), Seen(), Limits()
-    transport = httpx.ASGITransport(capturing(SimulatorApp(sim), upstream))
-    session = ProxySession(load_contract(service), Forwarder("http://127.0.0.1:8", limits, transport=transport),
-                           limits)
-    with serving(session, caller) as url:
-        yield Through(url, session, upstream, caller)
+from conformance.services import create_simulator
+from tests.harness.proxying import SECONDS, Through, report, through
 
 
 def judged(t: Through, tmp_path: Path) -> dict[str, Any]:
