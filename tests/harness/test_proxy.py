@@ -221,7 +221,8 @@ def test_the_wrong_auth_scheme_is_the_callers_mistake(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("fault", "send", "rule"), [
     ("accepts-bearer", {"headers": {"Authorization": f"Bearer {KEY}"}}, "presentations.auth.bearer-rejected"),
     ("off-list-accepted:generate.text-mode-enum",
-     {"headers": {"X-API-KEY": KEY}, "json": {**GOOD_BODY, "textMode": "shout"}}, "presentations.generate.text-mode-enum"),
+     {"headers": {"X-API-KEY": KEY}, "json": {**GOOD_BODY, "textMode": "shout"}},
+     "presentations.generate.text-mode-enum"),
 ])
 def test_a_mistake_the_document_says_is_refused_answered_2xx_fails_its_rule(
         tmp_path: Path, fault: str, send: dict[str, Any], rule: str) -> None:
