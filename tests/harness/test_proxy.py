@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -637,6 +638,38 @@ def test_a_hostile_upstream_is_bounded_and_what_it_sent_passes_through(tmp_path:
     if "bomb" in mode:
         assert status == 200 and headers["content-encoding"].startswith("gzip")
         assert [k for k in session.tally.unchecked if "CONFORMANCE_MAX_RESPONSE_BYTES" in k]
+
+
+def test_hostile_text_from_either_side_reaches_no_file_raw(tmp_path: Path) -> None:
+    # tests/hostile/test_target_text.py's terminal and Markdown attacks, through the proxy: from the
+    # upstream (a body before its JSON, a header) and from the caller (a member's value, a path).
+    from tests.hostile.test_target_text import BODY, HEADER, RAW, _strings
+
+    def hostile(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            message["headers"] = [*message["headers"], (b"x-hostile", HEADER.encode("latin-1"))]
+        elif message["type"] == "http.response.body" and b"themes" not in message.get("body", b""):
+            message["body"] = BODY.encode() + message["body"]
+
+    p = proxied(tmp_path, change=hostile, record=True)
+    p.send("GET", "/v1.0/folders", headers={"X-API-KEY": KEY})  # the upstream's: not JSON
+    p.send("POST", "/v1.0/generations", headers={"X-API-KEY": KEY}, json={**GOOD_BODY, "textMode": BODY})
+    p.send("GET", "/v1.0/" + quote(BODY, safe=""), headers={"X-API-KEY": KEY})  # a path no operation has
+    p.send("GET", "/v1.0/generations/" + quote(BODY, safe=""), headers={"X-API-KEY": KEY})
+    data = report(p, tmp_path)
+    assert data["_proxy"]["caller_mistakes"] and data["_proxy"]["vendor_unattributed"]
+    assert data["_proxy"]["unknown_operations"]
+    leaks = []
+    for path in sorted(f for f in tmp_path.rglob("*") if f.is_file() and "cassettes" not in f.parts):
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".json":  # as shown once parsed, where JSON's own escapes are undone
+            text += "\n" + "\n".join(_strings(json.loads(text)))
+        leaks += [f"{path.name}: {m.group()!r} at {m.start()}" for m in RAW.finditer(text)][:3]
+    assert not leaks, leaks
+    triage = (tmp_path / "triage.md").read_text()
+    assert r"\x1b]52;c;cHduZWQ=\x07" in triage  # shown, escaped
+    # The caller's text stays inside code spans: no heading of its own in the rendered page.
+    assert not [line for line in triage.splitlines() if line.startswith("# All rules passed")]
 
 
 def test_the_shodan_client_through_the_proxy_keeps_its_query_key_out_of_every_file(
