@@ -18,7 +18,7 @@ from urllib.parse import parse_qsl, urlencode
 from conformance.contract.model import Contract
 from conformance.errors import HarnessError
 from conformance.proxy.accepted import accepted_findings
-from conformance.proxy.caller import JsonTooDeep, caller_findings, credential_values
+from conformance.proxy.caller import EncodedBody, JsonTooDeep, caller_findings, credential_values
 from conformance.proxy.findings import RuleIndex
 from conformance.proxy.forward import Forwarder, Upstream, UpstreamFailed
 from conformance.proxy.operations import OperationIndex
@@ -83,7 +83,7 @@ class ProxySession:
             vendor = vendor_findings(self.contract, self.rules, matched.operation, response)
             try:
                 caller = caller_findings(self.contract, self.rules, matched.operation, request, matched.path_values)
-            except JsonTooDeep as exc:
+            except (JsonTooDeep, EncodedBody) as exc:
                 self.tally.note_unchecked(f"{request.method} {request.path}: the caller's body: {exc}")
                 caller = []
             accepted = accepted_findings(self.rules, caller, upstream.status)
