@@ -86,7 +86,7 @@ class ProxySession:
             except (JsonTooDeep, EncodedBody) as exc:
                 self.tally.note_unchecked(f"{request.method} {request.path}: the caller's body: {exc}")
                 caller = []
-            accepted = accepted_findings(self.rules, caller, upstream.status)
+            accepted = accepted_findings(self.rules, request, caller, upstream.status)
             self.tally.add(f"{label} ({matched.operation})", vendor.touched, [*caller, *vendor.findings, *accepted],
                            upstream.status)
         if self.recorder is not None:

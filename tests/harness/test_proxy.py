@@ -246,6 +246,19 @@ def test_a_mistake_the_document_says_is_refused_answered_2xx_fails_its_rule(
             assert "200 to a request the document says is refused with" in data[rule]["message"]
 
 
+@pytest.mark.parametrize(("variant", "member", "value"), [
+    (None, "imageOptions", {"source": "webAllImages"}),  # "a web source also exists", unnamed: maybe this one
+    ("case-folding-enums", "textMode", "Generate"),  # no sentence says matching is case-sensitive
+])
+def test_a_mistake_accepted_where_the_documents_leave_it_open_is_not_judged(
+        tmp_path: Path, variant: str | None, member: str, value: Any) -> None:
+    p = proxied(tmp_path, variant)
+    got = p.send("POST", "/v1.0/generations", headers={"X-API-KEY": KEY}, json={**GOOD_BODY, member: value})
+    data = report(p, tmp_path)
+    assert got.status_code == 200 and len(data["_proxy"]["caller_mistakes"]) == 1  # the list's words, still
+    assert not p.session.tally.vendor_failed()
+
+
 def test_a_mistake_accepted_where_the_rule_names_no_refusal_is_not_the_vendors_failure(tmp_path: Path) -> None:
     # marketplace.paging.limit-range ("24 and 101 are errors") names no status a violation gets:
     # the proxy does not judge the vendor on it. The same limit=150 is the caller's mistake both times.
