@@ -126,9 +126,11 @@ def replayed_session(args: argparse.Namespace, target: str, cassette_dir: str) -
     from conformance.contract import load_contract
     from conformance.settings import Limits
 
+    if target != "replay":
+        return None
     folder = Path(cassette_dir)
     folder = folder / "cassettes" if not any(folder.glob("exchange-*.yaml")) else folder
-    if target != "replay" or not any(folder.glob("exchange-*.yaml")):
+    if not any(folder.glob("exchange-*.yaml")):
         return None
     if len(args.service or []) != 1:
         raise HarnessError(f"--cassette-dir {cassette_dir} holds a proxy session's exchanges: name the service they "
