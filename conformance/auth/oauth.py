@@ -34,7 +34,7 @@ from conformance.transport.model import Exchange, Request
 if TYPE_CHECKING:
     from conformance.checks.context import CheckContext
 
-__all__ = ["MISSING", "FORM", "OAuthClient", "Pkce", "Redirect", "client_for", "read_redirect"]
+__all__ = ["MISSING", "FORM", "OAuthClient", "Pkce", "Redirect", "client_for", "read_redirect", "refresh_grant_source"]
 
 MISSING: Any = object()  # as a value of a query or form member: leave the member out
 FORM = "application/x-www-form-urlencoded"
@@ -305,3 +305,9 @@ def client_for(ctx: CheckContext, scheme: str | None = None) -> OAuthClient:
     return OAuthClient(ctx, client_id=client_id, redirect_uri=lambda: ctx.credential(str(config["redirect_uri"])),
                        form_type=form_type, authorization_host=(ctx.optional(str(host)) if host else None) or "",
                        scheme=named or None)
+
+
+def refresh_grant_source(ctx: CheckContext, name: str, source: str) -> str:
+    """A service's ``token_source`` where its oauth2 scheme obtains ``name`` (``x-tokens``) from the
+    configured refresh token ``source`` by the refresh grant (RFC 6749 section 6, with client_id)."""
+    return client_for(ctx).obtain(ctx.credential(source))

@@ -8,7 +8,10 @@
   check expresses. A string value that is exactly ``{NAME}`` is a target setting.
 * ``response-members``: the members a rule names (``data.contract.createDate``) are present in
   the documented success response and valid under their own sub-schema, so a rule about
-  timestamps fails on the timestamp, not on whichever member a whole-body check meets first.
+  timestamps fails on the timestamp, not on whichever member a whole-body check meets first; a
+  string member declared to hold JSON (``contentMediaType``) must parse and fit its ``contentSchema``.
+* ``defaults-equivalent``: members with a documented default omitted, and sent at it, get the
+  same answer (the members the rule compares).
 """
 
 from __future__ import annotations
@@ -24,8 +27,10 @@ from conformance.checks.expect import expect, expect_json_schema, expect_status,
 from conformance.checks.refusal import refused_statuses
 from conformance.checks.registry import named
 from conformance.errors import ContractFailure, ContractFileError
+from conformance.transport.jsonbody import loads
+from conformance.transport.model import Exchange
 
-__all__ = ["body_cases", "response_members", "setting_value"]
+__all__ = ["body_cases", "defaults_equivalent", "response_members", "setting_value"]
 
 _SETTING = re.compile(r"^\{[A-Z][A-Z0-9_]*\}$")
 _PATH_VALUES = {"type": "object", "additionalProperties": {"type": "string"}}
@@ -132,5 +137,56 @@ def response_members(ctx: CheckContext) -> None:
             place = "/".join(str(p) for p in errors[0].absolute_path)
             raise ContractFailure(rule.id, f"{dotted}{'/' + place if place else ''}: {errors[0].message}",
                                   expected=f"{dotted} valid under the contract's schema", exchange=exchange)
+        _held_to_content(ctx, sub, node, dotted, exchange)
 
 
+def _held_to_content(ctx: CheckContext, schema: dict[str, Any], value: Any, dotted: str, exchange: Exchange) -> None:
+    """A string member whose schema says it holds JSON (``contentMediaType: application/json``,
+    JSON Schema 2020-12 section 8.4) must parse, and the parsed value fit ``contentSchema``: the
+    keywords are annotations to a plain validator, and asserted here, where a rule names the member."""
+    media = str(schema.get("contentMediaType") or "")
+    if not isinstance(value, str) or not (media == "application/json" or media.endswith("+json")):
+        return
+    try:
+        parsed = loads(value)
+    except ValueError:
+        raise ContractFailure(ctx.rule.id, f"{dotted} {value[:80]!r} does not parse as JSON", exchange=exchange,
+                              expected=f"{dotted}: a string holding {media}") from None
+    error = next(iter(validator(ctx.contract, schema.get("contentSchema") or {}).iter_errors(parsed)), None)
+    expect(error is None, ctx.rule.id, f"{dotted} parsed: {error.message if error else ''}", exchange=exchange,
+           expected=f"{dotted}: JSON valid under its contentSchema")
+
+
+
+
+# -- defaults-equivalent -----------------------------------------------------------------
+def _at(body: Any, dotted: str) -> Any:
+    for part in dotted.split("."):
+        body = body.get(part) if isinstance(body, dict) else None
+    return body
+
+
+@named("defaults-equivalent", params={"compare": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+                                      "path_values": _PATH_VALUES}, required=("compare",))
+def defaults_equivalent(ctx: CheckContext) -> None:
+    """The request members the operation's body schema gives a ``default`` (top-level members)
+    omitted from the example body, and sent at their defaults: both are accepted, and the answers'
+    ``compare`` members (dotted) are present and the same: the default is what is applied."""
+    rule = ctx.rule
+    assert rule.operation
+    props = ctx.contract.deref(ctx.contract.request_schema(rule.operation) or {}).get("properties") or {}
+    defaults = {name: spec["default"] for name, spec in ((n, ctx.contract.deref(s)) for n, s in props.items())
+                if "default" in spec}
+    if not defaults:
+        raise ContractFileError(f"{rule.id}: the request body of {rule.operation} gives no member a default")
+    ok, values = success_statuses(ctx.contract, rule.operation), _path_values(ctx)
+    base = {k: v for k, v in example_body(ctx, rule.operation).items() if k not in defaults}
+    omitted = ctx.call(rule.operation, json_body=base, path_values=values)
+    expect_status(rule.id, omitted, ok, f"{', '.join(defaults)} omitted (they have defaults)")
+    explicit = ctx.call(rule.operation, json_body={**base, **defaults}, path_values=values)
+    expect_status(rule.id, explicit, ok, f"the defaults {defaults} sent explicitly")
+    compare = rule.params["compare"]
+    a, b = ({m: _at(e.response.json(), m) for m in compare} for e in (omitted, explicit))
+    expect(a == b and None not in a.values(), rule.id,
+           f"with the defaults omitted {a} differs from with them sent {b}", exchange=explicit,
+           expected="the same answer either way (the default applied)")

@@ -21,6 +21,8 @@ value the target did not choose itself; the write is refused (a 4xx after the co
 accepted) or accepted with the member, read back, not the value sent. Which the target did is
 reported to the rule's ``observes``.
 
+``write-repeated``: a write accepted, then sent again: never a crash (what it answers observed).
+
 Every write's operation passes the live-target guard before the first step is sent.
 """
 
@@ -34,8 +36,9 @@ from conformance.checks.expect import expect, expect_json_schema, expect_status,
 from conformance.checks.refusal import expect_accepted
 from conformance.checks.registry import named
 from conformance.checks.steps import STEP_SCHEMA, Done, Steps, Unresolved, dig
+from conformance.errors import ContractFileError
 
-__all__ = ["judged_members", "written_steps"]
+__all__ = ["judged_members", "write_repeated", "written_steps"]
 
 _MEMBERS = {"type": "array", "items": {"type": "string"}, "minItems": 1}
 _MATCH = {"type": "object", "properties": {"at": {"type": "string"}, "value": {}, "keys": _MEMBERS,
@@ -246,3 +249,21 @@ def judged_members(params: dict[str, Any], step: dict[str, Any]) -> list[str] | 
                 return None
             members += echoes["members"]
     return members or None
+
+
+@named("write-repeated", params={"path_values": {"type": "object", "additionalProperties": {"type": "string"}}})
+def write_repeated(ctx: CheckContext) -> None:
+    """The rule's write (a delete of a configured resource, say) is accepted, and the same write
+    sent again, whose answer the document may not show (refused, or accepted idempotently), gets
+    any answer below 500: which one is reported to ``params.observes``, if named."""
+    rule = ctx.rule
+    if not rule.operation:
+        raise ContractFileError(f"{rule.id}: write-repeated needs the rule's operation")
+    values = ctx.settings_in(rule.params.get("path_values"))
+    first = ctx.call(rule.operation, path_values=values)
+    expect_status(rule.id, first, success_statuses(ctx.contract, rule.operation), f"{rule.operation} (the first time)")
+    again = ctx.call(rule.operation, path_values=values)
+    expect(again.response.status < 500, rule.id, f"{rule.operation} sent again crashed", exchange=again,
+           expected="any answer below 500")
+    if rule.params.get("observes"):
+        ctx.observed(f"a second {rule.method.lower()} answered {again.response.status}")

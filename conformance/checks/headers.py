@@ -17,21 +17,23 @@ from typing import Any
 from conformance.auth.variants import AUTH_AS_SCHEMA, DEFAULT, auth_as
 from conformance.checks.context import CheckContext
 from conformance.checks.examples import example_body
-from conformance.checks.expect import expect, validator
+from conformance.checks.expect import expect, expect_status, success_statuses, validator
 from conformance.checks.registry import named
 from conformance.checks.shape import fill_path
 from conformance.contract import Contract
 from conformance.errors import ContractFileError
 from conformance.transport.model import Exchange, Request
 
-__all__ = ["documented_header", "probe_operations", "response_header"]
+__all__ = ["PROBE", "documented_header", "optional_request_header", "probe_operations", "response_header",
+           "send_probe"]
 
-_PROBE: dict[str, Any] = {
+PROBE: dict[str, Any] = {
     "type": "object", "additionalProperties": False, "required": ["operation"],
     "properties": {
         "operation": {"type": "string"},
         "as": AUTH_AS_SCHEMA,
         "path_values": {"type": "object", "additionalProperties": {"type": "string"}},
+        "query": {"type": "object"},
         # The operation's example request body (rendered for the target).
         "example_body": {"type": "boolean"},
         # Raw bytes instead (a body that does not parse, say), with their media type.
@@ -40,7 +42,7 @@ _PROBE: dict[str, Any] = {
     },
 }
 _PARAMS: dict[str, Any] = {"headers": {"type": "array", "items": {"type": "string"}, "minItems": 1},
-                           "probes": {"type": "array", "items": _PROBE, "minItems": 1}}
+                           "probes": {"type": "array", "items": PROBE, "minItems": 1}}
 
 
 def _headers_of(contract: Contract, spec: Any) -> dict[str, Any]:
@@ -66,18 +68,20 @@ def probe_operations(rule_operation: str | None, params: dict[str, Any]) -> list
     return [str(p["operation"]) for p in params.get("probes") or []] or ([rule_operation] if rule_operation else [])
 
 
-def _send(ctx: CheckContext, probe: dict[str, Any]) -> Exchange:
+def send_probe(ctx: CheckContext, probe: dict[str, Any], headers: dict[str, str] | None = None) -> Exchange:
+    """One probe (``PROBE``), with ``headers`` added."""
     operation = probe["operation"]
     how = auth_as(probe["as"]) if "as" in probe else DEFAULT
     values = fill_path(ctx, operation, probe.get("path_values"))
     if "content" in probe:
         method, template = operation.split(" ", 1)
-        headers = {"content-type": probe["content_type"]} if "content_type" in probe else {}
-        request = Request.build(method, ctx.path(template, operation=operation, **values),
-                                content=probe["content"].encode(), headers=headers)
+        content_type = {"content-type": probe["content_type"]} if "content_type" in probe else {}
+        request = Request.build(method, ctx.path(template, operation=operation, **values), params=probe.get("query"),
+                                content=probe["content"].encode(), headers={**content_type, **(headers or {})})
         return ctx.send(ctx.auth(request, operation, how))
     body = {"json_body": example_body(ctx, operation)} if probe.get("example_body") else {}
-    return ctx.call(operation, auth=how, path_values=values, **body)
+    return ctx.call(operation, auth=how, path_values=values, params=probe.get("query"), headers=headers or None,
+                    **body)
 
 
 @named("response-header", params=_PARAMS, required=("headers",))
@@ -87,7 +91,7 @@ def response_header(ctx: CheckContext) -> None:
     if not probes:
         raise ContractFileError(f"{rule.id}: response-header needs an operation or probes")
     for probe in probes:
-        exchange = _send(ctx, probe)
+        exchange = send_probe(ctx, probe)
         status = exchange.response.status
         what = f"{probe['operation']} answered {status}"
         for name in rule.params["headers"]:
@@ -102,3 +106,29 @@ def response_header(ctx: CheckContext) -> None:
             expect(error is None, rule.id, f"{what}: {name} is {value!r} ({error.message if error else ''})",
                    exchange=exchange, expected=f"{name} valid under its documented schema "
                                                f"({spec.get('description') or schema})")
+
+
+# -- optional-request-header ---------------------------------------------------------------------
+@named("optional-request-header", params={"value": {"type": "string", "minLength": 1},
+                                          "probes": {"type": "array", "items": PROBE, "minItems": 1}},
+       required=("value", "probes"))
+def optional_request_header(ctx: CheckContext) -> None:
+    """An optional request header (the rule's ``where: header.<name>``) with a caller-chosen
+    ``value`` changes nothing: each probe, answered a success without it (the control), gets the
+    same status with it. Whether the answer echoes it is reported to ``params.observes``, if named."""
+    rule = ctx.rule
+    if not (rule.where or "").startswith("header."):
+        raise ContractFileError(f"{rule.id}: optional-request-header needs where: header.<name>")
+    header, value = rule.where.partition(".")[2], rule.params["value"]  # type: ignore[union-attr]
+    echoes: set[str] = set()
+    for probe in rule.params["probes"]:
+        operation = probe["operation"]
+        plain = send_probe(ctx, probe)
+        expect_status(rule.id, plain, success_statuses(ctx.contract, operation), f"{operation} without {header}")
+        traced = send_probe(ctx, probe, {header: value})
+        expect_status(rule.id, traced, plain.response.status,
+                      f"{operation} with {header}: {value!r} (optional, caller-chosen) must be answered as without it")
+        echoed = traced.response.header(header)
+        echoes.add("echoed" if echoed == value else "another value" if echoed else "not echoed")
+    if rule.params.get("observes"):
+        ctx.observed(", ".join(sorted(echoes)))

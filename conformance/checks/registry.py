@@ -104,6 +104,10 @@ _GENERIC = (
     "conformance.checks.derived",
     "conformance.checks.effects",
     "conformance.checks.filters",
+    "conformance.checks.oauth",
+    "conformance.checks.anywhere",
+    "conformance.checks.rows",
+    "conformance.checks.forms",
 )
 _loaded = False
 

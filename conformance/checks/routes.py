@@ -13,6 +13,8 @@ catalogue's ``settings.defaults`` (which may refer to another setting as ``{NAME
 reached with a defaulted value is not a failure: the target may simply not know that value, so
 the rule is skipped as not exercised, with what to configure. A candidate for
 ``conformance/checks/`` (nothing here is specific to this service).
+
+``ids-in-path``: the same operation with its ids moved from the path into headers is not served.
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ from conformance.errors import ContractFailure, ContractFileError
 from conformance.settings import env_name
 from conformance.transport.model import Exchange, Request
 
-__all__ = ["MISSING_PARAM", "PathValues", "call_listed", "missing", "path_values", "route_served", "setting_path",
-           "with_credential"]
+__all__ = ["MISSING_PARAM", "PathValues", "call_listed", "ids_in_path", "missing", "path_values", "route_served",
+           "setting_path", "with_credential"]
 
 MISSING_PARAM: dict[str, Any] = {"type": "array", "items": {"type": "integer"}, "minItems": 1}
 
@@ -142,11 +144,15 @@ def _settings_of(ctx: CheckContext, operation: str) -> list[str]:
 
 
 _OPERATIONS: dict[str, Any] = {"type": "array", "items": {"type": "string"}, "minItems": 1}
+_READINGS: dict[str, Any] = {
+    "type": "object", "required": ["operation", "paths"], "additionalProperties": False,
+    "properties": {"operation": {"type": "string"},
+                   "paths": {"type": "array", "items": {"type": "string", "pattern": "^/"}, "minItems": 2}}}
 
 
 @named("route-served", params={"missing_statuses": MISSING_PARAM, "none_statuses": MISSING_PARAM,
                                "operations": _OPERATIONS, "placeholder_operations": _OPERATIONS,
-                               "alias_prefix": {"type": "string", "pattern": "^/"},
+                               "alias_prefix": {"type": "string", "pattern": "^/"}, "readings": _READINGS,
                                "path_values": {"type": "object", "additionalProperties": {"type": "string"}}},
        required=("missing_statuses",))
 def route_served(ctx: CheckContext) -> None:
@@ -164,11 +170,17 @@ def route_served(ctx: CheckContext) -> None:
     ``none_statuses``: for a route naming a resource by id, where the document does not say
     whether an id with nothing to show is answered 404 or an empty answer, those statuses
     cannot tell a missing route from "none for this id": skipped, naming the settings to change
-    (405 and 501, the method not being there, always fail; a 5xx always fails)."""
+    (405 and 501, the method not being there, always fail; a 5xx always fails).
+
+    ``readings``: an operation the document gives two paths (a conflict) is served, a 2xx, at
+    one of ``paths`` at least; which ones is reported for ``params.observes`` (by index: list the
+    paths in the order of the conflict's alternatives)."""
     params = ctx.rule.params
     listed = list(params.get("operations") or ([ctx.rule.operation] if ctx.rule.operation else []))
     placeholders = list(params.get("placeholder_operations") or [])
-    if not listed and not placeholders:
+    if "readings" in params:
+        _either_reading(ctx, params["readings"], params.get("path_values") or {})
+    if not listed and not placeholders and "readings" not in params:
         raise ContractFileError(f"{ctx.rule.id}: route-served needs an operation")
     statuses = list(params["missing_statuses"])
     given = params.get("path_values") or {}
@@ -234,3 +246,40 @@ def setting_path(ctx: CheckContext) -> None:
     expect(status not in (404, 405) and status < 500, ctx.rule.id,
            f"{method} {path} (setting {params['setting']}) answered {status}: the operation is not served there",
            exchange=exchange, expected="any answer but 404, 405 or 5xx")
+
+
+@named("ids-in-path", params={"path_values": {"type": "object", "additionalProperties": {"type": "string"}}},
+       required=("path_values",))
+def ids_in_path(ctx: CheckContext) -> None:
+    """Path parameters travel in the path, never in headers: the rule's operation with its id
+    segments left out of the path and each id sent as a header named as its parameter (real ids,
+    valid credentials: a target honouring the headers would show it) does not reach the
+    operation (no 2xx)."""
+    rule = ctx.rule
+    if not rule.operation:
+        raise ContractFileError(f"{rule.id}: ids-in-path needs the rule's operation")
+    method, template = rule.operation.split(" ", 1)
+    ids = ctx.settings_in(rule.params["path_values"])
+    bare = "/".join(p for p in template.split("/") if not p.startswith("{"))
+    request = Request.build(method, ctx.path(bare, operation=rule.operation), headers=ids)
+    exchange = ctx.send(ctx.auth(request, rule.operation))
+    expect(not 200 <= exchange.response.status < 300, rule.id, "ids sent as headers reached the operation",
+           exchange=exchange, expected="no 2xx without the ids in the path")
+
+
+def _either_reading(ctx: CheckContext, readings: dict[str, Any], given: dict[str, str]) -> None:
+    """``route-served``'s ``readings`` (its doc): each path with the operation's credentials."""
+    operation = readings["operation"]
+    method = operation.split(" ", 1)[0]
+    served: list[int] = []
+    answers: list[Exchange] = []
+    for index, template in enumerate(readings["paths"]):
+        values = ctx.settings_in({k: v for k, v in given.items() if "{" + k + "}" in template})
+        request = Request.build(method, ctx.path(template, operation=operation, **values))
+        answers.append(ctx.send(ctx.auth(request, operation, with_credential(ctx)), backoff=False))
+        if 200 <= answers[-1].response.status < 300:
+            served.append(index)
+    expect(bool(served), ctx.rule.id, f"{operation} is served at none of {', '.join(readings['paths'])}",
+           exchange=answers[0], expected="a 2xx at one reading of its path at least")
+    if ctx.rule.params.get("observes"):
+        ctx.observed(*served)

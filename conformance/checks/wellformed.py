@@ -11,7 +11,8 @@ Only what RFC 4180 requires fails. "Each line should contain the same number of 
 SHOULD, so ragged records are accepted; and a body without a charset parameter is read as UTF-8
 (with or without a BOM), else byte for byte as Latin-1 (which reads any bytes), so an export in
 cp1252 is still CSV. A body its declared charset does not decode is a failure: the
-representation is not what it declares.
+representation is not what it declares. ``declared-charset`` holds the answers to a rule's
+probes to the one charset a document names (a declared charset, if any, is it; the body decodes).
 """
 
 from __future__ import annotations
@@ -20,13 +21,15 @@ import csv
 import io
 
 from conformance.checks.context import CheckContext
+from conformance.checks.headers import PROBE, send_probe
 from conformance.checks.registry import named
 from conformance.checks.routes import call_listed, path_values
 from conformance.errors import ContractFailure
 from conformance.transport.jsonbody import JsonTooDeep, loads
 from conformance.transport.model import Response
 
-__all__ = ["csv_body", "csv_problem", "csv_records", "ill_formed", "judgeable", "media_type", "well_formed_by_type"]
+__all__ = ["csv_body", "csv_problem", "csv_records", "declared_charset", "ill_formed", "judgeable", "media_type",
+           "well_formed_by_type"]
 
 _STRUCTURED_NOT_CSV = ("json", "html", "xml")
 
@@ -153,3 +156,26 @@ def well_formed_by_type(ctx: CheckContext) -> None:
         judged += judgeable(exchange.response)
     if not judged:
         ctx.skip("no answer declared a media type with a body: nothing to judge")
+
+
+@named("declared-charset", params={"charset": {"type": "string"},
+                                   "probes": {"type": "array", "items": PROBE, "minItems": 1}},
+       required=("charset", "probes"))
+def declared_charset(ctx: CheckContext) -> None:
+    """Every answer to the probes (``checks.headers.PROBE``; an error answer too) that declares a
+    charset declares ``charset`` (RFC 9110 section 8.3.2: names compare case-insensitively, and
+    UTF-8 is also spelled utf8), and its body decodes in ``charset``."""
+    wanted = ctx.rule.params["charset"].lower()
+    spellings = {wanted, wanted.replace("-", "")}
+    for probe in ctx.rule.params["probes"]:
+        exchange = send_probe(ctx, probe)
+        declared = _charset(exchange.response)
+        if declared is not None and declared.lower() not in spellings:
+            raise ContractFailure(ctx.rule.id, f"{probe['operation']}: declared "
+                                  f"{exchange.response.header('content-type')!r}", exchange=exchange,
+                                  expected=f"charset={wanted} or none")
+        try:
+            exchange.response.body.decode(wanted)
+        except (LookupError, UnicodeDecodeError):
+            raise ContractFailure(ctx.rule.id, f"{probe['operation']}: the body is not {wanted}", exchange=exchange,
+                                  expected=f"a {wanted} body") from None

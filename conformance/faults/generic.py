@@ -44,12 +44,17 @@ from conformance.contract import Contract, Rule
 from conformance.contract.derive import FORMAT_MISSES, MISSING, field_probes
 from conformance.faults.answers import answer_faults
 from conformance.faults.base import Fault, derived_fault, on_request, on_response, path_pattern
+from conformance.faults.crashes import refusal_crash_faults
+from conformance.faults.credentials import credential_unchecked_faults
 from conformance.faults.edits import edit_faults
 from conformance.faults.effects import effect_faults
 from conformance.faults.headers import header_faults
 from conformance.faults.members import member_faults
+from conformance.faults.oauth import oauth_faults
 from conformance.faults.paging import paging_faults
+from conformance.faults.requests import request_faults
 from conformance.faults.toolkit import any_request, operations
+from conformance.faults.values import value_faults
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
 
@@ -141,8 +146,9 @@ def generic_faults(contract: Contract) -> list[Fault]:
         )(_near_miss(rule, list(allowed))))
     return (faults + derived_faults(contract) + credential_faults(contract) + route_faults(contract)
             + mistake_faults(contract) + member_faults(contract) + answer_faults(contract)
-            + header_faults(contract)
-            + paging_faults(contract) + edit_faults(contract) + effect_faults(contract))
+            + header_faults(contract) + credential_unchecked_faults(contract) + refusal_crash_faults(contract)
+            + paging_faults(contract) + edit_faults(contract) + effect_faults(contract)
+            + value_faults(contract) + request_faults(contract) + oauth_faults(contract))
 
 
 def _rendered(node: Any, seeded: dict[str, str]) -> Any:

@@ -3,6 +3,8 @@
 ``header-dropped``: the first named header left out of the answers to the rule's probes.
 ``header-garbled``: its value replaced by text its documented schema refuses (only where the
 schema refuses it: a header documented as any string has no wrong value to send).
+``header-refused`` (``optional-request-header`` rules): a request carrying the optional header is
+refused with 400, as a server that does not know it might.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import jsonschema
 from conformance.checks.headers import documented_header, probe_operations
 from conformance.contract import Contract, Rule
 from conformance.contract.validation import FORMAT_CHECKER
+from conformance.faults import toolkit
 from conformance.faults.base import Fault, derived_fault, on_response
 from conformance.faults.toolkit import Wrap, drop_header, operations
 from conformance.transport.model import Request, Response
@@ -51,10 +54,20 @@ def _refuses(schema: dict[str, Any], value: str) -> bool:
 def header_faults(contract: Contract) -> list[Fault]:
     faults: list[Fault] = []
     for rule in contract.rules:
-        if rule.params.get("check") != "response-header":
-            continue
-        faults += _for(contract, rule)
+        if rule.params.get("check") == "response-header":
+            faults += _for(contract, rule)
+        elif rule.params.get("check") == "optional-request-header" and (rule.where or "").startswith("header."):
+            faults.append(_refused(rule))
     return faults
+
+
+def _refused(rule: Rule) -> Fault:
+    name = (rule.where or "").partition(".")[2]
+    match = operations(probe_operations(rule.operation, rule.params))
+    short = rule.id.split(".", 1)[1]
+    return derived_fault(f"header-refused:{short}", rule.id, f"a request carrying {name} is refused")(
+        toolkit.status(lambda request: match(request) and request.header(name) is not None, 400,
+               body={"message": f"unexpected header {name}"}))
 
 
 def _for(contract: Contract, rule: Rule) -> list[Fault]:

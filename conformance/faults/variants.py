@@ -8,14 +8,14 @@ its package; these are the ones no HTTP API document forbids.
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode
 
 from conformance.contract import Contract
 from conformance.errors import ContractFileError
 from conformance.faults.base import Variant, on_request, on_response, path_pattern, variant
+from conformance.faults.families import GAP_FAMILIES
+from conformance.faults.gap_params import Params
 from conformance.transport.model import Request, Response
 
 __all__ = ["GAP_FAMILIES", "GENERIC_VARIANTS", "derived_variants", "gap_variants"]
@@ -67,75 +67,27 @@ def _undocumented_refusals(contract: Contract) -> list[str]:
             if op not in documented and not contract.operation(op).get("x-refusal-status")]
 
 
-# -- what a gap leaves open: families a gap's ``allows`` names, built for any service -------------
-
-def _plain_text_errors(params: dict[str, Any]) -> Callable[[Request, Response], Response]:
-    """Error answers (4xx, 5xx) with a plain-text body: where the document shows no error body."""
-    def after(request: Request, response: Response) -> Response:
-        if response.status >= 400:
-            response.body = f"error {response.status}".encode()
-            response.headers = {**response.headers, "content-type": "text/plain; charset=utf-8"}
-        return response
-
-    return after
-
-
-def _other_error_body(params: dict[str, Any]) -> Callable[[Request, Response], Response]:
-    """Error answers with another JSON body: ``body`` (a template: ``"{status}"`` and
-    ``"{message}"`` filled, the message read from the original's ``message_from`` member),
-    on paths matching ``paths`` (a regular expression; default every path)."""
-    template, member = params["body"], params.get("message_from", "message")
-    scope = re.compile(params.get("paths", ""))
-
-    def fill(node: Any, status: int, message: str) -> Any:
-        if node == "{status}":
-            return status
-        if isinstance(node, str):
-            return node.replace("{message}", message)
-        if isinstance(node, dict):
-            return {k: fill(v, status, message) for k, v in node.items()}
-        if isinstance(node, list):
-            return [fill(v, status, message) for v in node]
-        return node
-
-    def after(request: Request, response: Response) -> Response:
-        if response.status < 400 or not scope.search(request.path):
-            return response
-        try:  # a body that is not JSON is replaced too
-            original = json.loads(response.body)
-            message = str(original.get(member, "error")) if isinstance(original, dict) else "error"
-        except ValueError:
-            message = "error"
-        response.body = json.dumps(fill(template, response.status, message)).encode()
-        response.headers = {**response.headers, "content-type": "application/json"}
-        return response
-
-    return after
-
-
-# family -> (builder from the allows entry's params, its description)
-GAP_FAMILIES: dict[str, tuple[Callable[[dict[str, Any]], Callable[[Request, Response], Response]], str]] = {
-    "plain-text-errors": (_plain_text_errors, "error bodies are plain text"),
-    "other-error-body": (_other_error_body, "errors carry another JSON body"),
-}
-
-
 def gap_variants(contract: Contract) -> list[Variant]:
-    """One variant for every family a gap allows, named after the family (and the gap, when two
-    gaps allow the same family): the core builds them, the service writes none."""
+    """One variant for every family a gap allows (faults/families.py), named by the entry's
+    ``name``, else after the family (and the gap, when two gaps allow the same family): the core
+    builds them, the service writes none. A mistake in an entry is one line naming the gap."""
     out: list[Variant] = []
-    seen: set[str] = set()
     for gap in contract.gaps:
-        for allowed in gap.allows:
-            family = str(allowed["family"])
+        for i, allowed in enumerate(gap.allows):
+            family = str(allowed.get("family"))
             if family not in GAP_FAMILIES:
                 raise ContractFileError(f"{gap.id}: allows unknown variant family '{family}'; "
                                         f"known: {', '.join(sorted(GAP_FAMILIES))}")
+            params = Params(f"{gap.id}: allows[{i}] ({family})", {k: v for k, v in allowed.items() if k != "family"})
+            name = params.text("name", None)
+            if name is None:
+                name = family if all(v.name != family for v in out) else f"{family}:{gap.id.split('.gap.', 1)[1]}"
+            if any(v.name == name for v in out):
+                raise params.error(f"variant name '{name}' is taken by another allows entry; give it a 'name'")
             build, what = GAP_FAMILIES[family]
-            name = family if family not in seen else f"{family}:{gap.id.split('.gap.', 1)[1]}"
-            seen.add(family)
-            params = {k: v for k, v in allowed.items() if k != "family"}
-            out.append(variant(name, f"{what} (gap {gap.id})")(on_response(build(params))))
+            wrap, detail = build(params)
+            params.done()
+            out.append(variant(name, f"{what}: {detail} (gap {gap.id})")(wrap))
     return out
 
 

@@ -184,3 +184,24 @@ def test_an_alias_prefix_is_observed_never_judged() -> None:
     assert run(route_served, versioned_too, params).observations == {"demo.conflict.alias": "served too"}
     only_plain = server(unserved="/v1/things")
     assert run(route_served, only_plain, params).observations == {"demo.conflict.alias": "not served"}
+
+
+def test_an_operation_served_at_either_reading_of_its_path_passes_and_the_reading_is_observed() -> None:
+    params = {"missing_statuses": [404, 405], "observes": "demo.conflict.alias",
+              "readings": {"operation": "GET /things", "paths": ["/things", "/shop/{shop}/things"]},
+              "path_values": {"shop": "{SHOP_ID}"}}
+    at = {"SHOP_ID": "s1"}
+    only_first = server(unserved="/shop/s1/things")
+    assert run(route_served, only_first, params, operation=None, settings=at).observations == {
+        "demo.conflict.alias": "served too"}  # the first reading (the second answered no 2xx)
+    assert run(route_served, server(), params, operation=None, settings=at).observations == {
+        "demo.conflict.alias": "served too and not served"}  # both
+    by_shop = server(unserved="/things")
+
+    def shop_scoped(request: httpx.Request) -> httpx.Response:
+        return server()(request) if request.url.path == "/shop/s1/things" else by_shop(request)
+
+    assert run(route_served, shop_scoped, params, operation=None, settings=at).observations == {
+        "demo.conflict.alias": "not served"}  # the second reading only
+    with pytest.raises(ContractFailure, match="served at none of"):
+        run(route_served, by_shop, params, operation=None, settings=at)

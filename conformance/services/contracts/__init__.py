@@ -2,7 +2,6 @@
 estimates, get contract; the operations without a shown path run on target settings."""
 
 from conformance.services.base import ServicePackage
-from conformance.services.contracts import checks  # noqa: F401  (register the checks)
 from conformance.services.contracts.faults import FAULTS
 from conformance.services.contracts.simulator import ContractsSimulator
 from conformance.services.contracts.variants import VARIANTS

@@ -11,36 +11,15 @@ import re
 from typing import Any
 
 from conformance.faults.base import Variant, on_response, variant
-from conformance.faults.toolkit import path, response_body, sent_json, status
+from conformance.faults.toolkit import response_body, sent_json, status
 from conformance.services.contracts.faults import PREFIX, RECORD, _key_edit, in_record
 from conformance.services.contracts.simulator import SOURCE_ADDRESS, TEMPLATE_PARAMETERS, WALLET_ID
 from conformance.transport.model import Request, Response
 
 __all__ = ["VARIANTS"]
 
-_HEX = re.compile(r"^0x[0-9a-f]+$")
 _HEX_BYTES = re.compile(r"^(0x)?[0-9a-fA-F]+$")
 _BYTECODE = "/v1/w3s/contracts/deploy/estimateFee"
-
-
-def _echo_request_id(request: Request, response: Response) -> Response:
-    # Whether X-Request-Id is echoed is not shown (gap request-id-echo).
-    value = request.header("x-request-id")
-    if value is not None:
-        response.headers = {**response.headers, "x-request-id": value}
-    return response
-
-
-def _mixed_case(text: str) -> str:
-    # Like an EIP-55 checksum: letters of the hex digits in either case.
-    return text[:2] + "".join(c.upper() if i % 2 else c for i, c in enumerate(text[2:]))
-
-
-def _checksum_hex(record: dict[str, Any]) -> None:
-    # Letter case of hex strings is not shown (gap hex-prefix).
-    for name in ("contractAddress", "deployerAddress", "txHash"):
-        if isinstance(record.get(name), str) and _HEX.match(record[name]):
-            record[name] = _mixed_case(record[name])
 
 
 def _offset_fractions(record: dict[str, Any]) -> None:
@@ -126,13 +105,8 @@ VARIANTS: list[Variant] = [
     # The document requires three parts; whether PREFIX is checked is not shown (gap prefix-checked).
     variant("prefix-not-checked", "any PREFIX is accepted with the right ID and SECRET")(
         _key_edit(lambda p: [PREFIX, *p[1:]] if len(p) == 3 else p)),
-    variant("echoes-request-id", "responses echo X-Request-Id")(on_response(_echo_request_id)),
-    variant("checksum-case-hex", "addresses and hashes in mixed (checksum) letter case")(
-        response_body(RECORD, in_record(_checksum_hex))),
     variant("utc-offset-fractions", "timestamps as 2027-01-15T08:00:00.250+00:00")(
         response_body(RECORD, in_record(_offset_fractions))),
-    # The status of a refused key is not shown (gap refusal-status): 403 instead of 401.
-    variant("403-for-refused-keys", "a refused key is answered 403, not 401")(status(path(""), 403, when=401)),
     variant("known-values-only", "estimates refuse (400) an address or template parameters the account does not "
             "hold")(
         status(_unknown_values, 400, when=200, body={"message": "unknown source address or template parameters"})),

@@ -10,7 +10,7 @@ import uuid
 from typing import Any
 
 from conformance.faults.base import Variant, on_response, variant
-from conformance.faults.toolkit import operation, path, request_body, response_body, status
+from conformance.faults.toolkit import operation, path, request_body, response_body
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
@@ -46,11 +46,6 @@ def _bodiless_201(request: Request, response: Response) -> Response:
 def _uuid_id(n: int) -> str:
     # The id format is not shown: a UUID instead of gen_000001.
     return str(uuid.uuid5(uuid.NAMESPACE_URL, f"generation/{n}"))
-
-
-def _items_renamed(body: Any) -> Any:
-    # Gap page-items-property: the array is called "items", not "data".
-    return {("items" if k == "data" else k): v for k, v in body.items()}
 
 
 def _null_cursor_at_end(body: Any) -> Any:
@@ -134,15 +129,10 @@ VARIANTS: list[Variant] = [
     variant("bodiless-201", "creates answer the documented 201 without a body")(on_response(_bodiless_201)),
     variant("uuid-generation-ids", "generationIds are UUIDs")(_attribute("new_id", _uuid_id)),
     variant("slow-generations", "generations take four minutes (inside the suggested ceiling)")(_slow),
-    variant("items-named-items", "theme and folder pages hold their items in 'items'")(
-        response_body(_list, _items_renamed)),
     variant("null-cursor-at-end", "the last page carries nextCursor: null")(
         response_body(_list, _null_cursor_at_end)),
     variant("other-warning-text", "warnings word the ignored model differently")(
         response_body(_ANY_POST, _other_warning_text)),
-    variant("unknown-generation-400", "an unknown generationId is answered 400, not 404")(
-        # Gap unknown-generation-status: an unknown id answered 400 instead of 404.
-        status(path(r"^/v1\.0/generations/"), 400, when=404)),
     variant("refuses-unlisted-theme", "a themeId GET /themes did not list is refused with 400")(
         _refuse_unlisted_themes),
     variant("refuses-unlisted-folders", "a folderIds entry GET /folders did not list is refused with 400")(

@@ -9,49 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.faults.base import FaultySimulator, Variant, json_edit, on_response, variant
-from conformance.faults.toolkit import Edit, any_request, path, request_body, response_body, status
+from conformance.faults.toolkit import path, request_body, response_body, status
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
 
 __all__ = ["VARIANTS"]
 
-
-def _banners_of(body: Any) -> list[dict[str, Any]]:
-    """The banners of a host record (data) or a search answer (matches)."""
-    if not isinstance(body, dict):
-        return []
-    found = body.get("data") if isinstance(body.get("data"), list) else body.get("matches")
-    return [b for b in found or [] if isinstance(b, dict) and "port" in b]
-
-
-def _each_banner(edit: Any) -> Edit:
-    def change(body: Any) -> Any:
-        for banner in _banners_of(body):
-            edit(banner)
-        return body
-    return change
-
-
-_HOST_ANSWERS = path("/host/")
 _SCAN = path(r"/scan$", "POST")
-
-
-def _without_cpe(banner: dict[str, Any]) -> None:
-    # Gap banner-fields: which members every banner carries is not shown; no product, no cpe.
-    banner.pop("cpe", None)
-    banner.pop("opts", None)
-
-
-def _offset_timestamp(banner: dict[str, Any]) -> None:
-    # Gap timestamp-format: the same instant written with a UTC offset.
-    if isinstance(banner.get("timestamp"), str) and "+" not in banner["timestamp"]:
-        banner["timestamp"] += "+00:00"
-
-
-def _extra_blocks(banner: dict[str, Any]) -> None:
-    # "optional protocol blocks such as http and dns": another block, and a member not listed.
-    banner["ssl"] = {"versions": ["TLSv1.3"]}
-    banner["vulns"] = {}
 
 
 def _ips_object_refused(body: dict[str, Any]) -> dict[str, Any]:
@@ -101,25 +65,9 @@ def _refused_scans_charged(sim: Simulator) -> Simulator:
     return FaultySimulator(sim, after=after)  # type: ignore[return-value]
 
 
-def _usage_limits_sparse(body: Any) -> Any:
-    # Gap plan-info-meaning: usage_limits members untyped and not always present (-1 for none,
-    # a text for unlimited, monitored_ips left out).
-    if isinstance(body, dict):
-        return {**body, "usage_limits": {"scan_credits": -1, "query_credits": "unlimited"}}
-    return body
-
-
 VARIANTS: list[Variant] = [
     variant("booleans-as-digits", "boolean query parameters are spelled 1/0; true/false are refused (400)")(
         _booleans_as_digits),
-    variant("banners-without-cpe", "banners without a product carry no cpe and no opts")(
-        response_body(_HOST_ANSWERS, _each_banner(_without_cpe))),
-    variant("offset-timestamps", "banner timestamps carry a +00:00 offset")(
-        response_body(_HOST_ANSWERS, _each_banner(_offset_timestamp))),
-    variant("extra-banner-blocks", "banners carry an ssl block and a vulns member")(
-        response_body(_HOST_ANSWERS, _each_banner(_extra_blocks))),
-    variant("bad-parameters-422", "bad parameters are answered 422 {error}, not 400")(
-        status(any_request, 422, when=400)),
     variant("ips-object-as-body", "the scan mapping is only accepted as the whole body")(
         request_body(_SCAN, _ips_object_refused)),
     variant("error-with-code", "error bodies carry a code beside error")(on_response(_error_detail)),
@@ -127,12 +75,4 @@ VARIANTS: list[Variant] = [
             "credits-left-meaning)")(response_body(_SCAN, _credits_left_before)),
     variant("refused-scans-charged", "a refused scan of a paid account costs one scan credit (gap "
             "refused-scan-cost)")(_refused_scans_charged),
-    variant("resolve-knows-none", "resolve has no data for the host records' hostnames and answers {} (gap "
-            "dns-lookup-params)")(
-        response_body(path(r"^/dns/resolve$"), lambda b: {})),
-    variant("reverse-knows-none", "reverse has no data for the IPs resolve gives and answers {} (gap "
-            "dns-round-trip)")(
-        response_body(path(r"^/dns/reverse$"), lambda b: {})),
-    variant("usage-limits-sparse", "usage_limits with a number, a text and a member left out (gap "
-            "plan-info-meaning)")(response_body(path(r"^/api-info$"), _usage_limits_sparse)),
 ]

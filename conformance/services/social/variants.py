@@ -7,27 +7,13 @@ import re
 from typing import Any
 
 from conformance.faults.base import Variant, on_response, variant
-from conformance.faults.toolkit import any_request, path, request_body, response_body, status
+from conformance.faults.toolkit import any_request, path, request_body, response_body
 from conformance.services.social.faults import MESSAGES, attr, filters
 from conformance.services.social.filters import Reading
-from conformance.services.social.simulator import UNPROVISIONED_TOKEN
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
 __all__ = ["VARIANTS"]
-
-
-def _unprovisioned(request: Request) -> bool:
-    # gap unprovisioned-status: 401 instead of 403 for an account without API access.
-    return (request.header("authorization") or "").endswith(UNPROVISIONED_TOKEN)
-
-
-def _group_403(request: Request, response: Response) -> Response:
-    # gap error-statuses-per-rule: a profile outside the group as "profile data not allowed".
-    # (Not the toolkit's status(): the answers remapped are told by their body.)
-    if response.status == 400 and b"belong to the group" in response.body:
-        response.status = 403
-    return response
 
 
 # Another cursor format: the simulator's cursors hex-encoded (cursors are opaque).
@@ -120,8 +106,6 @@ VARIANTS: tuple[Variant, ...] = (
     variant("analytics-ends-inclusive", "'...' inclusive like '..' in analytics ranges (gap analytics-range-dots)")(
         request_body(path(r"/analytics/(profiles|posts)$", "POST"),
                      filters(lambda fs: [f.replace("...", "..") for f in fs]))),
-    variant("unprovisioned-401", "an unprovisioned account answered 401")(status(_unprovisioned, 401, when=403)),
-    variant("profile-group-403", "a profile outside the group answered 403")(on_response(_group_403)),
     variant("hex-cursors", "next_cursor in another opaque format")(_hex_cursors),
     variant("messages-page-ignored", "a page member on messages ignored (gap index-paging-messages)")(
         request_body(path(MESSAGES, "POST"), _page_ignored)),

@@ -10,7 +10,7 @@ import codecs
 import json
 
 from conformance.faults.base import FaultySimulator, Variant, on_request, on_response, variant
-from conformance.faults.toolkit import any_request, path, response_body, status
+from conformance.faults.toolkit import path
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
@@ -30,13 +30,6 @@ def _any_segment(sim: Simulator) -> Simulator:
     sim.ledgers = _Everything()  # type: ignore[attr-defined]
     sim.providers = _Everything()  # type: ignore[attr-defined]
     return sim
-
-
-def _json_suffix(request: Request, response: Response) -> Response:
-    # A vendor media type with the +json suffix (RFC 6839) and a charset parameter.
-    if response.is_json:
-        response.headers = {**response.headers, "content-type": "application/vnd.tokenrisk.v1+json; charset=utf-8"}
-    return response
 
 
 def _plain_ping(request: Request, response: Response) -> Response:
@@ -62,14 +55,6 @@ def _csv_cp1252_ragged(request: Request, response: Response) -> Response:
         response.body = text.encode("cp1252")
         response.headers = {**response.headers, "content-type": "text/csv"}
     return response
-
-
-def _read_by_id(request: Request) -> bool:
-    # A target holding no insider graph, vaults, votes or domain for the ids asked about, and
-    # saying so with 404 rather than an empty answer (gap none-status).
-    at = request.path
-    return request.method == "GET" and (at.startswith(("/v1/domains/lookup/", "/v1/domains/records/")) or (
-        at.startswith("/v1/tokens/") and ("/lockers" in at or at.endswith(("/insiders/graph", "/votes")))))
 
 
 _OPEN = ("/ping", "/maintenance", "/v1/maintenance", "/v1/auth/login/")
@@ -105,12 +90,8 @@ def _versioned_ping(request: Request) -> Request:
 VARIANTS: list[Variant] = [
     variant("any-ledger-and-provider",
             "every ledger and provider name is served (other values for the unnamed segments)")(_any_segment),
-    variant("json-suffix-media-type", "JSON answers declare application/vnd.tokenrisk.v1+json; charset=utf-8")(
-        on_response(_json_suffix)),
     variant("plain-text-ping", "ping answers text/plain 'pong' (its media type is not shown)")(
         on_response(_plain_ping)),
-    variant("enveloped-json", "successful JSON answers are wrapped as {data, meta} (no shape is documented)")(
-        response_body(any_request, lambda data: {"data": data, "meta": {"version": 1}}, range(200, 300))),
     variant("csv-crlf-bom-header-param", "data.csv with CRLF, a UTF-8 BOM and text/csv; header=present")(
         on_response(_csv_dressed)),
     variant("credential-required", "routes other than ping, maintenance and login answer 401 without a credential")(
@@ -119,9 +100,6 @@ VARIANTS: list[Variant] = [
         on_response(_problem_errors)),
     variant("csv-cp1252-ragged", "data.csv in cp1252 without a charset, one record with an extra field")(
         on_response(_csv_cp1252_ragged)),
-    variant("not-found-when-empty", "404, not an empty answer, for an id with no insider graph, vaults, votes or "
-            "domain (this target holds none)")(
-        status(_read_by_id, 404, when=200, body={"message": "nothing for this id"})),
     variant("versioned-ping-too", "GET /v1/ping is served as well as GET /ping (the other reading of Versioning)")(
         on_request(_versioned_ping)),
 ]

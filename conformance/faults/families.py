@@ -1,0 +1,175 @@
+"""Variant families a gap may allow: conforming choices of a shape any service could make.
+
+A gap's ``allows:`` entry names a family and its params (rules.yaml); the core builds the variant
+(faults/variants.py ``gap_variants``), so no service writes "answer 403 for 401" or "ids as
+strings" in Python. Each builder reads its params through ``Params`` (scope params ``paths``,
+``method``, ``operations``, ``statuses``: faults/gap_params.py) and returns the wrapper and one
+line saying what it changes. Here: errors, statuses, bodies, media types and headers; the
+families over the members of JSON answers are in faults/member_families.py.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from conformance.faults.base import on_request, on_response
+from conformance.faults.gap_params import Params
+from conformance.faults.member_families import MEMBER_FAMILIES, Build
+from conformance.faults.toolkit import Wrap, operation
+from conformance.transport.model import Request, Response
+
+__all__ = ["GAP_FAMILIES", "Build"]
+
+_EVERY = range(100, 600)
+
+
+# -- errors -----------------------------------------------------------------------------------------
+
+def _plain_text_errors(p: Params) -> tuple[Wrap, str]:
+    match = p.scope()
+
+    def after(request: Request, response: Response) -> Response:
+        if response.status >= 400 and match(request):
+            response.body = f"error {response.status}".encode()
+            response.headers = {**response.headers, "content-type": "text/plain; charset=utf-8"}
+        return response
+
+    return on_response(after), "error answers carry a plain-text body"
+
+
+def _other_error_body(p: Params) -> tuple[Wrap, str]:
+    """``body``: a template, ``"{status}"`` and ``"{message}"`` filled, the message read from the
+    original's ``message_from`` member (default ``message``)."""
+    template, member, match = p.value("body"), p.text("message_from", "message"), p.scope()
+
+    def fill(node: Any, status: int, message: str) -> Any:
+        if node == "{status}":
+            return status
+        if isinstance(node, str):
+            return node.replace("{message}", message)
+        if isinstance(node, dict):
+            return {k: fill(v, status, message) for k, v in node.items()}
+        if isinstance(node, list):
+            return [fill(v, status, message) for v in node]
+        return node
+
+    def after(request: Request, response: Response) -> Response:
+        if response.status < 400 or not match(request):
+            return response
+        try:  # a body that is not JSON is replaced too
+            original = json.loads(response.body)
+            message = str(original.get(member, "error")) if isinstance(original, dict) else "error"
+        except ValueError:
+            message = "error"
+        response.body = json.dumps(fill(template, response.status, message)).encode()
+        response.headers = {**response.headers, "content-type": "application/json"}
+        return response
+
+    return on_response(after), f"error answers carry {json.dumps(template)}"
+
+
+# -- statuses and bodies ------------------------------------------------------------------------------
+
+def _other_status(p: Params) -> tuple[Wrap, str]:
+    """``status`` answered ``instead_of`` another; ``body_matches`` (a regular expression searched
+    in the answer's body) narrows it to some answers; ``body`` (JSON) replaces the body."""
+    new, old = p.status("status"), p.statuses("instead_of", required=True)
+    assert old is not None
+    said, body, match = p.regex("body_matches"), p.value("body", None), p.scope()
+
+    def after(request: Request, response: Response) -> Response:
+        if response.status in old and match(request) and said.search(response.body.decode("utf-8", "replace")):
+            response.status = new
+            if body is not None:
+                response.body = json.dumps(body).encode()
+                response.headers = {**response.headers, "content-type": "application/json"}
+        return response
+
+    return on_response(after), f"{new} answered instead of {'/'.join(map(str, sorted(old)))}"
+
+
+def _bodiless_answers(p: Params) -> tuple[Wrap, str]:
+    """A success answered ``status`` without a body (and so without a content type)."""
+    new, old, match = p.status("status"), p.statuses("instead_of", (200,)), p.scope()
+    assert old is not None
+
+    def after(request: Request, response: Response) -> Response:
+        if response.status in old and match(request):
+            kept = {k: v for k, v in response.headers.items() if k not in ("content-type", "content-length")}
+            return Response(new, kept, b"")
+        return response
+
+    return on_response(after), f"{new} without a body instead of a {'/'.join(map(str, sorted(old)))} with one"
+
+
+def _other_media_type(p: Params) -> tuple[Wrap, str]:
+    """The same body declared ``content_type``, where the answer's type matches ``instead_of``."""
+    new, old, match = p.text("content_type"), p.regex("instead_of"), p.scope()
+    statuses = p.statuses("statuses") or _EVERY
+
+    def after(request: Request, response: Response) -> Response:
+        current = response.headers.get("content-type")
+        if current and old.search(current) and response.status in statuses and match(request):
+            response.headers = {**response.headers, "content-type": new}
+        return response
+
+    return on_response(after), f"bodies declared {new}"
+
+
+# -- requests -----------------------------------------------------------------------------------------
+
+def _request_defaults(p: Params) -> tuple[Wrap, str]:
+    """A server taking defaults for members a JSON request body leaves out (an empty body reads as
+    ``{}``): ``defaults`` maps an operation (``"POST /v1/things"``) to its members' defaults."""
+    given = p.value("defaults")
+    if not isinstance(given, dict) or not given or not all(
+            isinstance(op, str) and isinstance(members, dict) and members for op, members in given.items()):
+        raise p.error(f"'defaults' must map operations ('POST /path') to mappings of members, not {given!r}")
+    bad = [op for op in given if not re.match(r"^(GET|POST|PUT|PATCH|DELETE) /", op)]
+    if bad:
+        raise p.error(f"'defaults' keys are 'METHOD /path', not {bad[0]!r}")
+    picks = [(operation(*op.split(" ", 1)), members) for op, members in given.items()]
+    scope = p.scope()
+
+    def before(request: Request) -> Request:
+        for picked, members in picks:
+            if picked(request) and scope(request):
+                try:
+                    body = json.loads(request.body or b"{}")
+                except ValueError:
+                    return request
+                if isinstance(body, dict):
+                    request.body = json.dumps({**body, **{k: v for k, v in members.items() if k not in body}}).encode()
+                return request
+        return request
+
+    return on_request(before), "; ".join(f"{op} defaults {', '.join(m)}" for op, m in given.items())
+
+
+# -- headers ------------------------------------------------------------------------------------------
+
+def _echoed_header(p: Params) -> tuple[Wrap, str]:
+    name, match = p.text("header").lower(), p.scope()
+
+    def after(request: Request, response: Response) -> Response:
+        value = request.header(name)
+        if value is not None and match(request):
+            response.headers = {**response.headers, name: value}
+        return response
+
+    return on_response(after), f"the request's {name} echoed"
+
+
+# family -> (builder from the allows entry's params, its description)
+GAP_FAMILIES: dict[str, tuple[Build, str]] = {
+    "plain-text-errors": (_plain_text_errors, "error bodies are plain text"),
+    "other-error-body": (_other_error_body, "errors carry another JSON body"),
+    "other-status": (_other_status, "another status where the document names none"),
+    "bodiless-answers": (_bodiless_answers, "a success answered without a body"),
+    "other-media-type": (_other_media_type, "another media type for the same body"),
+    "request-defaults": (_request_defaults, "missing request members defaulted"),
+    "echoed-header": (_echoed_header, "a request header echoed in the answer"),
+    **MEMBER_FAMILIES,
+}
