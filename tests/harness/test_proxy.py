@@ -142,7 +142,7 @@ def test_an_undocumented_status_is_observed_and_an_undocumented_5xx_fails_by_poi
     assert "status 403 is not documented" in seen["examples"][0] and not p.session.tally.vendor_failed()
     assert "what the documents do not list" in (tmp_path / "triage.md").read_text()
     # A 5xx is the service breaking, whatever it was sent (here a caller's mistake: textMode 5).
-    for fault, failed in ((None, False), ("wrong-type-500", True)):
+    for fault, failed in ((None, False), ("refusal-as-500:generate.text-mode-enum", True)):
         p = proxied(tmp_path, fault)
         got = p.send("POST", "/v1.0/generations", headers={"X-API-KEY": KEY}, json={**GOOD_BODY, "textMode": 5})
         data = report(p, tmp_path)
@@ -220,7 +220,8 @@ def test_the_wrong_auth_scheme_is_the_callers_mistake(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("fault", "send", "rule"), [
-    ("accepts-bearer", {"headers": {"Authorization": f"Bearer {KEY}"}}, "presentations.auth.bearer-rejected"),
+    ("credential-unchecked:auth.bearer-rejected", {"headers": {"Authorization": f"Bearer {KEY}"}},
+     "presentations.auth.bearer-rejected"),
     ("off-list-accepted:generate.text-mode-enum",
      {"headers": {"X-API-KEY": KEY}, "json": {**GOOD_BODY, "textMode": "shout"}},
      "presentations.generate.text-mode-enum"),
@@ -609,7 +610,7 @@ def test_documented_response_headers_no_rule_probes_are_held_by_pointer(tmp_path
 def test_a_page_saying_more_without_its_cursor_fails_the_shape_rule(tmp_path: Path) -> None:
     # The gap next-cursor-on-last-page is about the last page (the schema allows null there); a
     # page saying hasMore without the cursor to send breaks the documented shape.
-    for fault, status in ((None, "passed"), ("drops-next-cursor", "failed")):
+    for fault, status in ((None, "passed"), ("next-dropped:folders.paging-walk", "failed")):
         p = proxied(tmp_path, fault)
         p.send("GET", "/v1.0/folders", headers={"X-API-KEY": KEY})
         rule = report(p, tmp_path)["presentations.folders.page-shape"]

@@ -89,7 +89,7 @@ def _instantly(url: str) -> Any:
     return instantlyai.Instantly(key, base_url=url, timeout=httpx.Timeout(SECONDS), max_retries=0)
 
 
-@pytest.mark.parametrize("fault", [None, "account-status-outside-enum"])
+@pytest.mark.parametrize("fault", [None, "member-off-list:account.get-shape"])
 def test_instantlyai_through_the_proxy(tmp_path: Path, fault: str | None) -> None:
     creds = create_simulator("outreach").credentials
     with through("outreach", fault) as t, _instantly(t.url) as api:
