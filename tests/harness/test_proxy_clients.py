@@ -55,6 +55,8 @@ def mistake(data: dict[str, Any], t: Through, rules: list[str], where: str, stat
 
 
 # -- tokenrisk: rugcheck (requests.get against a fixed host) ------------------------------------------
+# No mistake test: nothing rugcheck can send breaks a documented statement (a token id typed only
+# as a string, no parameters, no credential), so no caller's mistake can go through it.
 
 
 @pytest.mark.parametrize("fault", [None, "method-missing:tokens.report"])
