@@ -6,8 +6,9 @@
   parameter: where the path names an id, the caller's id may be one the upstream does not hold,
   and a 404 cannot tell "no such id" from "no such route" (a run skips the same 404 for a
   defaulted id; ``none_statuses`` and ``placeholder_operations`` say so in the catalogue). Such an
-  exchange does not touch the rule. ``alias_prefix`` (a route also sent at another prefix) is an
-  observation a run makes with a request of its own; the proxy judges the listed routes only.
+  exchange does not touch the rule. ``alias_prefix`` (a route also sent at another prefix) and
+  ``readings`` (an operation the documents give two paths: served at one at least) need requests a
+  run makes of its own; the proxy judges the listed routes only.
 - ``well-formed-by-type`` (``checks/wellformed.py``): an answer to a listed route whose body
   declares JSON or CSV is what it declares; an answer with no body, or of another type, does not
   touch the rule (as a run does not judge it).
