@@ -117,6 +117,9 @@ def checkpoint(name: str) -> None:
     _passages[name] = _passages.get(name, 0) + 1
     if _passages[name] != (int(nth) if nth.isdigit() else 1):
         return
+    # Counted before the pause is announced: a test that signals as soon as it reads the
+    # announcement must not find its signal counted as one that came before.
+    seen = len(_state.signals)
     where = os.environ.get("CONFORMANCE_TEST_PAUSE_FILE")
     if where:
         tmp = f"{where}.tmp"
@@ -124,7 +127,6 @@ def checkpoint(name: str) -> None:
             out.write(name)
         os.replace(tmp, where)
     print(f"conformance: paused at {name} (CONFORMANCE_TEST_PAUSE_AT)", file=sys.stderr, flush=True)
-    seen = len(_state.signals)
     deadline = time.monotonic() + 120
     # A deferred signal returns from the handler and sleep resumes (PEP 475): poll the record.
     while len(_state.signals) == seen and time.monotonic() < deadline:

@@ -4,8 +4,10 @@ SIGTERM) writes what it saw as a run (summary.json, triage.md).
 
 Exit status: the first signal is how a proxy session ends, so it is not an interruption: the
 report is written and the status is the verdict, as a finished run's (0; 1 when the vendor broke a
-rule; 2 for a harness error, a check that raised included). Signals while the report is written are
-deferred; a third ends the process at once with 130 (SIGINT) or 143 (SIGTERM).
+rule; 2 for a harness error, a check that raised included; 3 when no exchange passed or failed any
+rule, as a run that checked nothing). Signals while the report is written are deferred (the report
+is written whole, the status is still the verdict); a third ends the process at once with 130
+(SIGINT) or 143 (SIGTERM), as an interrupted run's.
 """
 
 from __future__ import annotations
@@ -114,6 +116,31 @@ def _recheck(args: argparse.Namespace, contract: Any, limits: Any) -> int:
     return code
 
 
+def replayed_session(args: argparse.Namespace, target: str, cassette_dir: str) -> int | None:
+    """``conformance run --target replay --cassette-dir DIR`` where DIR (or DIR/cassettes) holds a
+    proxy session's cassettes (``exchange-*.yaml``, not one file per rule): the traffic re-judged
+    against today's contract, as ``conformance proxy SERVICE --recheck DIR`` does (a run's rules send
+    their own requests, which a session's traffic never answers). None for any other run."""
+    from pathlib import Path
+
+    from conformance.contract import load_contract
+    from conformance.settings import Limits
+
+    if target != "replay":
+        return None
+    folder = Path(cassette_dir)
+    folder = folder / "cassettes" if not any(folder.glob("exchange-*.yaml")) else folder
+    if not any(folder.glob("exchange-*.yaml")):
+        return None
+    if len(args.service or []) != 1:
+        raise HarnessError(f"--cassette-dir {cassette_dir} holds a proxy session's exchanges: name the service they "
+                           "went to (one --service ID)")
+    if args.report_dir:
+        _check_report_dir(Path(args.report_dir))
+    recheck = argparse.Namespace(recheck=str(folder), report_dir=args.report_dir)
+    return _recheck(recheck, load_contract(args.service[0]), Limits.from_env())
+
+
 def _serve(args: argparse.Namespace, app: Any, sock: Any) -> str | None:
     """Serve until the first SIGINT or SIGTERM; its name. uvicorn would raise the signal again once
     stopped (ending the process before the report is written): this server only notes it."""
@@ -147,6 +174,7 @@ def _write(session: Any, report_dir: Path, stopped_by: str | None) -> int:
 
     interrupts.install()
     interrupts.stop_raising()  # signals from here are recorded; the third ends the process (130/143)
+    interrupts.checkpoint("proxy-report")
     try:
         data = write_report(session, report_dir, stopped_by)
     except OSError as exc:
@@ -158,4 +186,11 @@ def _write(session: Any, report_dir: Path, stopped_by: str | None) -> int:
           f"{proxy['caller_mistakes_total']} caller mistakes; report in {report_dir}", file=sys.stderr)
     if session.harness_errors:
         return 2
-    return 1 if session.tally.vendor_failed() else 0
+    if session.tally.vendor_failed():
+        return 1
+    if not session.tally.judged():
+        # As a run that checked nothing: no green verdict for traffic that showed no rule.
+        print(f"conformance proxy: no exchange passed or failed any rule ({proxy['exchanges']} exchanges): "
+              "incomplete, exit 3", file=sys.stderr)
+        return 3
+    return 0

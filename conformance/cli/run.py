@@ -97,6 +97,10 @@ def run(args: argparse.Namespace) -> int:
     configure(args)  # the configuration file's target fills what the environment leaves unset
     _seed(args)  # after: the file may set the profile
     settings = preflight(args)
+    from conformance.cli.proxy import replayed_session
+
+    if (code := replayed_session(args, settings.target, args.cassette_dir or settings.cassette_dir)) is not None:
+        return code  # a proxy session's cassettes: its traffic re-judged, as `conformance proxy --recheck`
     report_dir = Path(args.report_dir) if args.report_dir else new_run_dir(Path("reports"))
     check_report_dir(report_dir)
     argv = pytest_argv(args, settings, report_dir)

@@ -17,7 +17,8 @@ from urllib.parse import parse_qsl, urlencode
 
 from conformance.contract.model import Contract
 from conformance.errors import HarnessError
-from conformance.proxy.caller import JsonTooDeep, caller_findings, credential_values
+from conformance.proxy.accepted import accepted_findings
+from conformance.proxy.caller import EncodedBody, JsonTooDeep, caller_findings, credential_values
 from conformance.proxy.findings import RuleIndex
 from conformance.proxy.forward import Forwarder, Upstream, UpstreamFailed
 from conformance.proxy.operations import OperationIndex
@@ -82,10 +83,11 @@ class ProxySession:
             vendor = vendor_findings(self.contract, self.rules, matched.operation, response)
             try:
                 caller = caller_findings(self.contract, self.rules, matched.operation, request, matched.path_values)
-            except JsonTooDeep as exc:
+            except (JsonTooDeep, EncodedBody) as exc:
                 self.tally.note_unchecked(f"{request.method} {request.path}: the caller's body: {exc}")
                 caller = []
-            self.tally.add(f"{label} ({matched.operation})", vendor.touched, [*caller, *vendor.findings],
+            accepted = accepted_findings(self.rules, request, caller, upstream.status)
+            self.tally.add(f"{label} ({matched.operation})", vendor.touched, [*caller, *vendor.findings, *accepted],
                            upstream.status)
         if self.recorder is not None:
             query = f"?{urlencode(request.query)}" if request.query else ""

@@ -19,7 +19,11 @@ from conformance.proxy.schemas import kind_of, place_of
 from conformance.transport.jsonbody import JsonTooDeep, loads
 from conformance.transport.model import Request
 
-__all__ = ["JsonTooDeep", "caller_findings", "credential_values"]
+__all__ = ["EncodedBody", "JsonTooDeep", "caller_findings", "credential_values"]
+
+
+class EncodedBody(ValueError):
+    """The caller's body is content-encoded: forwarded unchanged, not checked."""
 
 _JSON = "application/json"
 _FORM = "application/x-www-form-urlencoded"
@@ -44,6 +48,11 @@ def caller_findings(contract: Contract, index: RuleIndex, operation: str, reques
     body_spec = contract.resolve(op["requestBody"]) if "requestBody" in op else None
     if body_spec is None:
         return found
+    encoding = (request.header("content-encoding") or "identity").strip().lower()
+    if request.body and encoding != "identity":
+        # Forwarded as sent; not inflated here: a caller's bomb is not ours to decode, and the
+        # documents say nothing of compressed requests (neither allowed nor refused).
+        raise EncodedBody(f"sent with Content-Encoding: {encoding}: not decoded, not checked")
     if not request.body:
         if body_spec.get("required"):
             add("required", None, pointer(*op_ptr, "requestBody"), "the request body is required and none was sent")
@@ -138,7 +147,9 @@ def _typed(values: list[str], schema: dict[str, Any]) -> Any:
         if kind == "number":
             return float(text)
         if kind == "boolean":
-            return {"true": True, "false": False}[text]
+            # The documents say "boolean", not how a query writes one: Python's True (shodan sends
+            # minify=True) is the boolean in another case, not the caller's mistake.
+            return {"true": True, "false": False}[text.lower()]
     except (ValueError, KeyError):
         return _UNTYPED
     return values[0]

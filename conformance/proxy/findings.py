@@ -1,6 +1,7 @@
 """What one check of one exchange found, and the catalogue rule it is attributed to.
 
-Rules are keyed as the catalogue keys them: ``Rule.operation``, ``kind`` and ``where``
+Rules are keyed as the catalogue keys them: ``Rule.operation`` (and each operation its
+``params.operations`` lists), ``kind`` and ``where``
 (``body.numCards``, ``query.after``, ``header.x-ratelimit-remaining``). A finding names every rule
 of its operation, kind and place; where the catalogue has none it names the contract's own words
 instead: a JSON pointer into openapi.yaml. A vendor finding against a rule that rests on a gap is
@@ -56,7 +57,8 @@ class RuleIndex:
         self.contract = contract
         self._by_key: dict[tuple[str | None, str, str | None], list[Rule]] = {}
         for rule in contract.rules:
-            self._by_key.setdefault((rule.operation, rule.kind, rule.where), []).append(rule)
+            for operation in _covered(rule):
+                self._by_key.setdefault((operation, rule.kind, rule.where), []).append(rule)
 
     def rules(self, operation: str, kind: str, where: str | None) -> list[Rule]:
         return list(self._by_key.get((operation, kind, where), []))
@@ -77,3 +79,13 @@ class RuleIndex:
         if gaps:
             finding.verdict, finding.gap = OBSERVED, gaps[0]
         return finding
+
+
+def _covered(rule: Rule) -> list[str | None]:
+    """The operations a rule holds for: its own, and those its ``operations`` lists (a run checks it on
+    each: "limit is 25 to 100" on GET /listings and GET /{shop_id}/receipts). A gap probe's list is
+    where it observes, not where a statement holds: its own operation only."""
+    listed = rule.params.get("operations")
+    if rule.params.get("check") == "gap-probe" or not isinstance(listed, list):
+        return [rule.operation]
+    return list(dict.fromkeys([rule.operation, *[op for op in listed if isinstance(op, str)]]))

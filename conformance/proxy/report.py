@@ -23,7 +23,7 @@ from conformance.proxy.app import ProxySession
 from conformance.proxy.findings import FAILED, OBSERVED
 from conformance.proxy.junit import write_junit
 from conformance.reporting.summary import RunSummary, write_atomic
-from conformance.reporting.text import code_block
+from conformance.reporting.text import code_block, code_span, visible
 from conformance.runner import FAILED as RULE_FAILED
 from conformance.runner import PASSED, SKIPPED, Outcome
 from conformance.transport.scrub import scrub_json_text, scrub_text
@@ -72,7 +72,18 @@ def summary_data(session: ProxySession, stopped_by: str | None) -> dict[str, Any
         "unknown_operations": dict(tally.unknown), "unchecked": dict(tally.unchecked),
         "harness_errors": session.harness_errors,
     }
-    return json.loads(scrub_json_text(json.dumps(data), session.secrets))
+    return _visible(json.loads(scrub_json_text(json.dumps(data), session.secrets)))
+
+
+def _visible(data: Any) -> Any:
+    """Every string with its control characters as visible escapes (``reporting.text.visible``): the
+    upstream's bodies and headers and the caller's values and paths are quoted in findings, and a
+    terminal or viewer showing a report must not act on them (as a run's reports, issue 34)."""
+    if isinstance(data, dict):
+        return {_visible(k): _visible(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_visible(v) for v in data]
+    return visible(data) if isinstance(data, str) else data
 
 
 def write_report(session: ProxySession, report_dir: Path, stopped_by: str | None) -> dict[str, Any]:
@@ -103,9 +114,9 @@ def _triage(session: ProxySession, data: dict[str, Any]) -> list[str]:
     loose_seen = [e for e in proxy["vendor_unattributed"] if e["verdict"] == OBSERVED]
     if observed or loose_seen:
         out += ["## Observed where the documents are silent (not judged)", ""]
-        out += [f"- {r['id']}: {r['message']}" for r in observed]
+        out += [f"- {r['id']}: {code_span(r['message'])}" for r in observed]
         out += [f"- openapi.yaml{e['pointer']} ({e['gap'] or 'what the documents do not list'}; {e['count']} "
-                f"exchanges): {e['examples'][0]}" for e in loose_seen]
+                f"exchanges): {code_span(e['examples'][0])}" for e in loose_seen]
         out.append("")
     out += ["## The caller's mistakes", ""]
     if not proxy["caller_mistakes"]:
@@ -114,19 +125,21 @@ def _triage(session: ProxySession, data: dict[str, Any]) -> list[str]:
     for mistake in proxy["caller_mistakes"]:
         named = ", ".join(mistake["rules"]) or f"openapi.yaml{mistake['pointer']}"
         said = f" ({statements[mistake['rules'][0]]})" if mistake["rules"] else ""
-        out.append(f"- {mistake['exchange']}: {mistake['message']} -- {named}{said}; the upstream answered "
-                   f"{mistake['upstream_status']}, passed through unchanged")
+        # The exchange (its path) and the message (its values) are the caller's text: code spans.
+        out.append(f"- {code_span(mistake['exchange'])}: {code_span(mistake['message'])} -- {named}{said}; the "
+                   f"upstream answered {mistake['upstream_status']}, passed through unchanged")
     if proxy["caller_mistakes_total"] > len(proxy["caller_mistakes"]):
         out.append(f"- ... {proxy['caller_mistakes_total'] - len(proxy['caller_mistakes'])} more not listed")
     out.append("")
     if proxy["unknown_operations"]:
         out += ["## Operations the contract does not know (reported, not judged)", ""]
-        out += [f"- {name}: {count} exchanges" for name, count in sorted(proxy["unknown_operations"].items())]
+        unknown = sorted(proxy["unknown_operations"].items())
+        out += [f"- {code_span(name)}: {count} exchanges" for name, count in unknown]
         out.append("")
     if proxy["unchecked"] or proxy["harness_errors"]:
         out += ["## Not checked", ""]
-        out += [f"- {what}: {count}" for what, count in sorted(proxy["unchecked"].items())]
-        out += [f"- harness error: {what}" for what in proxy["harness_errors"]]
+        out += [f"- {code_span(what)}: {count}" for what, count in sorted(proxy["unchecked"].items())]
+        out += [f"- harness error: {code_span(what)}" for what in proxy["harness_errors"]]
         out.append("")
     skipped = sum(1 for r in service["rules"] if r.get("skip_kind") == "not-exercised")
     out.append(f"{skipped} of {len(service['rules'])} rules were not exercised by this traffic.")

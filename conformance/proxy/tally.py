@@ -106,6 +106,10 @@ class Tally:
         key = why if why in self.unchecked or len(self.unchecked) < _KEEP_UNKNOWN else "(other reasons, not listed)"
         self.unchecked[key] += 1
 
+    def judged(self) -> bool:
+        """Whether any exchange passed or failed a rule, or failed by pointer (else nothing was judged)."""
+        return any(t.passed or t.failed for t in self.rules.values()) or self.vendor_failed()
+
     def vendor_failed(self) -> bool:
         return any(t.failed for t in self.rules.values()) or any(
             e["verdict"] == FAILED for e in self.unattributed.values())

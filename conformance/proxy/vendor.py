@@ -8,9 +8,10 @@
 - the documented response headers are there, and hold their schema; the catalogue's header rules
   (``check: response-header``) hold on every exchange of the operations they name.
 
-Which rules an exchange touches: the operation's ``schema`` rules checked by the generic shape
-check (``check: response-shape``) when the answer is a 2xx with a body, and the header rules that
-cover the operation. A check with no such rule still runs and is reported against the schema's
+Which rules an exchange touches: the ``schema`` rules checked by the generic shape check
+(``check: response-shape``) over the operation when the answer is a 2xx with a body, the header
+rules that cover the operation, and the route and media-type rules one exchange shows
+(``routes.py``). A check with no such rule still runs and is reported against the schema's
 JSON pointer. A bodiless answer is not held to a schema (the documents allow some, e.g. a bodiless
 201), and counts for no rule.
 """
@@ -25,6 +26,7 @@ import jsonschema
 from conformance.contract.model import Contract, Rule
 from conformance.contract.validation import body_error, validator
 from conformance.proxy.findings import OBSERVED, VENDOR, Finding, RuleIndex, pointer
+from conformance.proxy.routes import route_findings
 from conformance.proxy.schemas import place_of
 from conformance.transport.model import Response
 
@@ -59,11 +61,20 @@ def vendor_findings(contract: Contract, index: RuleIndex, operation: str, respon
         _body(contract, index, operation, response, spec, (*op_ptr, "responses", code), result)
         _documented_headers(contract, index, operation, response, spec, (*op_ptr, "responses", code), result)
     _header_rules(index, operation, response, result)
+    touched, found = route_findings(index, operation, response)
+    result.touched += touched
+    result.findings += found
     return result
 
 
-def _shape_rules(index: RuleIndex, operation: str) -> list[Rule]:
-    return [r for r in index.rules(operation, "schema", None) if r.params.get("check") == "response-shape"]
+def _shape_rules(index: RuleIndex, operation: str, status: int) -> list[Rule]:
+    """The response-shape rules over ``operation`` (their own, or listed in ``operations``, as a run
+    calls them) that any caller's 2xx answer shows. Not those about one credential (``as``: a free
+    key, an OAuth token; the proxy cannot tell which kind a caller holds) or a second host
+    (``same_on``), and a rule's ``status`` only when answered."""
+    return [r for r in index.contract.rules if r.kind == "schema" and r.params.get("check") == "response-shape"
+            and operation in (r.params.get("operations") or [r.operation])
+            and "as" not in r.params and "same_on" not in r.params and r.params.get("status", status) == status]
 
 
 def _body(contract: Contract, index: RuleIndex, operation: str, response: Response, spec: dict[str, Any],
@@ -81,7 +92,7 @@ def _body(contract: Contract, index: RuleIndex, operation: str, response: Respon
     schema = (content.get(media) or {}).get("schema")
     if not schema or not (media == "application/json" or media.endswith("+json")):
         return
-    rules = _shape_rules(index, operation) if 200 <= response.status < 300 else []
+    rules = _shape_rules(index, operation, response.status) if 200 <= response.status < 300 else []
     result.touched += [r.id for r in rules]
     ptr = pointer(*at, "content", media, "schema")
     problem = response.json_problem()

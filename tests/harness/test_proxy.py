@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -31,42 +32,18 @@ import pytest
 from conformance.contract import load_contract
 from conformance.proxy.app import ProxyApp, ProxySession
 from conformance.proxy.forward import Forwarder
-from conformance.proxy.report import write_report
 from conformance.services import create_simulator, fault_decorator
 from conformance.settings import Limits
 from conformance.simulators.asgi import SimulatorApp
+from tests.harness.proxying import SECONDS as _SECONDS
+from tests.harness.proxying import Seen, report, through
+from tests.harness.proxying import capturing as _capturing
+from tests.harness.proxying import serving as _serving
 from tests.hostile.server import MODES as HOSTILE_MODES
 from tests.hostile.server import hostile_server
 
 SERVICE = "presentations"
 KEY = create_simulator(SERVICE).credentials["API_KEY"]
-_SECONDS = 60.0
-
-
-@dataclass
-class Seen:
-    """What the upstream sent, as it sent it (to hold the proxy's pass-through to)."""
-
-    answers: list[tuple[int, list[tuple[bytes, bytes]], bytes]] = field(default_factory=list)
-
-
-def _capturing(app: Any, seen: Seen, change: Callable[[dict[str, Any]], None] | None = None) -> Any:
-    """``app`` with every answer it sends kept in ``seen`` (after ``change``, a test's own fault)."""
-    async def wrapped(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        start: dict[str, Any] = {}
-
-        async def keep(message: dict[str, Any]) -> None:
-            if change is not None:
-                change(message)
-            if message["type"] == "http.response.start":
-                start.update(message)
-            elif message["type"] == "http.response.body":
-                seen.answers.append((start["status"], list(start["headers"]), message.get("body", b"")))
-            await send(message)
-
-        await app(scope, receive, keep)
-
-    return wrapped
 
 
 @dataclass
@@ -111,13 +88,6 @@ def proxied(tmp_path: Path, fault: str | None = None, *, record: bool = False, l
     session = ProxySession(load_contract(SERVICE), forwarder, limits,
                            record_to=tmp_path / "cassettes" if record else None)
     return Proxied(session, seen)
-
-
-def report(p: Proxied | ProxySession, tmp_path: Path) -> dict[str, Any]:
-    """The written summary's rules by id, and its proxy entry as ``_proxy``."""
-    session = p.session if isinstance(p, Proxied) else p
-    service = write_report(session, tmp_path, "SIGINT")["services"][session.contract.service]
-    return {r["id"]: r for r in service["rules"]} | {"_proxy": service["proxy"]}
 
 
 GOOD_BODY = {"inputText": "a talk on tides", "textMode": "generate", "numCards": 10}
@@ -172,7 +142,7 @@ def test_an_undocumented_status_is_observed_and_an_undocumented_5xx_fails_by_poi
     assert "status 403 is not documented" in seen["examples"][0] and not p.session.tally.vendor_failed()
     assert "what the documents do not list" in (tmp_path / "triage.md").read_text()
     # A 5xx is the service breaking, whatever it was sent (here a caller's mistake: textMode 5).
-    for fault, failed in ((None, False), ("wrong-type-500", True)):
+    for fault, failed in ((None, False), ("refusal-as-500:generate.text-mode-enum", True)):
         p = proxied(tmp_path, fault)
         got = p.send("POST", "/v1.0/generations", headers={"X-API-KEY": KEY}, json={**GOOD_BODY, "textMode": 5})
         data = report(p, tmp_path)
@@ -249,6 +219,61 @@ def test_the_wrong_auth_scheme_is_the_callers_mistake(tmp_path: Path) -> None:
     assert p.session.tally.caller[-1]["rules"] == ["presentations.auth.key-required"]
 
 
+@pytest.mark.parametrize(("fault", "send", "rule"), [
+    ("credential-unchecked:auth.bearer-rejected", {"headers": {"Authorization": f"Bearer {KEY}"}},
+     "presentations.auth.bearer-rejected"),
+    ("off-list-accepted:generate.text-mode-enum",
+     {"headers": {"X-API-KEY": KEY}, "json": {**GOOD_BODY, "textMode": "shout"}},
+     "presentations.generate.text-mode-enum"),
+])
+def test_a_mistake_the_document_says_is_refused_answered_2xx_fails_its_rule(
+        tmp_path: Path, fault: str, send: dict[str, Any], rule: str) -> None:
+    method, path = ("POST", "/v1.0/generations") if "json" in send else ("GET", "/v1.0/themes")
+    for broken in (None, fault):
+        p = proxied(tmp_path, broken)
+        # A valid request first (the simulator's fault takes a wrong value as the last one it took).
+        p.send(method, path, headers={"X-API-KEY": KEY}, **({"json": GOOD_BODY} if "json" in send else {}))
+        got = p.send(method, path, **send)
+        data = report(p, tmp_path)
+        # The caller's mistake either way; the vendor's failure only where it took the request.
+        assert [m["rules"] for m in data["_proxy"]["caller_mistakes"]] == [[rule]]
+        if broken is None:
+            # Refused: not a pass either (a refusal check needs a control that succeeded first).
+            assert 400 <= got.status_code < 500 and data[rule]["status"] == "skipped"
+            assert not p.session.tally.vendor_failed()
+        else:
+            assert got.status_code == 200 and data[rule]["status"] == "failed"
+            assert f"exchange 2: {method} {path}" in data[rule]["message"]
+            assert "200 to a request the document says is refused with" in data[rule]["message"]
+
+
+@pytest.mark.parametrize(("variant", "member", "value"), [
+    (None, "imageOptions", {"source": "webAllImages"}),  # "a web source also exists", unnamed: maybe this one
+    ("case-folding-enums", "textMode", "Generate"),  # no sentence says matching is case-sensitive
+])
+def test_a_mistake_accepted_where_the_documents_leave_it_open_is_not_judged(
+        tmp_path: Path, variant: str | None, member: str, value: Any) -> None:
+    p = proxied(tmp_path, variant)
+    got = p.send("POST", "/v1.0/generations", headers={"X-API-KEY": KEY}, json={**GOOD_BODY, member: value})
+    data = report(p, tmp_path)
+    assert got.status_code == 200 and len(data["_proxy"]["caller_mistakes"]) == 1  # the list's words, still
+    assert not p.session.tally.vendor_failed()
+
+
+def test_a_mistake_accepted_where_the_rule_names_no_refusal_is_not_the_vendors_failure(tmp_path: Path) -> None:
+    # marketplace.paging.limit-range ("24 and 101 are errors") names no status a violation gets:
+    # the proxy does not judge the vendor on it. The same limit=150 is the caller's mistake both times.
+    for fault in (None, "bound-accepted:paging.limit-range"):
+        with through("marketplace", fault) as t:
+            creds = create_simulator("marketplace").credentials
+            got = httpx.get(f"{t.url}/v3/application/listings", params={"limit": "150"}, timeout=_SECONDS,
+                            headers={"x-api-key": f"{creds['API_KEY']}:{creds['SHARED_SECRET']}"})
+        data = report(t.session, tmp_path)
+        assert got.status_code == (200 if fault else 400)
+        assert [m["rules"] for m in data["_proxy"]["caller_mistakes"]] == [["marketplace.paging.limit-range"]]
+        assert data["marketplace.paging.limit-range"]["status"] == "skipped" and not t.session.tally.vendor_failed()
+
+
 def test_an_operation_the_contract_does_not_know_is_reported_not_judged(tmp_path: Path) -> None:
     p = proxied(tmp_path)
     got = p.send("GET", "/v1.0/slides", headers={"X-API-KEY": KEY})
@@ -312,11 +337,12 @@ def _env() -> dict[str, str]:
 
 
 @contextmanager
-def _started(args: list[str], last: str) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
+def _started(args: list[str], last: str, env: dict[str, str] | None = None,
+             ) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
     """``conformance ARGS``, yielded once it printed a line starting with ``last``; killed if it
     never does (the watchdog), interrupted and reaped at the end."""
     proc = subprocess.Popen([sys.executable, "-m", "conformance", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=_env())
+                            stderr=subprocess.PIPE, text=True, env=_env() | (env or {}))
     watchdog = threading.Timer(_SECONDS, proc.kill)
     watchdog.start()
     try:
@@ -348,27 +374,42 @@ def _value(lines: list[str], suffix: str) -> str:
                 and line.split("=", 1)[0].endswith(suffix))
 
 
-def _session(tmp_path: Path, fault: str | None, stop: signal.Signals) -> tuple[int, Path]:
-    """A proxy session through the command: two requests, then ``stop``; its exit status and report dir."""
+def _session(tmp_path: Path, fault: str | None, stop: signal.Signals, again: signal.Signals | None = None,
+             ) -> tuple[int, Path]:
+    """A proxy session through the command: two requests, then ``stop``; its exit status and report dir.
+    ``again``: a second signal while the report is being written (the proxy pauses where it starts
+    writing, the test hook ``CONFORMANCE_TEST_PAUSE_AT``, and gets it there)."""
     served = ["serve", SERVICE, "--port", "0", *(["--fault", fault] if fault else [])]
     out = tmp_path / f"proxy-{fault or 'clean'}"
+    pause = {"CONFORMANCE_TEST_PAUSE_AT": "proxy-report"} if again else {}
     with _started(served, "export CONFORMANCE_ALLOW=") as (_serve, lines):
         upstream = _value(lines, "_BASE_URL")
         command = ["proxy", SERVICE, "--upstream", upstream, "--port", "0", "--report-dir", str(out), "--record"]
-        with _started(command, "export ") as (proxy, proxy_lines):
+        with _started(command, "export ", pause) as (proxy, proxy_lines):
             base = _value(proxy_lines, "_BASE_URL")
             with httpx.Client(base_url=base, timeout=_SECONDS, trust_env=False) as client:
                 assert client.get("/v1.0/themes", headers={"X-API-KEY": KEY}).status_code == 200
                 assert client.post("/v1.0/generations", headers={"X-API-KEY": KEY},
                                    json={**GOOD_BODY, "numCards": 150}).status_code == 400
             proxy.send_signal(stop)
+            if again:
+                watchdog = threading.Timer(_SECONDS, proxy.kill)
+                watchdog.start()
+                assert proxy.stderr is not None
+                while "paused at proxy-report" not in (line := proxy.stderr.readline()):
+                    assert line, f"the proxy ended before its report: {proxy.poll()}"
+                watchdog.cancel()
+                assert not (out / "summary.json").exists()
+                proxy.send_signal(again)
             code = proxy.wait(_SECONDS)
     return code, out
 
 
 def test_the_command_writes_a_run_on_sigterm_and_its_status_is_the_verdict(tmp_path: Path) -> None:
-    code, out = _session(tmp_path, None, signal.SIGTERM)
-    assert code == 0
+    # A second signal while the report is written is deferred: the report is whole, the status
+    # still the verdict (a third would end it at once with 130/143, as a run's).
+    code, out = _session(tmp_path, None, signal.SIGTERM, again=signal.SIGINT)
+    assert code == 0 and {f.name for f in out.iterdir()} >= {"summary.json", "triage.md", "junit.xml"}
     data = json.loads((out / "summary.json").read_text())
     service = data["services"][SERVICE]
     # How a session ends, not an interruption (readers take an interrupted run for no verdict).
@@ -431,32 +472,6 @@ def test_a_literal_path_segment_wins_over_a_template() -> None:
 
 
 # -- a vendor's published client through a served proxy (tests/clients: gamma-app-mcp) -----------------
-
-
-@contextmanager
-def _serving(session: ProxySession) -> Iterator[str]:
-    """The proxy served on 127.0.0.1 (any free port) in a thread of this process; its base URL."""
-    import uvicorn
-
-    from conformance.simulators.sandbox import bind
-
-    sock = bind("127.0.0.1", 0)
-    server = uvicorn.Server(uvicorn.Config(ProxyApp(session), log_level="warning", server_header=False,
-                                           date_header=False))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        ready = threading.Event()
-        for _ in range(600):  # bounded wait for start-up (no verdict depends on how long it takes)
-            if server.started or not thread.is_alive():
-                break
-            ready.wait(0.05)
-        assert server.started, "the proxy did not start"
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(_SECONDS)
-        sock.close()
 
 
 @pytest.mark.parametrize("fault", [None, "theme-items-without-id"])
@@ -525,6 +540,17 @@ def test_a_callers_body_nested_past_the_bound_is_forwarded_and_not_checked(tmp_p
     assert not data["_proxy"]["harness_errors"] and not data["_proxy"]["caller_mistakes"]
 
 
+def test_a_callers_compressed_body_is_forwarded_as_sent_and_not_inflated(tmp_path: Path) -> None:
+    bomb = gzip.compress(b" " * 5_000_000)  # 5 MB of JSON whitespace in about 5 KB
+    p = proxied(tmp_path, limits=Limits(max_response_bytes=50_000))
+    got = p.send("POST", "/v1.0/generations", headers={"X-API-KEY": KEY, "content-type": "application/json",
+                                                        "content-encoding": "gzip"}, content=bomb)
+    assert got.content == p.seen.answers[-1][2]  # the upstream's answer to it, whatever it is
+    data = report(p, tmp_path)
+    assert [k for k in data["_proxy"]["unchecked"] if "Content-Encoding: gzip: not decoded" in k]
+    assert not data["_proxy"]["caller_mistakes"] and not data["_proxy"]["harness_errors"]
+
+
 def test_a_caller_that_never_finishes_its_body_gets_a_408(tmp_path: Path) -> None:
     p = proxied(tmp_path, limits=Limits(request_seconds=0.2))
     sent: list[dict[str, Any]] = []
@@ -584,7 +610,7 @@ def test_documented_response_headers_no_rule_probes_are_held_by_pointer(tmp_path
 def test_a_page_saying_more_without_its_cursor_fails_the_shape_rule(tmp_path: Path) -> None:
     # The gap next-cursor-on-last-page is about the last page (the schema allows null there); a
     # page saying hasMore without the cursor to send breaks the documented shape.
-    for fault, status in ((None, "passed"), ("drops-next-cursor", "failed")):
+    for fault, status in ((None, "passed"), ("next-dropped:folders.paging-walk", "failed")):
         p = proxied(tmp_path, fault)
         p.send("GET", "/v1.0/folders", headers={"X-API-KEY": KEY})
         rule = report(p, tmp_path)["presentations.folders.page-shape"]
@@ -637,6 +663,50 @@ def test_a_hostile_upstream_is_bounded_and_what_it_sent_passes_through(tmp_path:
     if "bomb" in mode:
         assert status == 200 and headers["content-encoding"].startswith("gzip")
         assert [k for k in session.tally.unchecked if "CONFORMANCE_MAX_RESPONSE_BYTES" in k]
+    # One clear verdict per mode, by rule or pointer, as a run gives one per rule (the hostile server
+    # sends no rate-limit headers, which "every response (success and error)" carries).
+    tally = session.tally
+    failed = {r for r, t in tally.rules.items() if t.failed} | {p for p, v in tally.unattributed if v == "failed"}
+    assert failed == _FAILED.get(mode, set()), failed
+
+
+_RATE, _SHAPE = "presentations.rate-limit.headers", "presentations.themes.page-shape"
+_FAILED = {"429-retry-after": {_RATE}, "redirect-loop": {_RATE},  # 429 is documented; a 302 is observed
+           **{m: {_RATE, "#/paths/~1themes/get/responses"} for m in ("500-storm", "503-storm")},
+           **{m: {_RATE, _SHAPE} for m in ("deep-json", "malformed-json", "non-utf8", "wide-json")},
+           **{m: {_RATE, "#/paths/~1themes/get/responses/200/content"} for m in ("html-200", "wrong-content-type")}}
+
+
+def test_hostile_text_from_either_side_reaches_no_file_raw(tmp_path: Path) -> None:
+    # tests/hostile/test_target_text.py's terminal and Markdown attacks, through the proxy: from the
+    # upstream (a body before its JSON, a header) and from the caller (a member's value, a path).
+    from tests.hostile.test_target_text import BODY, HEADER, RAW, _strings
+
+    def hostile(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            message["headers"] = [*message["headers"], (b"x-hostile", HEADER.encode("latin-1"))]
+        elif message["type"] == "http.response.body" and b"themes" not in message.get("body", b""):
+            message["body"] = BODY.encode() + message["body"]
+
+    p = proxied(tmp_path, change=hostile, record=True)
+    p.send("GET", "/v1.0/folders", headers={"X-API-KEY": KEY})  # the upstream's: not JSON
+    p.send("POST", "/v1.0/generations", headers={"X-API-KEY": KEY}, json={**GOOD_BODY, "textMode": BODY})
+    p.send("GET", "/v1.0/" + quote(BODY, safe=""), headers={"X-API-KEY": KEY})  # a path no operation has
+    p.send("GET", "/v1.0/generations/" + quote(BODY, safe=""), headers={"X-API-KEY": KEY})
+    data = report(p, tmp_path)
+    assert data["_proxy"]["caller_mistakes"] and data["_proxy"]["vendor_unattributed"]
+    assert data["_proxy"]["unknown_operations"]
+    leaks = []
+    for path in sorted(f for f in tmp_path.rglob("*") if f.is_file() and "cassettes" not in f.parts):
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".json":  # as shown once parsed, where JSON's own escapes are undone
+            text += "\n" + "\n".join(_strings(json.loads(text)))
+        leaks += [f"{path.name}: {m.group()!r} at {m.start()}" for m in RAW.finditer(text)][:3]
+    assert not leaks, leaks
+    triage = (tmp_path / "triage.md").read_text()
+    assert r"\x1b]52;c;cHduZWQ=\x07" in triage  # shown, escaped
+    # The caller's text stays inside code spans: no heading of its own in the rendered page.
+    assert not [line for line in triage.splitlines() if line.startswith("# All rules passed")]
 
 
 def test_the_shodan_client_through_the_proxy_keeps_its_query_key_out_of_every_file(
@@ -685,6 +755,7 @@ def test_a_check_that_raises_is_a_harness_error_not_the_callers_problem(tmp_path
         raise TypeError("a bug in a check")
 
     p = proxied(tmp_path)
+    p.send("GET", "/v1.0/folders", headers={"X-API-KEY": KEY})
     assert _write(p.session, tmp_path / "clean", None) == 0
     monkeypatch.setattr(app, "vendor_findings", broken)
     got = p.send("GET", "/v1.0/themes", headers={"X-API-KEY": KEY})
@@ -694,22 +765,52 @@ def test_a_check_that_raises_is_a_harness_error_not_the_callers_problem(tmp_path
     assert "harness error" in (tmp_path / "broken" / "triage.md").read_text()
 
 
+def test_a_session_that_judged_nothing_exits_3_as_a_run_that_checked_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.cli.proxy import _write
+
+    p = proxied(tmp_path)
+    assert _write(p.session, tmp_path / "none", "SIGTERM") == 3  # no traffic at all
+    p.send("GET", "/v1.0/slides", headers={"X-API-KEY": KEY})  # an operation the contract does not know
+    assert _write(p.session, tmp_path / "unknown", "SIGTERM") == 3
+    assert "no exchange passed or failed any rule (1 exchanges): incomplete, exit 3" in capsys.readouterr().err
+    p.send("GET", "/v1.0/themes", headers={"X-API-KEY": KEY})
+    assert _write(p.session, tmp_path / "judged", "SIGTERM") == 0
+    assert json.loads((tmp_path / "none" / "summary.json").read_text())["interrupted"] is None
+
+
+@pytest.mark.parametrize("command", ["proxy --recheck", "run --target replay"])
 @pytest.mark.parametrize(("fault", "status"), [(None, 0), ("theme-items-without-id", 1)])
 def test_a_recorded_session_rechecks_to_the_same_verdict_without_the_upstream(
-        tmp_path: Path, fault: str | None, status: int) -> None:
-    from conformance.cli import main
+        tmp_path: Path, fault: str | None, status: int, command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.harness.inprocess import run_main
 
     p = proxied(tmp_path / "live", fault, record=True)
     p.send("GET", "/v1.0/themes", headers={"X-API-KEY": KEY})
     p.send("GET", "/v1.0/folders", params={"after": "folder-02"}, headers={"X-API-KEY": KEY})
     p.send("POST", "/v1.0/generations", headers={"X-API-KEY": KEY}, json={**GOOD_BODY, "numCards": 150})
     live = report(p, tmp_path / "live")
-    assert main(["proxy", SERVICE, "--recheck", str(tmp_path / "live" / "cassettes"),
-                 "--report-dir", str(tmp_path / "again")]) == status
+    # Both read the session's cassettes: `run --target replay` given the session's directory (or its
+    # cassettes/) re-judges its traffic as `proxy --recheck` does, not a run's rules (none of whose
+    # requests the traffic answers).
+    args = (["proxy", SERVICE, "--recheck", str(tmp_path / "live" / "cassettes")] if command == "proxy --recheck"
+            else ["run", "--target", "replay", "--service", SERVICE, "--cassette-dir", str(tmp_path / "live")])
+    done = run_main([*args, "--report-dir", str(tmp_path / "again")], capsys)
+    assert done.returncode == status, done.stderr
     again = json.loads((tmp_path / "again" / "summary.json").read_text())["services"][SERVICE]
     assert {r["id"]: (r["status"], r["exchanges"]) for r in again["rules"]} == {
         k: (v["status"], v["exchanges"]) for k, v in live.items() if k != "_proxy"}
     assert [m["rules"] for m in again["proxy"]["caller_mistakes"]] == [["presentations.generate.num-cards-range"]]
+
+
+def test_replaying_a_proxy_session_names_its_service(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.harness.inprocess import run_main
+
+    p = proxied(tmp_path, record=True)
+    p.send("GET", "/v1.0/themes", headers={"X-API-KEY": KEY})
+    done = run_main(["run", "--target", "replay", "--service", SERVICE, "--service", "scanning",
+                     "--cassette-dir", str(tmp_path / "cassettes")], capsys)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "one --service ID" in done.stderr
 
 
 def test_an_upstream_path_prefix_goes_before_every_forwarded_path(tmp_path: Path) -> None:
