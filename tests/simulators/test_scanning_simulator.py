@@ -33,10 +33,17 @@ def param(rule_id: str, name: str) -> Any:
 
 SEARCH_PAGE = param("scanning.search.page-size", "page_size")
 DNS_PAGE = param("scanning.dns.paging-more", "page_size")
-FILTER_COST = param("scanning.credits.search-filter-cost", "filter_cost")
-PAGE_COST = param("scanning.credits.search-page-cost", "extra_page_cost")
-DNS_COST = param("scanning.credits.dns-domain-cost", "cost")
-SCAN_COST = param("scanning.credits.scan-cost", "cost_per_ip")
+
+
+def cost(rule_id: str, balance: str) -> Any:
+    """What the rule's first measure says the charged call costs (``falls_by``)."""
+    return param(rule_id, "measures")[0]["falls_by"][balance]
+
+
+FILTER_COST = cost("scanning.credits.search-filter-cost", "query_credits")
+PAGE_COST = cost("scanning.credits.search-page-cost", "query_credits")
+DNS_COST = cost("scanning.credits.dns-domain-cost", "query_credits")
+SCAN_COST = cost("scanning.credits.scan-cost", "scan_credits")
 
 # Every route with a path that exists, for the key rules and the fuzzer.
 ROUTES = [
@@ -133,7 +140,7 @@ def test_host_record_carries_documented_fields(sim: ScanningSimulator) -> None:
 INVALID_IP = CONTRACT.rule("scanning.errors.invalid-ip")
 
 
-@pytest.mark.parametrize("ip", INVALID_IP.params["invalid_ips"] + ["1.2.3.4.5", "%00"])
+@pytest.mark.parametrize("ip", [step["path"]["ip"] for step in INVALID_IP.params["steps"]] + ["1.2.3.4.5", "%00"])
 def test_invalid_ip_is_404_with_error(sim: ScanningSimulator, ip: str) -> None:
     assert INVALID_IP.violation is not None
     refused(call(sim, "GET", f"{S}/host/{ip}"), status=INVALID_IP.violation["status"])

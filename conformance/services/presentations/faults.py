@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conformance.faults.base import Fault, fault, on_response
+from conformance.faults.base import Fault, fault, on_request, on_response
 from conformance.faults.toolkit import operation, path, request_body, response_body, status
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
@@ -16,6 +16,14 @@ _CREATE = operation("POST", "/v1.0/generations")
 _GENERATION = path(r"^/v1\.0/generations/")  # the status endpoint, by any method
 _STATUS_READ = path(r"^/v1\.0/generations/", "GET")
 _ANY_POST = path("", "POST")
+
+
+def _bearer_as_key(request: Request) -> Request:
+    # A realistic slip, narrower than credential-unchecked: the key is also read from a bearer token.
+    auth = request.header("authorization") or ""
+    if auth.startswith("Bearer ") and "x-api-key" not in request.headers:
+        request.headers["x-api-key"] = auth[len("Bearer "):]
+    return request
 
 
 def _drop(key: str, when_status: str | None = None) -> Any:
@@ -71,6 +79,8 @@ def _theme_id_renamed(body: Any) -> Any:
 
 
 FAULTS: list[Fault] = [
+    fault("accepts-bearer",
+          "a key sent as Authorization: Bearer is accepted")(on_request(_bearer_as_key)),
     fault("forgets-finished",
           "a generation that ended is answered 404 on the status endpoint")(on_response(_forgets_finished)),
     fault("omits-credits",
