@@ -120,8 +120,19 @@ def _flat(value: Any) -> Iterator[str]:
         yield str(value)
 
 
+# Keywords that hold a value to something: a member with none of them takes anything.
+_CONSTRAINTS = frozenset({"type", "enum", "const", "format", "pattern", "properties", "items", "minLength", "maxLength",
+                          "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minItems", "maxItems",
+                          "required", "oneOf", "anyOf", "allOf", "not", "$ref"})
+
+
+def _constrains(contract: Contract, schema: Any) -> bool:
+    return isinstance(schema, dict) and bool(_CONSTRAINTS & set(contract.deref(schema)))
+
+
 def _schema_words(contract: Contract, schema: Any, seen: set[int] | None = None) -> Iterator[str]:
-    """Member names, enum values, formats and bounds of ``schema`` at every depth."""
+    """Names of the members ``schema`` requires or constrains, enum values, formats and bounds, at
+    every depth."""
     seen = set() if seen is None else seen
     if not isinstance(schema, dict):
         return
@@ -129,10 +140,13 @@ def _schema_words(contract: Contract, schema: Any, seen: set[int] | None = None)
     if id(schema) in seen:
         return
     seen.add(id(schema))
+    required = set(schema.get("required") or ())
     for key, value in schema.items():
         if key == "properties" and isinstance(value, dict):
             for name, sub in value.items():
-                yield name
+                # A member the schema neither requires nor constrains is named, not checked.
+                if name in required or _constrains(contract, sub):
+                    yield name
                 yield from _schema_words(contract, sub, seen)
         elif key in ("items", "additionalProperties", "not"):
             yield from _schema_words(contract, value, seen)
@@ -149,6 +163,8 @@ def _operation_words(contract: Contract, operation: str, whole: bool) -> Iterato
     path_servers = contract.openapi["paths"][operation.split(" ", 1)[1]].get("servers")
     for server in path_servers or contract.openapi.get("servers") or ():
         yield str(server.get("url", ""))  # every request of the operation goes through the base URL
+        for name, variable in (server.get("variables") or {}).items():
+            yield f"{name} {variable.get('default', '')}"
     if contract.operation(operation).get("requestBody"):
         yield contract.request_media(operation)  # what its body is sent as
     if not whole:
