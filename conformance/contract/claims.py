@@ -1,6 +1,6 @@
 """What a statement's accounting claims, checked against what the checks really read.
 
-Two mechanical tests keep ``schemas/<id>/statements.yaml`` honest (issue 35, item 1):
+Three mechanical tests keep ``schemas/<id>/statements.yaml`` honest (issue 35, item 1):
 
 * A ``derived`` claim names an operation and the request member its probes carry
   (``POST /accounts body.email``, ``GET /listings query.state``), or ``request-body`` for the
@@ -8,20 +8,28 @@ Two mechanical tests keep ``schemas/<id>/statements.yaml`` honest (issue 35, ite
   ``contract/derive.py`` really produces such a probe for that operation: an operation marked
   ``x-no-derived-probes``, a member the example does not reach, or a point a gap holds open is
   refused. An operation alone claims nothing any more: that is how unprobed members were credited.
-* A rule cited for a sentence must read some of the sentence's claim: the words of the sentence
-  (member names, values, paths, statuses, header names; no stop words) must meet the words of what
-  the rule's check is given: its operation (method and path), its ``where`` member and that
-  member's schema (names, enum values, bounds), its params and violation status, the security
-  scheme of an auth rule, the settings it is given (by what each holds), the media type its body
-  is sent as, and, for a rule of a whole operation (no ``where``), the members of its request
-  schema, the values of the example it sends and the members of its responses. A service's
-  scenario check (Python) also reads what its rule's statement says it checks. A rule with no operation reads the
-  operations its params name, else every operation (the generic checks).
+* A rule cited for a sentence, and a derived claim, must read some of the sentence: the words of
+  the sentence (member names, values, paths, statuses, header names; no stop words) must meet the
+  words of what the check is given.
+  - A rule: its operation (method, path, base URL), its ``where`` member and that member's schema
+    (names, enum values, bounds), its params and violation status, the security scheme of an
+    auth rule, the settings it is given (by what each holds), the media type its body is sent
+    as; for a rule of a whole operation (no ``where``) the members of its request schema, the
+    values of the example it sends and the members of its responses (redirect queries and
+    headers included). A rule with no operation reads the operations its params name, else every
+    operation (the generic checks). A service's scenario check (Python the contract cannot look
+    into) also reads what its rule's statement says it checks.
+  - A derived claim: its operation and member, its probes' labels (what is wrong with each value
+    sent), and the kinds of bound the member's schema holds, with its type.
+  A schema member counts as read only where the schema requires or constrains it: a member
+  listed with no type is named, not checked.
 * A sentence covered by rules or probes is covered fully only when each member-like name it
   states (snake_case, camelCase) is read by a cited rule or derived claim, or held open by a cited
   gap or conflict; otherwise the entry says under ``part`` what is checked (covered in part).
-  Neither test can prove that a rule checks all a sentence says about what it reads; they do
-  refuse a rule that reads none of it, and a member a covered sentence names that nothing reads.
+
+None of this proves that a rule checks all a sentence says about what it reads (``part`` is the
+index's own word there); it does refuse a claim that reads none of its sentence, and a member a
+covered sentence names that nothing reads.
 """
 
 from __future__ import annotations
@@ -33,7 +41,8 @@ from typing import Any
 from conformance.contract.derive import body_probes, field_probes
 from conformance.contract.model import Contract, Rule
 
-__all__ = ["REQUEST_BODY", "derived_problem", "names", "parse_derived", "rule_reads", "sentence_terms", "words"]
+__all__ = ["REQUEST_BODY", "derived_problem", "derived_reads", "names", "parse_derived", "rule_reads", "sentence_terms",
+           "words"]
 
 # The where of a claim on the broken-body probes (body_probes), rather than a member.
 REQUEST_BODY = "request-body"
@@ -80,6 +89,29 @@ def derived_problem(contract: Contract, claim: str) -> str | None:
         return None
     sent = ", ".join(sorted(probes)) or "none"
     return f"derived claim {claim!r}: no probe of {operation} sends {where} (probed: {sent})"
+
+
+def derived_reads(contract: Contract, claim: str) -> set[str]:
+    """The words of what the claimed probes send: the operation, the member, what each probe's
+    label says is wrong with its value, and the kinds of bound the member's schema holds (enum,
+    maximum, format ...) with its type. Empty when the claim does not hold (derived_problem)."""
+    parsed = parse_derived(claim)
+    if parsed is None or derived_problem(contract, claim):
+        return set()
+    operation, where = parsed
+    found = [operation, where]
+    if where == REQUEST_BODY:
+        found += [label for label, _, _ in body_probes(contract, operation)]
+    else:
+        found += [p.label for p in field_probes(contract, operation)
+                  if p.where == where or p.where.startswith(where + ".")]
+        try:
+            schema = contract.where_schema(operation, where)
+        except (KeyError, TypeError):
+            schema = {}
+        found += [key for key in schema if key in _CONSTRAINTS]
+        found += list(_flat(schema.get("type")))
+    return words(" ".join(found))
 
 
 def words(text: str) -> set[str]:

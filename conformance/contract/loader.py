@@ -440,6 +440,7 @@ def load_index(service: str) -> list[Statement]:
         problems += [f"{sid}: {problem}" for claim in entry.get("derived") or ()
                      if (problem := claims.derived_problem(contract, claim))]
         problems += _unread(sid, unit.text, [rules[r] for r in entry.get("rules") or () if r in rules], contract)
+        problems += _unprobed(sid, unit.text, list(entry.get("derived") or ()), contract)
         problems += _unaccounted(sid, entry, contract)
         out.append(Statement(unit, Accounting(
             rules=tuple(entry.get("rules") or ()), gaps=tuple(entry.get("gaps") or ()),
@@ -470,6 +471,15 @@ def _unread(sid: str, text: str, cited: list[Rule], contract: Contract) -> list[
             for rule in cited if not (claims.rule_reads(contract, rule) & terms)]
 
 
+def _unprobed(sid: str, text: str, derived: list[str], contract: Contract) -> list[str]:
+    """A derived claim that holds must also send something of its sentence (contract/claims.py)."""
+    terms = claims.sentence_terms(text)
+    return [f"{sid}: derived claim {claim!r} sends none of the sentence (its operation, member, probes and bounds "
+            f"name none of: {', '.join(sorted(terms)) or 'no words'})"
+            for claim in derived
+            if not claims.derived_problem(contract, claim) and not (claims.derived_reads(contract, claim) & terms)]
+
+
 def _unaccounted(sid: str, entry: dict[str, Any], contract: Contract) -> list[str]:
     """A sentence covered by rules or probes names no member that nothing of its accounting reads,
     unless ``part`` says what is checked (contract/claims.py)."""
@@ -480,7 +490,8 @@ def _unaccounted(sid: str, entry: dict[str, Any], contract: Contract) -> list[st
     for rid in entry.get("rules") or ():
         if rid in rules:
             read |= claims.rule_reads(contract, rules[rid])
-    read |= claims.words(" ".join(c.rsplit(" ", 1)[-1] for c in entry.get("derived") or ()))
+    for claim in entry.get("derived") or ():
+        read |= claims.derived_reads(contract, claim)
     for gap in contract.gaps:
         if gap.id in (entry.get("gaps") or ()):
             read |= claims.words(" ".join([gap.statement, *(w or op for op, w in gap.about)]))

@@ -195,3 +195,9 @@ def test_coverage_counts_each_statement_once_and_lists_the_rest(toy: Path, capsy
     assert "| toy | 4 | 2 | 1 | 0 | 0 | 1 |" in out
     assert "toy.endpoints.2" in out and "checked: client_id is required" in out
     assert "toy.fields.2" in out and "toy.fields.1 " not in out
+
+
+def test_a_derived_claim_that_sends_none_of_its_sentence_is_refused(toy: Path) -> None:
+    # The probes of body.name hold, but the sentence is about the OAuth step: they check none of it.
+    message = _refusal(toy, _with("toy.endpoints.2", derived=["POST /items body.name"]))
+    assert "toy.endpoints.2: derived claim 'POST /items body.name' sends none of the sentence" in message
