@@ -445,7 +445,9 @@ def load_index(service: str) -> list[Statement]:
         out.append(Statement(unit, Accounting(
             rules=tuple(entry.get("rules") or ()), gaps=tuple(entry.get("gaps") or ()),
             conflicts=tuple(entry.get("conflicts") or ()), derived=tuple(entry.get("derived") or ()),
-            not_checkable=entry.get("not_checkable"), part=entry.get("part"))))
+            not_checkable=entry.get("not_checkable"), part=entry.get("part"),
+            observations=tuple(r for r in entry.get("rules") or () if r in rules
+                               and rules[r].params.get("check") == "gap-probe"))))
     missing = [u for uid, u in units.items() if uid not in seen]
     problems += [f"{u.id}: not accounted for (line {u.line}): {u.text!r}" for u in missing]
     named = {r for s in out for r in s.accounting.rules}

@@ -68,12 +68,15 @@ class Accounting:
     derived: tuple[str, ...] = ()  # "METHOD /path where": the member whose derived probes check the unit
     not_checkable: str | None = None  # why a black box cannot observe it
     part: str | None = None  # what the rules and probes check, when it is not the whole sentence
+    # Cited rules that record what a target does where a gap leaves it open (gap-probe), and
+    # judge nothing: they never make a statement covered.
+    observations: tuple[str, ...] = ()
 
     @property
     def status(self) -> str:
         """covered (a rule or derived probe checks it), covered-in-part (they check what ``part``
         says, the rest is a gap, a conflict or not checkable), gap, conflict, not-checkable."""
-        if self.rules or self.derived:
+        if set(self.rules) - set(self.observations) or self.derived:
             return "covered-in-part" if self.part else "covered"
         if self.gaps:
             return "gap"

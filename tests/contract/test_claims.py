@@ -201,3 +201,13 @@ def test_a_derived_claim_that_sends_none_of_its_sentence_is_refused(toy: Path) -
     # The probes of body.name hold, but the sentence is about the OAuth step: they check none of it.
     message = _refusal(toy, _with("toy.endpoints.2", derived=["POST /items body.name"]))
     assert "toy.endpoints.2: derived claim 'POST /items body.name' sends none of the sentence" in message
+
+
+def test_a_rule_that_only_observes_a_gap_covers_nothing() -> None:
+    from conformance.contract.statements import Accounting
+
+    observed = Accounting(rules=("x.observe.media-types",), gaps=("x.gap.media-types",),
+                          observations=("x.observe.media-types",))
+    assert observed.status == "gap"
+    assert Accounting(rules=("x.observe.media-types", "x.route.served"), observations=("x.observe.media-types",),
+                      gaps=("x.gap.media-types",)).status == "covered"
