@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from conformance.checks.context import CheckContext
-from conformance.checks.examples import example_body, unique
+from conformance.checks.examples import example_body, setting, unique
 from conformance.checks.expect import expect_status, success_statuses
 from conformance.checks.refusal import refused_statuses
 from conformance.checks.registry import for_kind
@@ -187,7 +187,25 @@ LIMIT_PARAMS: dict[str, Any] = {
     # filler is not a valid bytecode or signature), so only the side past the bound is checked,
     # after the example request (the control) was accepted.
     "at_bound": {"enum": ["accepted", "any"]},
+    # An array of ids only the target knows: "{SETTING}" names them, comma-separated; they are the
+    # items at the bound (fewer than it: not exercised), made-up ones only past it.
+    "items_from": {"type": "string", "pattern": r"^\{[A-Z][A-Z0-9_]*\}$"},
 }
+
+
+def _known_items(ctx: CheckContext, values: list[tuple[str, Any, bool]]) -> list[tuple[str, Any, bool]]:
+    """``values`` with the array items the rule's ``items_from`` setting names in front."""
+    name = str(ctx.rule.params["items_from"])[1:-1]
+    known = [item.strip() for item in setting(ctx, name).split(",") if item.strip()]
+    out = []
+    for label, value, accepted in values:
+        if isinstance(value, list):
+            if accepted and len(value) > len(known):
+                ctx.skip(f"{name} names {len(known)} items; {ctx.rule.where} at {label} needs {len(value)}",
+                         SkipKind.NOT_EXERCISED)
+            value = known[:len(value)] + value[len(known):]
+        out.append((label, value, accepted))
+    return out
 
 
 @for_kind("limit", params=LIMIT_PARAMS)
@@ -198,6 +216,8 @@ def limit_boundary(ctx: CheckContext) -> None:
         values = bound_values(schema)
         if not values:
             ctx.skip(f"{rule.where} has no bound in the contract's schema")
+        if "items_from" in rule.params:
+            values = _known_items(ctx, values)
         baseline(ctx, operation)
         ok = success_statuses(ctx.contract, operation)
         for label, value, accepted in values:

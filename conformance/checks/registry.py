@@ -108,6 +108,10 @@ _GENERIC = (
     "conformance.checks.anywhere",
     "conformance.checks.rows",
     "conformance.checks.forms",
+    "conformance.checks.lifecycle",
+    "conformance.checks.rates",
+    "conformance.checks.counters",
+    "conformance.checks.alternatives",
 )
 _loaded = False
 

@@ -3,7 +3,7 @@
 A step is a mapping in a rule's params::
 
     {call: "PATCH /accounts/{email}", name: update, path: {email: "{ACCOUNT_EMAIL}"},
-     body: example, edits: {first_name: Grace}, omit: [signature], query: {...}}
+     body: example, edits: {first_name: Grace}, omit: [signature], query: {...}, headers: {...}}
 
 * ``body: example`` is the operation's example on this target (``checks/examples.py``), its
   ``x-unique`` members new on every step, so a create never collides with an earlier one;
@@ -45,6 +45,7 @@ STEP_SCHEMA: dict[str, Any] = {
         "body": {},
         "edits": _ANY_OBJECT,
         "omit": {"type": "array", "items": {"type": "string"}},
+        "headers": {"type": "object", "additionalProperties": {"type": "string"}},
         "as": AUTH_AS_SCHEMA,
     },
     "required": ["call"],
@@ -141,8 +142,9 @@ class Steps:
                 body = with_member(body, dotted, MISSING)
         return body
 
-    def send(self, step: dict[str, Any], body: Any = _ABSENT) -> Done:
-        """Send ``step`` (with ``body`` instead of its own when given) and remember it by name."""
+    def send(self, step: dict[str, Any], body: Any = _ABSENT, *, backoff: bool = True) -> Done:
+        """Send ``step`` (with ``body`` instead of its own when given) and remember it by name;
+        ``backoff=False`` hands a 429 back as it came (a check of the rate limit itself)."""
         operation = step["call"]
         sent = self.body(step) if body is _ABSENT else body
         if "path" in step:
@@ -154,8 +156,10 @@ class Steps:
             kwargs["json_body"] = sent
         if step.get("query"):
             kwargs["params"] = self.resolve(step["query"])
+        if step.get("headers"):
+            kwargs["headers"] = self.resolve(step["headers"])
         how = auth_as(step["as"]) if "as" in step else self._auth
-        exchange = self.ctx.call(operation, auth=how, path_values=path, **kwargs)
+        exchange = self.ctx.call(operation, auth=how, path_values=path, backoff=backoff, **kwargs)
         done = Done(step, sent, exchange)
         if step.get("name"):
             self.done[step["name"]] = done

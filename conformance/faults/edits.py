@@ -28,7 +28,7 @@ from conformance.faults.toolkit import operations as to_any_of
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
 
-__all__ = ["edit_faults", "edited_operations"]
+__all__ = ["edit_faults", "edited_operations", "edited_requests"]
 
 CHECK = "refused-edit"
 AUTHORIZATION_CHECK = "authorization-refused"
@@ -46,6 +46,13 @@ def edited_operations(rule: Rule) -> list[str]:
 def _under(template: str) -> re.Pattern[str]:
     """The operation's path, or a path extending it (an edit may append a segment)."""
     return re.compile(path_pattern(template).pattern.removesuffix("$") + r"(?:/.*)?$")
+
+
+def edited_requests(operations: list[str]) -> Callable[[Request], bool]:
+    """Requests to the operations' paths, or paths extending them, by any method: where an edited
+    request goes (another method, an appended segment)."""
+    patterns = [_under(op.split(" ", 1)[1]) for op in operations]
+    return lambda request: any(pattern.search(request.path) for pattern in patterns)
 
 
 def _ignoring(operations: list[str]) -> Callable[[Simulator], Simulator]:

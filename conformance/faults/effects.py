@@ -14,6 +14,10 @@ body array), so the server answers everything, as one that ignores the filter do
 ``filter-refused``: a request carrying that filter is answered 400, as by a server that does not
 know it. ``listed-value-refused`` for every ``filter-values-accepted`` rule: a filter by the last
 value the contract lists is answered 400.
+
+``read-only-written`` for every ``read-only-ignored`` rule: a read-only member (one the rule
+probes) sent in a write is taken and stored: the simulator sees the write without it, and once
+it accepts the write every later read shows the member as sent.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from conformance.checks.effects import judged_members, written_steps
 from conformance.checks.expect import success_statuses
 from conformance.checks.filters import listed_values, with_value
 from conformance.contract import Contract, Rule
-from conformance.faults.base import Fault, derived_fault, on_request, on_response
+from conformance.faults.base import Fault, FaultySimulator, derived_fault, on_request, on_response
 from conformance.faults.toolkit import Match, operations, sent_json
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
@@ -172,6 +176,39 @@ def _short(rule: Rule) -> str:
     return rule.id.split(".", 1)[1]
 
 
+def _stores_read_only(write: str, read: str, members: list[str]) -> Callable[[Simulator], Simulator]:
+    on_write, on_read = operations([write]), operations([read])
+
+    def wrap(sim: Simulator) -> Simulator:
+        stored: dict[str, Any] = {}  # what the accepted writes sent for the read-only members
+        sent: dict[str, Any] = {}
+
+        def before(request: Request) -> Request:
+            sent.clear()
+            if on_write(request):
+                body = sent_json(request)
+                sent.update({m: body[m] for m in members if m in body})
+                if sent:  # taken, not refused: the simulator sees the write without them
+                    request.body = json.dumps({k: v for k, v in body.items() if k not in sent}).encode()
+            return request
+
+        def after(request: Request, response: Response) -> Response:
+            if on_write(request) and 200 <= response.status < 300:
+                stored.update(sent)
+            if on_read(request) and 200 <= response.status < 300 and stored:
+                try:
+                    body = json.loads(response.body)
+                except ValueError:
+                    return response
+                if isinstance(body, dict):
+                    response.body = json.dumps({**body, **stored}).encode()
+            return response
+
+        return FaultySimulator(sim, before=before, after=after)  # type: ignore[return-value]
+
+    return wrap
+
+
 def effect_faults(contract: Contract) -> list[Fault]:
     faults: list[Fault] = []
     for rule in contract.rules:
@@ -187,6 +224,12 @@ def effect_faults(contract: Contract) -> list[Fault]:
                     f"write-not-applied:{_short(rule)}", rule.id,
                     f"{', '.join(writes)} reach the simulator without their effect")(
                     _wrapper(operations(writes), members, answers)))
+        elif check == "read-only-ignored":
+            write, read = str(rule.params["write"]["call"]), str(rule.params["read"]["call"])
+            faults.append(derived_fault(
+                f"read-only-written:{_short(rule)}", rule.id,
+                f"{write} stores the read-only members it is sent; {read} shows them")(
+                _stores_read_only(write, read, list(rule.params["probes"]))))
         elif check == "filter-applies":
             where, call = rule.params["filter"], rule.params["read"]["call"]
             faults.append(derived_fault(

@@ -42,11 +42,16 @@ from urllib.parse import parse_qsl, urlencode
 from conformance.auth.variants import INVALID_CREDENTIAL, render, scheme_location
 from conformance.contract import Contract, Rule
 from conformance.contract.derive import FORMAT_MISSES, MISSING, field_probes
+from conformance.faults.alternatives import alternative_faults
 from conformance.faults.answers import answer_faults
 from conformance.faults.base import Fault, derived_fault, on_request, on_response, path_pattern
+from conformance.faults.counters import counter_faults
+from conformance.faults.crashes import refusal_crash_faults
+from conformance.faults.credentials import credential_unchecked_faults
 from conformance.faults.edits import edit_faults
 from conformance.faults.effects import effect_faults
 from conformance.faults.headers import header_faults
+from conformance.faults.lifecycle import lifecycle_faults
 from conformance.faults.members import member_faults
 from conformance.faults.oauth import oauth_faults
 from conformance.faults.paging import paging_faults
@@ -144,9 +149,10 @@ def generic_faults(contract: Contract) -> list[Fault]:
         )(_near_miss(rule, list(allowed))))
     return (faults + derived_faults(contract) + credential_faults(contract) + route_faults(contract)
             + mistake_faults(contract) + member_faults(contract) + answer_faults(contract)
-            + header_faults(contract)
+            + header_faults(contract) + credential_unchecked_faults(contract) + refusal_crash_faults(contract)
             + paging_faults(contract) + edit_faults(contract) + effect_faults(contract)
-            + value_faults(contract) + request_faults(contract) + oauth_faults(contract))
+            + value_faults(contract) + request_faults(contract) + oauth_faults(contract)
+            + lifecycle_faults(contract) + counter_faults(contract) + alternative_faults(contract))
 
 
 def _rendered(node: Any, seeded: dict[str, str]) -> Any:

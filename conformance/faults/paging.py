@@ -15,6 +15,18 @@ lacking the member gets it, with a next cursor (``next_field``) that leads to a 
 ``count_field``, ``total_pages_field``) and every ``same-total`` rule: the rule's operation states
 one more than it holds.
 
+``next-dropped`` for every cursor ``paging-walk`` rule with a ``more_field``: the pages that say
+more carry no ``next_field`` cursor. ``cursor-loops`` for every cursor (or key) ``paging-walk``
+rule with a ``next_field``: a page asked for with a cursor and ending the list carries that very
+cursor as its next (and says more), so a walk reads it again. ``more-denied`` for every
+numbered (``page``) ``paging-walk`` rule with a ``more_field``: every page says no more.
+
+``default-not-applied`` for every ``param-default`` rule over a query parameter with a numeric
+default: a request leaving the parameter out is served as if it named the default plus one.
+
+``past-end-served`` for every ``page-past-end`` rule: the page after the last is not refused but
+answered as the last page answered (the last 2xx of the rule's operation), with no items.
+
 ``count-accepted`` for every ``count-limit`` rule: a request naming more than ``most`` values
 where the rule's ``set`` puts them (``"{values}"``) is served as if it named the first ``most``.
 
@@ -211,6 +223,101 @@ def _count_accepted(rule: Rule) -> Wrap:
     return request_body(_matching(rule), cut)
 
 
+def _more_denied(contract: Contract, rule: Rule) -> Wrap:
+    more = str(_named(contract, rule.params["more_field"]))
+
+    def edit(request: Request, body: Any) -> Any:
+        if isinstance(body, dict) and dig(body, more):
+            _set(body, more, False)
+        return body
+
+    return lambda sim: FaultySimulator(sim, after=_answers(_matching(rule), edit))  # type: ignore[return-value]
+
+
+def _next_dropped(contract: Contract, rule: Rule) -> Wrap:
+    more = str(_named(contract, rule.params["more_field"]))
+    next_field = str(_named(contract, rule.params["next_field"]))
+
+    def edit(request: Request, body: Any) -> Any:
+        holder = dig(body, next_field.rpartition(".")[0]) if "." in next_field else body
+        if isinstance(body, dict) and dig(body, more) and isinstance(holder, dict):
+            holder.pop(next_field.rpartition(".")[2], None)
+        return body
+
+    return lambda sim: FaultySimulator(sim, after=_answers(_matching(rule), edit))  # type: ignore[return-value]
+
+
+def _sent_cursor(contract: Contract, rule: Rule, request: Request) -> Any:
+    """The cursor a request of the rule's walk carries (query or body), else None."""
+    cursor = str(_named(contract, rule.params["cursor_param"]))
+    if rule.params.get("in") != "body":
+        return next((v for k, v in request.query if k == cursor), None)
+    try:
+        sent = json.loads(request.body or b"{}")
+    except ValueError:
+        return None
+    holder = _named(contract, rule.params.get("body_member"))
+    place = sent.get(holder) if holder and isinstance(sent, dict) else sent
+    return place.get(cursor) if isinstance(place, dict) else None
+
+
+def _cursor_loops(contract: Contract, rule: Rule) -> Wrap:
+    next_field = str(_named(contract, rule.params["next_field"]))
+    more = _named(contract, rule.params.get("more_field"))
+
+    def edit(request: Request, body: Any) -> Any:
+        cursor = _sent_cursor(contract, rule, request)
+        if isinstance(body, dict) and cursor is not None and not dig(body, next_field):
+            _set(body, next_field, cursor)
+            if more:
+                _set(body, str(more), True)
+        return body
+
+    return lambda sim: FaultySimulator(sim, after=_answers(_matching(rule), edit))  # type: ignore[return-value]
+
+
+def _default_not_applied(rule: Rule, other: Any) -> Wrap:
+    name = str(rule.where).split(".", 1)[1]
+    on_operation = _matching(rule)
+
+    def before(request: Request) -> Request:
+        if on_operation(request) and not any(k == name for k, _ in request.query):
+            request.query = [*request.query, (name, str(other))]
+        return request
+
+    return lambda sim: FaultySimulator(sim, before=before)  # type: ignore[return-value]
+
+
+def _past_end_served(contract: Contract, rule: Rule) -> Wrap:
+    on_operation = _matching(rule)
+    items_field = _named(contract, rule.params.get("items_field"))
+
+    def wrap(sim: Simulator) -> Simulator:
+        served: list[bytes] = []  # the last page the simulator served
+
+        def after(request: Request, response: Response) -> Response:
+            if not on_operation(request):
+                return response
+            if 200 <= response.status < 300:
+                served[:] = [response.body]
+            elif 400 <= response.status < 500 and served:
+                try:
+                    body = json.loads(served[0])
+                except ValueError:
+                    return response
+                holder = dig(body, items_field.rpartition(".")[0]) if items_field and "." in items_field else body
+                if isinstance(holder, dict) and items_field:
+                    holder[items_field.rpartition(".")[2]] = []
+                elif isinstance(body, list):
+                    body = []
+                return Response.json_response(200, body)
+            return response
+
+        return FaultySimulator(sim, after=after)  # type: ignore[return-value]
+
+    return wrap
+
+
 def paging_faults(contract: Contract) -> list[Fault]:
     faults: list[Fault] = []
     for rule in contract.rules:
@@ -225,11 +332,37 @@ def paging_faults(contract: Contract) -> list[Fault]:
             faults.append(derived_fault(f"row-repeated:{short}", rule.id,
                                         f"each page of {rule.operation} after the first starts with the last "
                                         "item of the page before")(_repeated(contract, rule)))
+            style, listed = rule.params.get("style"), set(rule.params)
+            if style == "cursor" and {"more_field", "next_field"} <= listed:
+                faults.append(derived_fault(f"next-dropped:{short}", rule.id,
+                                            f"{rule.operation}'s pages that say more carry no next cursor")(
+                    _next_dropped(contract, rule)))
+            if style in ("cursor", "key") and {"next_field", "cursor_param"} <= listed:
+                faults.append(derived_fault(f"cursor-loops:{short}", rule.id,
+                                            f"{rule.operation}'s last page, asked for with a cursor, leads back "
+                                            "to itself")(_cursor_loops(contract, rule)))
+            if style == "page" and "more_field" in listed:
+                faults.append(derived_fault(f"more-denied:{short}", rule.id,
+                                            f"every page of {rule.operation} says no more")(
+                    _more_denied(contract, rule)))
             if "present_only_when_more" in rule.params and rule.params.get("style") == "cursor":
                 faults.append(derived_fault(f"member-on-last-page:{short}", rule.id,
                                             f"{rule.operation}'s last page carries "
                                             f"{rule.params['present_only_when_more']}, leading to a page of no "
                                             "items")(_member_on_last_page(contract, rule)))
+        if check == "param-default" and (rule.where or "").startswith("query."):
+            try:
+                default = contract.where_schema(rule.operation, str(rule.where)).get("default")
+            except KeyError:
+                default = None
+            if isinstance(default, int) and not isinstance(default, bool):
+                faults.append(derived_fault(f"default-not-applied:{short}", rule.id,
+                                            f"{rule.operation} without {rule.where} serves {default + 1}, not its "
+                                            f"default {default}")(_default_not_applied(rule, default + 1)))
+        if check == "page-past-end":
+            faults.append(derived_fault(f"past-end-served:{short}", rule.id,
+                                        f"{rule.operation} answers the page after its last as the last, with no "
+                                        "items")(_past_end_served(contract, rule)))
         if check == "count-limit":
             faults.append(derived_fault(f"count-accepted:{short}", rule.id,
                                         f"{rule.operation} serves more than {rule.params['most']} values as "

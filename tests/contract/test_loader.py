@@ -76,28 +76,28 @@ def test_bad_contract_files_fail_clearly(contract_copy: Path, file: str, old: st
     assert str(contract_copy) in str(info.value)
 
 
-F = "check: presentations/final-is-final, observes: presentations.conflict.create-status, extra_polls: 2}"
+F = "check: rate-limit, max_burst_requests: 200}"
+G = "observes: presentations.conflict.create-status"
 
 
 def _f(tail: str) -> str:
-    return F.replace("extra_polls: 2}", tail)
+    return F.replace("max_burst_requests: 200}", tail)
 
 
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
         # Params are what the rule's check declares: a typo, a wrong type, a missing one.
-        (F, _f("extra_pols: 2}"),
-         r"unknown params extra_pols \(check .* takes: ceiling_seconds, extra_polls, poll_seconds\)"),
-        (F, _f("extra_polls: two}"), r"params.extra_polls: 'two' is not"),
-        (F, F.replace(", extra_polls: 2}", "}"), r"'extra_polls' is a required property"),
+        (F, _f("max_burst_request: 200}"),
+         r"unknown params max_burst_request \(check rate-limit takes: max_burst_requests, request\)"),
+        (F, _f("max_burst_requests: two}"), r"params.max_burst_requests: 'two' is not"),
+        (F, F.replace(", max_burst_requests: 200}", "}"), r"'max_burst_requests' is a required property"),
         ("params: {check: invalid-bodies}", "params: {check: invalid-bodys}", "unknown check 'invalid-bodys'"),
         # The binding is data: a service's scenario check is named `<service>/<name>`, and only
         # that service's rules may name it; what it observes is a gap or conflict of the contract.
-        (F, F.replace("final-is-final", "final-is-finl"), "unknown check 'presentations/final-is-finl'"),
-        (F, F.replace("presentations/final-is-final", "social/cursor-walk"),
-         "names 'social/cursor-walk', a check of service 'social'"),
-        (F, F.replace("presentations.conflict.create-status", "presentations.conflict.create-state"),
+        (F, F.replace("rate-limit", "presentations/burts"), "unknown check 'presentations/burts'"),
+        (F, F.replace("rate-limit", "social/cursor-walk"), "names 'social/cursor-walk', a check of service 'social'"),
+        (G, G.replace("create-status", "create-state"),
          "params.observes presentations.conflict.create-state, not a gap or conflict of the contract"),
         ("params: {as: {invalid: true}}", "params: {as: {invalid: true, bogus: 1}}", r"params.as: .*bogus"),
     ],

@@ -68,7 +68,8 @@ def _post(sim: Any, cursor: str | None = None) -> Any:
 
 
 def test_the_families_fit_their_rules_only() -> None:
-    assert sorted(_faults()) == ["count-accepted:messages.profiles", "member-on-last-page:messages.walk",
+    assert sorted(_faults()) == ["count-accepted:messages.profiles", "cursor-loops:messages.walk",
+                                 "member-on-last-page:messages.walk",
                                  "page-one-over:items.page-size",
                                  "row-repeated:items.walk", "row-repeated:messages.walk", "total-off-by-one:items.walk"]
     assert {f.breaks for f in _faults().values()} == {"demo.items.page-size", "demo.items.walk", "demo.messages.walk",

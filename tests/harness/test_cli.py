@@ -147,19 +147,19 @@ def test_a_seed_draws_the_nightly_examples_again() -> None:
 
 
 def test_rules_lists_each_rule_with_its_check(cli: CLI) -> None:
-    proc = cli("rules", "--service", "presentations")
+    proc = cli("rules", "--service", "scanning")
     assert proc.returncode == 0
-    assert "presentations.generate.input-text-length" in proc.stdout
+    assert "scanning.search.query-required" in proc.stdout
     # Each rule shows the check rules.yaml names (or its kind's): a core check by name, a
     # service's scenario check as <service>/<name>.
-    assert "kind:limit" in proc.stdout and "presentations/final-is-final" in proc.stdout
+    assert "kind:required" in proc.stdout and "scanning/error-body" in proc.stdout
     assert "UNCHECKED" not in proc.stdout
     # Counts change as the catalogue does; the line's shape and "every rule has a check" do not.
     totals = re.search(r"(\d+) rules \((\d+) with a check, (\d+) of them by a core check, \d+ resting on a "
                        r"standard\), \d+ gaps, \d+ conflicts", proc.stdout)
     assert totals and totals.group(1) == totals.group(2), proc.stdout[-300:]
     # Counted by where the check lives: a service's own check is never counted as core.
-    service_checks = len(re.findall(r"^  presentations\.\S+ +\S+ +presentations/", proc.stdout, re.M))
+    service_checks = len(re.findall(r"^  scanning\.\S+ +\S+ +scanning/", proc.stdout, re.M))
     assert service_checks and int(totals.group(3)) == int(totals.group(1)) - service_checks
 
 

@@ -7,7 +7,6 @@ Most patch one of the simulator's own numbers or switches (``sim.rules``, ``sing
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -20,7 +19,6 @@ __all__ = ["FAULTS"]
 
 _REPORT = "/v1/networks/reporting/conversions"
 _CAMPAIGNS = "/v1/networks/campaigns"
-_KEY = "sim-affiliate-key"
 
 
 def _rules(**values: Any) -> Callable[[Simulator], Simulator]:
@@ -83,18 +81,6 @@ def _other_conversion(sim: Simulator) -> Simulator:
     return on_request(before)(sim)
 
 
-def _no_key_needed(request: Request) -> Request:
-    request.headers.setdefault("x-tracker-api-key", _KEY)
-    return request
-
-
-def _reverse(key: str) -> Callable[[Any], Any]:
-    def edit(body: Any) -> Any:
-        body[key] = list(reversed(body[key]))
-        return body
-    return edit
-
-
 def _oldest_email(sim: Simulator) -> Simulator:
     original = sim.data.conversions  # type: ignore[attr-defined]
 
@@ -118,12 +104,6 @@ def _trending_on_cvr(body: Any) -> Any:
     return body
 
 
-def _status_void(body: Any) -> Any:
-    for row in body.get("conversions", [])[:1]:
-        row["status"] = "void"
-    return body
-
-
 def _lose_name(body: Any) -> Any:
     body["campaign_name"] = "Untitled"
     return body
@@ -133,11 +113,6 @@ def _labels_text(body: Any) -> Any:
     # labels is a string array by the document; a comma-joined string breaks it.
     for link in body.get("campaigns", []):
         link["labels"] = ",".join(link.get("labels") or [])
-    return body
-
-
-def _goal_text(body: Any) -> Any:
-    body["optimization_goal"] = str(body.get("optimization_goal"))
     return body
 
 
@@ -169,12 +144,6 @@ def _refuse_relationship(request: Request) -> Request:
     return request
 
 
-def _odd_conversion_id(request: Request) -> bool:
-    # Only ids holding characters no id the simulator issues has: what a fuzzer sends.
-    tail = request.path.rsplit("/", 1)[-1]
-    return request.path.startswith(_REPORT + "/") and bool(tail) and bool(re.search(r"[^A-Za-z0-9_-]", tail))
-
-
 def _drop_text_ruleset(body: dict[str, Any]) -> dict[str, Any]:
     """A redirect's ruleset sent as text is dropped (so accepted) instead of refused."""
     for item in body.get("redirects") or []:
@@ -187,9 +156,6 @@ FAULTS: list[Fault] = [
     fault("ruleset-text-accepted",
           "a redirect's ruleset sent as a string is accepted (dropped)")(
         request_body(operation("POST", _CAMPAIGNS), _drop_text_ruleset)),
-    fault("odd-conversion-id-500",
-          "a conversion lookup with an id of odd characters crashes with 500")(
-        status(_odd_conversion_id, 500, body={"message": "internal error"})),
     fault("window-unbounded", "a from before the previous 365 days is served with its old rows")(
         _rules(window_days=100_000)),
     fault("old-from-500", "a from before the window crashes (500)")(
@@ -205,7 +171,6 @@ FAULTS: list[Fault] = [
         _attr(show_only_defaults={"show_only_scrub": True})),
     fault("datetime-refused", "from/to as YYYY-mm-DD hh:mm:ss are refused")(
         request_body(operation("POST", _REPORT), _stamp_to_date)),
-    fault("status-outside-enum", "a row has status void")(response_body(operation("POST", _REPORT), _status_void)),
     fault("export-drops-row", "the export loses its last row")(
         on_response(_drop_export_row)),
     fault("conversion-id-31-chars", "a 31-character id finds the conversion")(
@@ -231,8 +196,6 @@ FAULTS: list[Fault] = [
         response_body(operation("POST", _CAMPAIGNS), _lose_name)),
     fault("list-labels-as-text", "the list gives labels as one string")(
         response_body(operation("GET", _CAMPAIGNS), _labels_text)),
-    fault("goal-as-text", "a smart link's optimization_goal is a string, not an int")(
-        response_body(operation("GET", _CAMPAIGNS + "/1"), _goal_text)),
     fault("empty-upload-answer-ill-formed",
           "the answer to an upload without members is truncated JSON")(on_response(_empty_upload_ill_formed)),
     fault("put-refused", "every PUT, even one with all fields, is refused")(
@@ -240,8 +203,6 @@ FAULTS: list[Fault] = [
                body={"message": "smart links cannot be replaced"})),
     fault("relationship-redirects-refused",
           "relationship=redirects is refused")(on_request(_refuse_relationship)),
-    fault("key-optional", "a request without a key is served")(
-        on_request(_no_key_needed)),
 ]
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from conformance.faults.base import Fault, fault, on_request
 from conformance.faults.toolkit import path, response_body, status
 from conformance.services.marketplace.oauth_server import SCOPES, Grant
-from conformance.services.marketplace.simulator import APP, SIM_CLIENT_ID, SIM_SHARED_SECRET, SIM_USER_ID
+from conformance.services.marketplace.simulator import APP, SIM_CLIENT_ID, SIM_USER_ID
 from conformance.simulators import Simulator
 from conformance.transport.model import Request
 
@@ -41,13 +41,6 @@ def with_query(request: Request, edit: Callable[[dict[str, str]], dict[str, str]
 
 
 # -- keys and bearer tokens -------------------------------------------------------------------
-def _add_secret(request: Request) -> Request:
-    key = request.header("x-api-key")
-    if key is not None and ":" not in key:
-        request.headers["x-api-key"] = f"{key}:{SIM_SHARED_SECRET}"
-    return request
-
-
 def _patch_authenticate(sim: Simulator, wrap: Callable[[Any], Callable[[str | None, str], Grant]]) -> Simulator:
     oauth = sim.oauth  # type: ignore[attr-defined]
     oauth.authenticate = wrap(oauth.authenticate)
@@ -91,11 +84,6 @@ def _move_receipts(request: Request) -> Request:
 
 
 
-def _offset_default_one(request: Request) -> Request:
-    """Without offset, getListingsByShop starts at the second record."""
-    return with_query(request, lambda q: {**q, "offset": "1"} if GET_LISTINGS(request) and "offset" not in q else q)
-
-
 def _first(size: int) -> Callable[[Any], Any]:
     return lambda body: {**body, "results": body["results"][:size]}
 
@@ -112,10 +100,6 @@ def _count_is_page_size(body: Any) -> Any:
     return {**body, "count": len(body["results"])} if isinstance(body, dict) and "results" in body else body
 
 
-def _negative_offset(request: Request) -> bool:
-    return request.params.get("offset", "").startswith("-")
-
-
 def _alias_refused(request: Request) -> Request:
     """Neither name of "inactive or edit" is taken by the state filter."""
     if GET_LISTINGS(request) and request.params.get("state") in ("inactive", "edit"):
@@ -130,8 +114,6 @@ def _alias_refused(request: Request) -> Request:
 FAULTS: list[Fault] = [
     fault("inactive-edit-refused",
           "the state filter takes neither inactive nor edit")(on_request(_alias_refused)),
-    fault("keystring-alone-accepted",
-          "x-api-key without the shared secret is accepted")(on_request(_add_secret)),
     fault("bearer-optional",
           "a scoped operation without Authorization is served as the seeded user")(_bearer_optional),
     fault("receipts-moved",
@@ -140,16 +122,11 @@ FAULTS: list[Fault] = [
     fault("default-limit-20",
           "without limit a page holds 20 records")(
         response_body(_listings_without_limit, _first(20))),
-    fault("offset-default-one",
-          "without offset the page starts at the second record")(on_request(_offset_default_one)),
     fault("limit-capped-at-50",
           "a page never holds more than 50 records")(response_body(GET_LISTINGS, _first(50))),
     fault("count-equals-page-size",
           "count is the number of records on the page")(
         response_body(_ANY_GET, _count_is_page_size, OK)),
-    fault("negative-offset-500",
-          "a negative offset crashes the service with 500")(
-        status(_negative_offset, 500, body={"message": "internal error"})),
     # From review: a refresh token refused for reuse must not pass for one refused for age.
     # From review 2: wrong servers that weaker checks passed (or skipped).
     fault("trust-user-prefix",

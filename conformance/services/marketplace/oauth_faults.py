@@ -6,7 +6,7 @@ import dataclasses
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from conformance.faults.base import Fault, FaultySimulator, fault, on_response
+from conformance.faults.base import Fault, FaultySimulator, fault
 from conformance.faults.toolkit import Match, Wrap, path
 from conformance.services.marketplace.faults import FOREVER
 from conformance.services.marketplace.oauth_server import pkce_challenge
@@ -59,23 +59,6 @@ def _any_verifier(sim: Simulator) -> Simulator:
     return FaultySimulator(sim, before=before)  # type: ignore[return-value]
 
 
-
-
-
-
-def _connect_errors_500(request: Request, response: Response) -> Response:
-    """Every authorization request that issues no code crashes instead of failing readably."""
-    if _CONNECT(request) and "code=" not in (response.header("location") or ""):
-        return Response.json_response(500, {"error": "server_error", "error_description": "internal error"})
-    return response
-
-
-
-
-
-
-
-
 class _FrozenClock:
     """A clock that never moves: nothing the simulator issues ever expires."""
 
@@ -117,6 +100,4 @@ OAUTH_FAULTS: list[Fault] = [
           "refresh tokens are still accepted after 90 days")(_grants("refresh")),
     fault("single-use-refresh-no-expiry",
           "refresh tokens never expire but are single-use")(_single_use_refresh_no_expiry),
-    fault("connect-errors-500",
-          "every authorization request that issues no code crashes with 500")(on_response(_connect_errors_500)),
 ]

@@ -1,7 +1,6 @@
 """Email-outreach service, API v2 (volume 3, part A): accounts, scopes, campaigns, warm-up."""
 
 from conformance.services.base import ServicePackage
-from conformance.services.outreach import checks  # noqa: F401  (register the checks)
 from conformance.services.outreach.faults import FAULTS
 from conformance.services.outreach.simulator import OutreachSimulator
 from conformance.services.outreach.variants import VARIANTS

@@ -1,7 +1,6 @@
 """Presentation-generation service (volume 1, part B): async generations, credits, cursor lists."""
 
 from conformance.services.base import ServicePackage
-from conformance.services.presentations import checks  # noqa: F401  (register the checks)
 from conformance.services.presentations.faults import FAULTS
 from conformance.services.presentations.simulator import PresentationsSimulator
 from conformance.services.presentations.variants import VARIANTS

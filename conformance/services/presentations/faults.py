@@ -3,42 +3,19 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-from conformance.faults.base import Fault, fault, on_request, on_response
-from conformance.faults.toolkit import operation, path, request_body, response_body, sent_json, status
+from conformance.faults.base import Fault, fault, on_response
+from conformance.faults.toolkit import operation, path, request_body, response_body, status
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
 
 __all__ = ["FAULTS"]
 
-# The fault module may know the simulator's seeded key: it is part of the simulator's surface.
-_KEY = "sim-ultra-key"
-
 _CREATE = operation("POST", "/v1.0/generations")
 _GENERATION = path(r"^/v1\.0/generations/")  # the status endpoint, by any method
 _STATUS_READ = path(r"^/v1\.0/generations/", "GET")
 _ANY_POST = path("", "POST")
-_CRASH = {"message": "internal error"}
-
-
-def _status_warnings(body: Any) -> Any:
-    if isinstance(body, dict):
-        body["warnings"] = "imageOptions.model is ignored for web image sources"
-    return body
-
-
-def _bearer_as_key(request: Request) -> Request:
-    auth = request.header("authorization") or ""
-    if auth.startswith("Bearer ") and "x-api-key" not in request.headers:
-        request.headers["x-api-key"] = auth[len("Bearer "):]
-    return request
-
-
-def _default_key(request: Request) -> Request:
-    request.headers.setdefault("x-api-key", _KEY)
-    return request
 
 
 def _drop(key: str, when_status: str | None = None) -> Any:
@@ -47,24 +24,6 @@ def _drop(key: str, when_status: str | None = None) -> Any:
             body.pop(key, None)
         return body
     return edit
-
-
-def _reverts(sim: Simulator) -> Simulator:
-    seen: set[str] = set()
-
-    def edit(body: Any) -> Any:
-        if body.get("status") == "completed":
-            was_seen = body["generationId"] in seen
-            seen.add(body["generationId"])
-            if was_seen:
-                return {"generationId": body["generationId"], "status": "pending"}
-        return body
-    return response_body(_GENERATION, edit)(sim)
-
-
-def _text_mode_not_text(request: Request) -> bool:
-    body = sent_json(request)
-    return "textMode" in body and not isinstance(body["textMode"], str)
 
 
 def _unknown_status(body: Any) -> Any:
@@ -99,16 +58,6 @@ def _forgets_finished(request: Request, response: Response) -> Response:
     return response
 
 
-def _post_not_json(request: Request) -> bool:
-    if request.method != "POST":
-        return False
-    try:
-        json.loads(request.body)
-    except ValueError:
-        return True
-    return False
-
-
 def _web_source_refused(body: dict[str, Any]) -> dict[str, Any]:
     image = body.get("imageOptions")
     if isinstance(image, dict) and image.get("source") == "webAllImages":
@@ -121,57 +70,24 @@ def _theme_id_renamed(body: Any) -> Any:
     return body
 
 
-def _odd_generation_id(request: Request) -> bool:
-    # Only ids holding characters no id the simulator issues has: what a fuzzer sends.
-    tail = request.path.rsplit("/", 1)[-1]
-    return _GENERATION(request) and bool(tail) and bool(re.search(r"[^A-Za-z0-9_-]", tail))
-
-
 FAULTS: list[Fault] = [
-    fault("odd-generation-id-500",
-          "a status lookup with an id of odd characters crashes with 500")(
-        status(_odd_generation_id, 500, body=_CRASH)),
-    fault("accepts-bearer",
-          "a key sent as Authorization: Bearer is accepted")(on_request(_bearer_as_key)),
-    fault("accepts-missing-key",
-          "a request without X-API-KEY is served as the default account")(on_request(_default_key)),
     fault("forgets-finished",
           "a generation that ended is answered 404 on the status endpoint")(on_response(_forgets_finished)),
     fault("omits-credits",
           "a completed generation has no credits object")(
         response_body(_STATUS_READ, _drop("credits", "completed"))),
-    fault("drops-export-url",
-          "exportUrl is missing although exportAs was given")(
-        response_body(_STATUS_READ, _drop("exportUrl"))),
-    fault("completed-reverts",
-          "a completed generation reads as pending on the next poll")(_reverts),
     fault("no-web-source-warning",
           "the create response never carries warnings")(
         response_body(_ANY_POST, _drop("warnings"))),
-    fault("wrong-type-500",
-          "a non-string textMode crashes the service with 500")(
-        status(_text_mode_not_text, 500, body=_CRASH)),
     fault("unknown-status-value",
           "a running generation reports status 'running', outside the enum")(
         response_body(_STATUS_READ, _unknown_status)),
-    fault("failed-without-error",
-          "a failed generation has no error object")(
-        response_body(_STATUS_READ, _drop("error", "failed"))),
-    fault("drops-next-cursor",
-          "folders pages say hasMore but carry no nextCursor")(
-        response_body(operation(None, "/v1.0/folders"), _drop("nextCursor"))),
-    fault("numeric-generation-id",
-          "the create response gives generationId as a number")(
-        response_body(_ANY_POST, lambda body: {**body, "generationId": 12345})),
     # From the second review: wrong servers that weaker checks once let pass.
     fault("coerces-num-cards-string",
           'numCards "7" (a string) is quietly read as 7')(request_body(_CREATE, _coerce_num_cards)),
     fault("failed-becomes-pending",
           "a failed generation reads as pending on the next poll")(_failed_becomes_pending),
     # From the fidelity review (issue 15): deviations the stronger checks see.
-    fault("malformed-json-500",
-          "a body that is not JSON crashes the service with 500")(
-        status(_post_not_json, 500, when=400, body=_CRASH)),
     fault("web-source-refused",
           "the web image source is refused with 400 instead of ignoring the model with a warning")(
         request_body(_CREATE, _web_source_refused)),
@@ -181,8 +97,4 @@ FAULTS: list[Fault] = [
     fault("created-201-garbage",
           "generations are created with 201 and a body that is not {generationId}")(
         status(_CREATE, 201, when=200, body={"id": 42})),
-    # Issue 20 (statement index): the Generation table's warnings row.
-    fault("status-carries-warnings",
-          "the status endpoint repeats the create response's warnings in the Generation")(
-        response_body(_STATUS_READ, _status_warnings)),
 ]

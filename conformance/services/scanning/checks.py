@@ -1,22 +1,18 @@
-"""Scenario checks of the internet-scanning service (volume 2, part B): shared helpers, keys,
-plans, errors, account and tools.
+"""Scenario checks of the internet-scanning service (volume 2, part B): shared helpers and the
+error body of every refusal.
 
 The other scanning checks live beside this module (``search_checks``, ``credit_checks``,
 ``dns_checks``) and import the helpers from here. Every number (page sizes, credit costs) and
 every sample value (queries, domains, IPs) comes from the rule's params or the contract's
 settings; which account a call speaks for is an ``AuthAs`` (``params.as``), and where its key goes
-is the contract's security scheme. Statuses other than the documented 404 are a gap, so
-refusals are ``expect_refused`` (any 4xx after a control) and always carry {error: string}.
+is the contract's security scheme. Statuses other than the documented 404 are a gap: a non-200
+always carries {error: string}.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
 from typing import Any
 
-from conformance.auth.variants import AUTH_AS_SCHEMA, DEFAULT, AuthAs, auth_as
-from conformance.checks import refusal
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_json_schema, expect_status
 from conformance.checks.registry import named
@@ -24,23 +20,17 @@ from conformance.settings import env_name
 from conformance.transport.model import Exchange
 
 __all__ = [
-    "ADD", "API_INFO", "AS", "CREDIT_FIELDS", "HOST", "OPERATIONS", "ORG", "PATH_VALUES", "REMOVE", "SEARCH",
-    "STRING", "balance", "balance_drift", "component", "observe_spent", "expect_ok", "expect_refused",
-    "expect_shape", "filter_query", "has_member", "once", "product", "sample_hosts", "sample_query", "spent_since",
+    "API_INFO", "CREDIT_FIELDS", "HOST", "PATH_VALUES", "SEARCH", "STRING", "balance", "balance_drift", "component",
+    "expect_ok", "expect_shape", "product", "sample_hosts", "sample_query",
 ]
 
 API_INFO = "GET /api-info"
 SEARCH = "GET /host/search"
 HOST = "GET /host/{ip}"
-ORG = "GET /org"
-ADD = "PUT /org/member/{user}"
-REMOVE = "DELETE /org/member/{user}"
 CREDIT_FIELDS = ("query_credits", "scan_credits")
 
 # Param declarations shared by the scanning checks.
 STRING: dict[str, Any] = {"type": "string"}
-AS: dict[str, Any] = {"as": AUTH_AS_SCHEMA}
-OPERATIONS: dict[str, Any] = {"operations": {"type": "array", "items": STRING, "minItems": 1}}
 PATH_VALUES: dict[str, Any] = {"type": "object", "additionalProperties": STRING}
 
 
@@ -62,14 +52,6 @@ def expect_ok(ctx: CheckContext, exchange: Exchange, why: str) -> Any:
     return exchange.response.json()
 
 
-def expect_refused(ctx: CheckContext, why: str, refused: Callable[[], Exchange], *,
-                   control: Callable[[], Exchange] | None = None, credential_variant: bool = False) -> Exchange:
-    """The one notion of refused (``checks.refusal``), and the {error} body every non-200 carries."""
-    exchange = refusal.expect_refused(ctx, why, refused, control=control, credential_variant=credential_variant)
-    expect_json_schema(ctx.rule.id, ctx.contract, exchange, component(ctx, "Error"), f"{why}: the non-200 body")
-    return exchange
-
-
 def expect_shape(ctx: CheckContext, exchange: Exchange, operation: str, why: str) -> Any:
     """200 and a body valid under the operation's documented 200 schema."""
     expect_ok(ctx, exchange, why)
@@ -78,14 +60,14 @@ def expect_shape(ctx: CheckContext, exchange: Exchange, operation: str, why: str
     return expect_json_schema(ctx.rule.id, ctx.contract, exchange, schema, why)
 
 
-def balance(ctx: CheckContext, how: AuthAs = DEFAULT) -> dict[str, Any]:
+def balance(ctx: CheckContext) -> dict[str, Any]:
     """The plan info of an account, checked to carry numeric credits."""
-    exchange = ctx.call(API_INFO, auth=how)
+    exchange = ctx.call(API_INFO)
     info = expect_shape(ctx, exchange, API_INFO, "reading the credit balance from api-info")
     return dict(info)
 
 
-def balance_drift(ctx: CheckContext, how: AuthAs = DEFAULT) -> tuple[dict[str, Any], dict[str, Any]]:
+def balance_drift(ctx: CheckContext) -> tuple[dict[str, Any], dict[str, Any]]:
     """The latest balance and what one api-info read itself costs, from three reads.
 
     The document does not say api-info is free: a target may charge each read. Equal gaps
@@ -93,7 +75,7 @@ def balance_drift(ctx: CheckContext, how: AuthAs = DEFAULT) -> tuple[dict[str, A
     taken off later measurements; unequal gaps (another client on a shared account) leave no
     way to attribute a call's cost, so the check skips.
     """
-    first, second, third = (balance(ctx, how) for _ in range(3))
+    first, second, third = (balance(ctx) for _ in range(3))
     drift = {f: first[f] - second[f] for f in CREDIT_FIELDS}
     if any(second[f] - third[f] != drift[f] for f in CREDIT_FIELDS):
         ctx.skip("api-info balances moved irregularly between three reads with no call in between "
@@ -102,26 +84,9 @@ def balance_drift(ctx: CheckContext, how: AuthAs = DEFAULT) -> tuple[dict[str, A
     return third, drift
 
 
-def spent_since(ctx: CheckContext, before: dict[str, Any], drift: dict[str, Any],
-                how: AuthAs = DEFAULT) -> dict[str, Any]:
-    """What each balance fell by since ``before``, less the cost of the api-info read itself."""
-    after = balance(ctx, how)
-    return {f: before[f] - after[f] - drift[f] for f in CREDIT_FIELDS}
-
-
-def observe_spent(ctx: CheckContext, spent: dict[str, Any], what: str) -> None:
-    """What ``what`` cost, reported for ``gap`` (never judged)."""
-    ctx.observed(f"{what} cost " + ", ".join(f"{name} {spent[name]}" for name in CREDIT_FIELDS))
-
-
 def sample_query(ctx: CheckContext) -> str:
     """The target setting SAMPLE_QUERY, else the catalogue's default (settings.sample_query)."""
     return ctx.optional("SAMPLE_QUERY") or str(ctx.contract.settings["sample_query"])
-
-
-def filter_query(ctx: CheckContext) -> str:
-    """The target setting FILTER_QUERY (a query with one filter term), else the rule's query."""
-    return ctx.optional("FILTER_QUERY") or str(ctx.rule.params["query"])
 
 
 def sample_hosts(ctx: CheckContext, limit: int) -> list[str]:
@@ -139,78 +104,7 @@ def sample_hosts(ctx: CheckContext, limit: int) -> list[str]:
     return ips[:limit]
 
 
-def has_member(members: list[Any], user: str) -> bool:
-    # user is a username or an e-mail: either member field may carry it.
-    return any(isinstance(m, dict) and user in (m.get("username"), m.get("email")) for m in members)
-
-
-def once(send: Callable[[], Exchange]) -> Callable[[], Exchange]:
-    """``send`` at its first call; its exchange again after that (one control for many probes)."""
-    sent: list[Exchange] = []
-
-    def control() -> Exchange:
-        if not sent:
-            sent.append(send())
-        return sent[0]
-
-    return control
-
-
-# -- authentication and plans -----------------------------------------------------------
-@named("scanning/scan-needs-paid", params=AS, required=("as",))
-def scan_needs_paid(ctx: CheckContext) -> None:
-    operation = ctx.rule.operation
-    assert operation
-    how = auth_as(ctx.rule.params["as"])
-    body = ctx.contract.request_example(operation)
-    before, drift = balance_drift(ctx, how)
-    # The control (the same scan with the default, paid key) is charged to the paid account only.
-    expect_refused(ctx, f"a scan with {how.describe()}", lambda: ctx.call(operation, auth=how, json_body=body),
-                   control=lambda: ctx.call(operation, json_body=body), credential_variant=True)
-    # Whether a refused scan costs anything is not shown (gap refused-scan-cost): observed only.
-    observe_spent(ctx, spent_since(ctx, before, drift, how), "the refused scan")
-
-
-@named("scanning/org-needs-enterprise",
-       params={**OPERATIONS, "control_as": AUTH_AS_SCHEMA, "member": STRING}, required=("operations", "control_as"))
-def org_needs_enterprise(ctx: CheckContext) -> None:
-    """The default (paid, non-enterprise) key is refused; the same call with an enterprise key
-    (the control) is not, so the refusal is about the plan, not the user or the route."""
-    p = ctx.rule.params
-    control_as = auth_as(p["control_as"])
-    # A real member name when one is known, so the enterprise control can succeed.
-    user = (ctx.optional(p["member"]) if "member" in p else None) or "conformance-probe-user"
-    for operation in _restoring_order(ctx, p["operations"], control_as, user):
-        expect_refused(ctx, f"{operation} with a non-enterprise key",
-                       partial(ctx.call, operation, path_values={"user": user}),
-                       control=partial(ctx.call, operation, auth=control_as, path_values={"user": user}),
-                       credential_variant=True)
-
-
-def _restoring_order(ctx: CheckContext, operations: list[str], control_as: AuthAs, user: str) -> list[str]:
-    """Controls of PUT and DELETE change the organization: the order that leaves it as found
-    (a present member removed first, then added back)."""
-    if not {ADD, REMOVE} <= set(operations):
-        return list(operations)
-    org = ctx.call(ORG, auth=control_as)
-    present = org.response.status == 200 and has_member((org.response.json() or {}).get("members") or [], user)
-    pair = [REMOVE, ADD] if present else [ADD, REMOVE]
-    return [op for op in operations if op not in pair] + pair
-
-
 # -- errors -----------------------------------------------------------------------------
-@named("scanning/invalid-ip",
-       params={"invalid_ips": {"type": "array", "items": STRING, "minItems": 1}}, required=("invalid_ips",))
-def invalid_ip(ctx: CheckContext) -> None:
-    rule = ctx.rule
-    assert rule.operation and rule.where
-    operation, name = rule.operation, rule.where.split(".", 1)[1]
-    # The status is documented (violation.status): exactly that, so no control is needed.
-    for value in rule.params["invalid_ips"]:
-        expect_refused(ctx, f"host lookup of the invalid IP {value!r}",
-                       partial(ctx.call, operation, path_values={name: value}))
-
-
 def _placeholders(template: str) -> dict[str, str]:
     # Authentication is decided before the resource is looked up: any path value will do.
     return {part[1:-1]: "conformance-placeholder" for part in template.split("/")
@@ -244,17 +138,3 @@ def error_body(ctx: CheckContext) -> None:
         expect_json_schema(ctx.rule.id, ctx.contract, exchange, component(ctx, "Error"),
                            f"{exchange.request.method} {exchange.request.path} answered "
                            f"{exchange.response.status}")
-
-
-# -- tools ------------------------------------------------------------------------------
-@named("scanning/httpheaders-echo", params={"probe_header": STRING}, required=("probe_header",))
-def httpheaders_echo(ctx: CheckContext) -> None:
-    assert ctx.rule.operation
-    name = ctx.rule.params["probe_header"]
-    value = "conformance-probe-value"
-    exchange = ctx.call(ctx.rule.operation, headers={name: value})
-    body = expect_shape(ctx, exchange, ctx.rule.operation, "httpheaders")
-    echoed = {str(k).lower(): v for k, v in body.items()}
-    expect(echoed.get(name.lower()) == value, ctx.rule.id,
-           f"the header {name} the client sent is not in the answer", exchange=exchange,
-           expected=f"{name}: {value} among the echoed headers")

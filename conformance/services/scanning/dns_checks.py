@@ -1,5 +1,6 @@
-"""Scanning checks of DNS (domain paging, resolve and reverse); the organization's shape and its
-members added and removed are core checks (response-shape, read-after-write)."""
+"""Scanning checks of DNS: which IPs resolve gave reverse answers (a gap, observed). Domain paging,
+the resolve and reverse shapes, the organization's shape and its members added and removed are
+core checks (paging-walk, read-after-write, response-shape)."""
 
 from __future__ import annotations
 
@@ -56,30 +57,6 @@ def _resolve(ctx: CheckContext, names: list[str]) -> tuple[Exchange, dict[str, A
     # The answer for a name without DNS data is not shown (gap dns-lookup-params): a host
     # record's hostname need not resolve, so an empty answer is no failure.
     return exchange, body
-
-
-@named("scanning/resolve-shape", params=_MAX_HOSTS, required=("max_hosts",))
-def resolve_shape(ctx: CheckContext) -> None:
-    names = _hostnames(ctx)
-    exchange, body = _resolve(ctx, names)
-    stray = sorted(set(body) - set(names))
-    expect(not stray, ctx.rule.id, f"resolve answered names it was not asked: {stray}",
-           exchange=exchange, expected=f"keys among {names}")
-    if not body:
-        ctx.skip(f"resolve knew none of {names} here: no entry to check (names without data are a gap)")
-
-
-@named("scanning/reverse-shape", params=_MAX_HOSTS, required=("max_hosts",))
-def reverse_shape(ctx: CheckContext) -> None:
-    ips = sample_hosts(ctx, ctx.rule.params["max_hosts"])
-    exchange = ctx.call(REVERSE, params={"ips": ",".join(ips)})
-    body = expect_shape(ctx, exchange, REVERSE, "reverse")
-    extra = sorted(set(body or {}) - set(ips))
-    expect(not extra, ctx.rule.id, f"reverse answered IPs it was not asked: {extra}", exchange=exchange,
-           expected=f"keys among {ips}")
-    if not body:
-        # An empty answer for the target's own hosts is caught by the round-trip rule.
-        ctx.skip(f"reverse knew none of {ips} here: no entry to check (unknown IPs are a gap)")
 
 
 @named("scanning/resolve-reverse-round-trip", params=_MAX_HOSTS, required=("max_hosts",))

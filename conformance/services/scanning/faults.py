@@ -75,12 +75,6 @@ def _drop_param(match: Match, name: str, when: Callable[[str], bool] = lambda v:
     return on_request(before)
 
 
-def _header_key(request: Request) -> Request:
-    if "key" not in request.params and request.header("key"):
-        request.query.append(("key", request.headers["key"]))
-    return request
-
-
 def _no_error_member(body: Any) -> Any:
     return {"message": body.get("error")} if isinstance(body, dict) else body
 
@@ -142,24 +136,6 @@ def _strip_facet_counts(request: Request) -> Request:
     return request
 
 
-def _keyless_lookups(request: Request) -> Request:
-    lookups = ("/host/", "/org/member/", "/dns/domain/")
-    if not any(k == "key" for k, _ in request.query) and any(p in request.path for p in lookups):
-        request.query.append(("key", ScanningSimulator.credentials["API_KEY"]))
-    return request
-
-
-def _scan_or_org(request: Request) -> bool:
-    return "/scan" in request.path or "/org" in request.path
-
-
-def _first_dns_page(request: Request) -> bool:
-    # Page 1 (full) says more: false while page 2 still holds entries. (The variant whose page 2
-    # is empty too, a server that never pages, cannot be told from a one-page domain: the check
-    # skips it, "paging (more=true) is not exercised", and no fault can stand for it.)
-    return _DNS_PAGE(request) and request.params.get("page", "1") == "1"
-
-
 def _api_info_charges_free_search(sim: Simulator) -> After:
     # api-info costs a query credit per read (the document does not say it is free, so that
     # alone conforms) and every search is refunded its cost (that does not).
@@ -183,26 +159,9 @@ def _paged_with_page(request: Request) -> bool:
     return paged and any(k == "page" for k, _ in request.query)
 
 
-def _default_page(match: Match, page: str) -> Wrap:
-    """Requests ``match`` picks without page serve ``page`` instead of page 1."""
-    def before(request: Request) -> Request:
-        if match(request) and "page" not in request.params:
-            request.query = [*request.query, ("page", page)]
-        return request
-    return on_request(before)
-
-
 _INTERNAL_ERROR = {"error": "internal error"}
 
 FAULTS: list[Fault] = [
-    fault("search-default-page-2", "a search without page serves page 2")(
-        _default_page(_SEARCH, "2")),
-    fault("dns-default-page-2", "a DNS domain lookup without page serves page 2")(
-        _default_page(path(r"^/dns/domain/[^/]+$", "GET"), "2")),
-    fault("count-charges-credit",
-          "host count takes a query credit")(_refund(_COUNT, "query_credits", lambda r, b: -1)),
-    fault("key-from-header",
-          "a key sent only in a `key` header is accepted")(on_request(_header_key)),
     fault("error-without-error",
           "non-200 bodies say {message} instead of {error}")(response_body(any_request, _no_error_member, _NOT_200)),
     fault("facets-ignore-count",
@@ -210,9 +169,6 @@ FAULTS: list[Fault] = [
     fault("scan-not-deducted",
           "a scan leaves scan credits where they were")(
         _refund(_SCAN, "scan_credits", lambda r, b: int(b["count"]))),
-    fault("dns-more-false",
-          "DNS pages always say more: false")(response_body(
-              path(r"^/dns/domain/"), lambda b: {**b, "more": False})),
     fault("reverse-disagrees",
           "reverse answers the neighbouring IPs instead of the ones asked")(
         response_body(_REVERSE, _shift_reverse)),
@@ -243,8 +199,6 @@ FAULTS: list[Fault] = [
           "host count fills matches")(response_body(_COUNT, lambda b: {**b, "matches": [{"port": 80}]})),
     fault("facet-values-numbers",
           "facet values are numbers")(response_body(_COUNT, _facet_values_numbers)),
-    fault("ports-as-strings",
-          "the port list holds strings")(response_body(path(f"^{S}/ports$", "GET"), _strings)),
     fault("later-pages-free",
           "search pages beyond the first cost nothing")(
         _refund(_SEARCH, "query_credits", _page_two_free)),
@@ -275,15 +229,7 @@ FAULTS: list[Fault] = [
     fault("protocols-text-plain",
           "the protocol list is served as text/plain")(on_response(_text_plain)),
     # From review: wrong servers that weaker checks once let pass.
-    fault("keyless-lookups",
-          "host, org member and DNS domain lookups are served without a key")(on_request(_keyless_lookups)),
-    fault("refusals-as-500",
-          "refusals of scans and org calls are answered 500 instead of 4xx")(
-        status(_scan_or_org, 500, when=range(400, 500))),
     # From review 2.
-    fault("dns-more-false-page2-filled",
-          "DNS page 1 says more: false although page 2 holds entries")(
-        response_body(_first_dns_page, lambda b: {**b, "more": False})),
     fault("history-ignored",
           "host lookup ignores history=true and answers the current banners")(
         _drop_param(_HOST, "history")),

@@ -1,16 +1,15 @@
-"""Scanning checks of host lookup, banners, search paging, count and facets."""
+"""Scanning checks of host lookups (history, banner metadata) and facet count suffixes. The host
+record, minify, banner and facet result shapes are core read-after-write steps."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from jsonschema.exceptions import best_match
-
 from conformance.checks.context import CheckContext
-from conformance.checks.expect import expect, validator
+from conformance.checks.expect import expect
 from conformance.checks.registry import named
-from conformance.services.scanning.checks import HOST, SEARCH, STRING, component, expect_shape, product, sample_hosts
+from conformance.services.scanning.checks import HOST, STRING, expect_shape, product, sample_hosts
 from conformance.settings import env_name
 from conformance.transport.model import Exchange
 
@@ -30,35 +29,9 @@ def _host(ctx: CheckContext, ip: str, **params: str) -> tuple[Exchange, dict[str
     return exchange, body
 
 
-@named("scanning/host-record-shape")
-def host_record_shape(ctx: CheckContext) -> None:
-    ip = sample_hosts(ctx, 1)[0]
-    exchange, body = _host(ctx, ip)
-    # The Host schema requires nothing (minify drops members); the full record has these.
-    for member in ("ip", "ip_str", "hostnames", "domains", "ports", "data"):
-        expect(member in body, ctx.rule.id, f"the host record of {ip} has no {member}",
-               exchange=exchange, expected=f"{member} in the (not minified) host record")
-    expect(body["ip_str"] == ip, ctx.rule.id, f"host lookup of {ip} answered ip_str {body['ip_str']!r}",
-           exchange=exchange, expected=f"ip_str {ip}")
-
-
 def _banners(body: dict[str, Any]) -> list[Any]:
     data = body.get("data")
     return data if isinstance(data, list) else []
-
-
-@named("scanning/host-minify")
-def host_minify(ctx: CheckContext) -> None:
-    ip = sample_hosts(ctx, 1)[0]
-    exchange, full = _host(ctx, ip)
-    expect(bool(_banners(full)), ctx.rule.id, f"by default (minify false) {ip} has no banners",
-           exchange=exchange, expected="banners in data by default")
-    exchange, small = _host(ctx, ip, minify=ctx.credential("BOOLEAN_TRUE"))
-    expect("ports" in small, ctx.rule.id, "minify=true dropped ports", exchange=exchange,
-           expected="ports and general host info")
-    expect(not _banners(small), ctx.rule.id,
-           f"minify=true still returned {len(_banners(small))} banners", exchange=exchange,
-           expected="no banners with minify=true")
 
 
 @named("scanning/host-history", params={"max_hosts": _COUNT}, required=("max_hosts",))
@@ -90,11 +63,6 @@ def host_history(ctx: CheckContext) -> None:
              f"(set {env_name(ctx.contract.service, 'SAMPLE_HISTORY')}=true when they have history)")
 
 
-_BANNER_TYPES: dict[str, type | tuple[type, ...]] = {
-    "port": (int, float), "transport": str, "data": str, "cpe": list, "opts": dict, "location": dict,
-}
-
-
 def _sample_banners(ctx: CheckContext) -> tuple[str, Exchange, list[Any]]:
     """The first sample host's banners (skip when it has none: nothing to check)."""
     ip = sample_hosts(ctx, 1)[0]
@@ -103,20 +71,6 @@ def _sample_banners(ctx: CheckContext) -> tuple[str, Exchange, list[Any]]:
     if not banners:
         ctx.skip(f"host {ip} has no banners on this target")
     return ip, exchange, banners
-
-
-@named("scanning/banner-shape")
-def banner_shape(ctx: CheckContext) -> None:
-    ip, exchange, banners = _sample_banners(ctx)
-    for i, banner in enumerate(banners):
-        # Which members every banner carries is not shown (gap banner-fields): types where present.
-        for member, kind in _BANNER_TYPES.items():
-            if member not in banner:
-                continue
-            expect(isinstance(banner.get(member), kind) and not isinstance(banner.get(member), bool),
-                   ctx.rule.id, f"banner {i} of {ip}: {member} is {banner.get(member)!r}",
-                   exchange=exchange, expected=f"{member} of the documented type")
-    # Types and the tcp/udp enum are in the Banner schema the host schema already applied.
 
 
 @named("scanning/metadata-key",
@@ -135,19 +89,11 @@ def metadata_key(ctx: CheckContext) -> None:
                expected=f"{key} with {', '.join(params['members'])}")
 
 
-# -- search paging ----------------------------------------------------------------------
-def _page(ctx: CheckContext, query: str, page: int) -> tuple[Exchange, dict[str, Any]]:
-    exchange = ctx.call(SEARCH, params={"query": query, "page": page})
-    return exchange, expect_shape(ctx, exchange, SEARCH, f"search {query!r} page {page}")
-
-
 def _identity(banner: Any) -> str:
     # Banners carry no documented id; these members together name one banner.
     if not isinstance(banner, dict):
         return json.dumps(banner, sort_keys=True)
     return json.dumps([banner.get(k) for k in ("ip_str", "port", "transport", "timestamp", "hash")])
-
-
 
 
 # -- facets -----------------------------------------------------------------------------
@@ -163,20 +109,6 @@ def _facets(ctx: CheckContext, spec: str) -> tuple[Exchange, dict[str, Any]]:
     exchange = ctx.call(COUNT, params={"query": ctx.rule.params["query"], "facets": spec})
     body = expect_shape(ctx, exchange, COUNT, f"count with facets={spec}")
     return exchange, body["facets"]
-
-
-@named("scanning/facet-result-shape",
-       params={**_QUERY, "facet_source": STRING, "sample": _COUNT}, required=("query", "facet_source", "sample"))
-def facet_result_shape(ctx: CheckContext) -> None:
-    names = _facet_names(ctx)[: ctx.rule.params["sample"]]
-    exchange, facets = _facets(ctx, ",".join(names))
-    schema = component(ctx, "FacetResult")
-    for name in names:
-        expect(name in facets, ctx.rule.id, f"the requested facet {name!r} is not in facets",
-               exchange=exchange, expected=f"facets.{name}: [{{count, value}}]")
-        error = best_match(validator(ctx.contract, schema).iter_errors(facets[name]))
-        expect(error is None, ctx.rule.id, f"facets.{name}: {error.message if error else ''}",
-               exchange=exchange, expected="an array of {count: number, value: string}")
 
 
 @named("scanning/facet-count-suffix",

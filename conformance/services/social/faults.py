@@ -7,36 +7,33 @@ seeded values: they are part of the simulator's surface.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from typing import Any
 
-from conformance.faults.base import Fault, fault, on_request, on_response
+from conformance.faults.base import Fault, fault
 from conformance.faults.toolkit import (
     Edit,
-    Match,
     Wrap,
     any_request,
     path,
     request_body,
     response_body,
     sent_json,
-    status,
 )
 from conformance.services.social import reports
-from conformance.services.social.simulator import EXPIRED_TOKEN, OIDC_TOKEN, TOKEN
+from conformance.services.social.simulator import OIDC_TOKEN
 from conformance.simulators import Simulator
-from conformance.transport.model import Request, Response
+from conformance.transport.model import Request
 
 __all__ = ["FAULTS", "MESSAGES", "attr", "filters"]
 
 MESSAGES = r"^/v1/[^/]+/messages$"  # inbox messages, not a topic's
-_POSTS_RE, _PROFILES_RE, _TOPIC_RE = r"/analytics/posts$", r"/analytics/profiles$", r"/topics/t-brand/messages$"
+_POSTS_RE, _TOPIC_RE = r"/analytics/posts$", r"/topics/t-brand/messages$"
 # Answers to these paths (any method), and the POSTs whose body a fault rewrites.
-_POSTS, _PROFILES, _TOPIC = path(_POSTS_RE), path(_PROFILES_RE), path(_TOPIC_RE)
+_POSTS = path(_POSTS_RE)
 _MESSAGES, _METRICS, _TAGS = path(MESSAGES), path(r"/metrics$"), path(r"/metadata/customer/tags$")
-_TO_POSTS, _TO_PROFILES, _TO_TOPIC = path(_POSTS_RE, "POST"), path(_PROFILES_RE, "POST"), path(_TOPIC_RE, "POST")
+_TO_POSTS, _TO_TOPIC = path(_POSTS_RE, "POST"), path(_TOPIC_RE, "POST")
 _TO_MESSAGES = path(MESSAGES, "POST")
 _ERRORS = range(400, 600)
 
@@ -72,28 +69,11 @@ def _drop(member: str) -> Edit:
     return apply
 
 
-def _no_token(request: Request) -> Request:
-    request.headers.setdefault("authorization", f"Bearer {TOKEN}")
-    return request
-
-
-def _token_alive(name: str) -> Callable[[Simulator], Simulator]:
-    def apply(sim: Simulator) -> Simulator:
-        sim.tokens[name] = (sim.tokens[name][0], None)  # type: ignore[attr-defined]
-        return sim
-    return apply
-
-
 def _drop_token(name: str) -> Callable[[Simulator], Simulator]:
     def apply(sim: Simulator) -> Simulator:
         sim.tokens.pop(name, None)  # type: ignore[attr-defined]
         return sim
     return apply
-
-
-def _provision_all(sim: Simulator) -> Simulator:
-    sim.provisioned.add(3003)  # type: ignore[attr-defined]
-    return sim
 
 
 def _bare_error(data: Any) -> Any:
@@ -116,17 +96,6 @@ def _group_strings(data: dict[str, Any]) -> dict[str, Any]:
     for profile in data["data"]:
         profile["groups"] = [str(g) for g in profile.get("groups", [])]
     return data
-
-
-def _past_end_served(match: Match) -> Wrap:
-    # Not the toolkit's status(): which answers change depends on their body, the new body on the request.
-    def after(request: Request, response: Response) -> Response:
-        if match(request) and response.status == 400 and b"above total_pages" in response.body:
-            page = sent_json(request).get("page")
-            response.status = 200
-            response.body = json.dumps({"data": [], "paging": {"current_page": page, "total_pages": page}}).encode()
-        return response
-    return on_response(after)
 
 
 def _flatten_internal(data: dict[str, Any]) -> dict[str, Any]:
@@ -169,19 +138,12 @@ def _metrics_paging(data: dict[str, Any]) -> dict[str, Any]:
 _bare = re.compile(r"(created_time\.in\()(\d{4}-\d{2}-\d{2})(\.\.)(\d{4}-\d{2}-\d{2})\)")
 
 FAULTS: list[Fault] = [
-    fault("no-token-accepted", "a request without a token is served")(
-        on_request(_no_token)),
-    fault("expired-token-accepted", "expired tokens never expire")(
-        _token_alive(EXPIRED_TOKEN)),
     fault("oauth-token-refused", "only account-scoped tokens are accepted")(
         _drop_token(OIDC_TOKEN)),
-    fault("unprovisioned-served", "accounts not provisioned for API use are served")(
-        _provision_all),
     fault("error-body-bare", "errors answer {message} instead of the standard object")(
         response_body(any_request, _bare_error, _ERRORS)),
     fault("errors-as-array", "error bodies are JSON arrays")(
         response_body(any_request, lambda d: [d], _ERRORS)),
-    fault("wrong-method-404", "a wrong method answers 404")(status(any_request, 404, when=405)),
     fault("tags-paged", "the tag list carries a paging object")(
         response_body(_TAGS, lambda d: {**d, "paging": {"current_page": 1, "total_pages": 1}})),
     fault("archived-tags-hidden", "archived tags are left out")(
@@ -190,12 +152,8 @@ FAULTS: list[Fault] = [
         response_body(path(r"/metadata/customer/topics$"), _theme_ids)),
     fault("profile-groups-strings", "profile groups are strings")(
         response_body(path(r"/metadata/customer$"), _group_strings)),
-    fault("profiles-page-above-total-200", "a page above total_pages answers 200")(
-        _past_end_served(_PROFILES)),
     fault("no-result-cap", "analytics answers are not cut at 10000")(
         attr("cap", 10**9)),
-    fault("posts-page-above-total-200", "a post page above total_pages answers 200")(
-        _past_end_served(_POSTS)),
     fault("posts-limit-cut-short", "a limit above 50 gives 5 rows fewer than asked")(
         lambda sim: request_body(_TO_POSTS, _limit_short)(attr("post_limit_caps", False)(sim))),
     fault("fields-default-all", "without fields, posts carry created_time too")(
@@ -217,8 +175,6 @@ FAULTS: list[Fault] = [
             lambda fs: [_bare.sub(r"\g<1>\g<2>T00:00:00Z\g<3>\g<4>T23:59:59Z)", f) for f in fs]))),
     fault("post-type-lower-case", "post_type in lower case")(
         response_body(_MESSAGES, _lower_post_type)),
-    fault("listening-page-above-total-200", "a topic page above total_pages "
-          "answers 200")(_past_end_served(_TOPIC)),
     fault("exclusive-as-inclusive", "'...' is treated as inclusive")(
         request_body(_TO_TOPIC, filters(lambda fs: [f.replace("...", "..") for f in fs]))),
     fault("match-any-term", "match terms are ORed, not all required")(

@@ -1,0 +1,80 @@
+"""Faults derived from a rule that expects a refusal: the refusal answered 500 instead.
+
+``refusal-as-500``: a server that crashes where it should turn the request down. A 5xx is never
+a refusal (a crash says nothing about the request), so every check holding a refusal must fail
+it, beside ``refusal-as-404`` and ``status-remapped`` (a refusal with the wrong 4xx). Derived for:
+
+* a rule documenting its refusal's status (``violation.status``, a 4xx) on its operation(s): that
+  status answered 500;
+* a ``refused-edit`` rule: its documented status, else any 4xx, answered 500 on the paths it
+  sends to (by any method, or extended: the edit may change either);
+* a rule sending a credential variant (``params.as``) to a check that holds its refusal (the
+  core ``auth`` check, ``setting-path``, or a service check of a rule of kind ``error``), with no
+  documented status: any 4xx on its operations answered 500;
+* an ``authorization-refused`` rule: an authorization request that grants no code answered 500;
+* a ``schemathesis`` rule ("no 5xx on generated requests"): any 4xx, to any operation, answered
+  500, as a server crashing on the odd ids and values a generator sends.
+"""
+
+from __future__ import annotations
+
+from conformance.contract import Contract, Rule
+from conformance.faults.base import Fault, derived_fault, on_response
+from conformance.faults.credentials import credential_requests, credential_rule
+from conformance.faults.edits import AUTHORIZATION_CHECK, CHECK, edited_operations, edited_requests
+from conformance.faults.toolkit import Match, Wrap, any_request, operations, status
+from conformance.transport.model import Request, Response
+
+__all__ = ["refusal_crash_faults"]
+
+_CRASH = {"message": "internal error"}
+_ANY_4XX = range(400, 500)
+
+
+def _listed(rule: Rule) -> list[str]:
+    return [str(op) for op in rule.params.get("operations") or [rule.operation] if op]
+
+
+def _no_code_crashes(match: Match) -> Wrap:
+    def after(request: Request, response: Response) -> Response:
+        location = response.headers.get("location") or response.headers.get("Location") or ""
+        if match(request) and "code=" not in location and response.status < 500:
+            return Response.json_response(500, _CRASH)
+        return response
+
+    return on_response(after)
+
+
+def _crash(rule: Rule) -> tuple[str, Wrap] | None:
+    """(what is answered 500, the wrapper) for a rule that expects a refusal, else None."""
+    check = rule.params.get("check")
+    documented = (rule.violation or {}).get("status")
+    if check == "schemathesis":
+        return "every refusal of a generated request", status(any_request, 500, when=_ANY_4XX, body=_CRASH)
+    if check == AUTHORIZATION_CHECK and rule.operation:
+        return (f"an authorization request to {rule.operation} that grants no code",
+                _no_code_crashes(operations([rule.operation])))
+    if check == CHECK and (listed := edited_operations(rule)):
+        refused = documented if isinstance(documented, int) else _ANY_4XX
+        return f"a refusal on {', '.join(listed)}", status(edited_requests(listed), 500, when=refused, body=_CRASH)
+    listed = _listed(rule)
+    if listed and isinstance(documented, int) and 400 <= documented < 500:
+        return f"the documented {documented} of {', '.join(listed)}", status(operations(listed), 500, when=documented,
+                                                                                body=_CRASH)
+    if credential_rule(rule) or (rule.kind == "error" and isinstance(rule.params.get("as"), dict)):
+        where = ", ".join(listed) or f"{rule.params.get('method', 'any')} at {rule.params.get('setting', 'its path')}"
+        return f"a refusal on {where}", status(credential_requests(rule), 500, when=_ANY_4XX, body=_CRASH)
+    return None
+
+
+def refusal_crash_faults(contract: Contract) -> list[Fault]:
+    faults: list[Fault] = []
+    for rule in contract.rules:
+        found = _crash(rule)
+        if found is None:
+            continue
+        what, wrap = found
+        faults.append(derived_fault(f"refusal-as-500:{rule.id.split('.', 1)[1]}", rule.id,
+                                    f"{what} is answered 500")(wrap))
+    return faults
+
