@@ -186,7 +186,7 @@ def _schema_words(contract: Contract, schema: Any, seen: set[int] | None = None)
             for sub in value:
                 yield from _schema_words(contract, sub, seen)
         elif key in ("enum", "const", "format", "required", "maxLength", "minLength", "maximum", "minimum",
-                     "maxItems", "minItems", "exclusiveMaximum", "exclusiveMinimum"):
+                     "maxItems", "minItems", "exclusiveMaximum", "exclusiveMinimum", "default"):
             yield from _flat(value)
 
 
