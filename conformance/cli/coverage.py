@@ -1,6 +1,7 @@
-"""``conformance rules --coverage``: per service, the document's statements, how many rules
-cover, gaps record, conflicts hold or are not checkable; ``--uncovered`` lists every statement
-not covered by a rule, with how it is accounted; ``--skeleton`` prints an empty statements.yaml."""
+"""``conformance rules --coverage``: per service, the document's statements, how many rules and
+derived probes cover fully or in part, gaps record, conflicts hold or are not checkable (each
+statement counted once, the columns adding up to the statements); ``--uncovered`` lists every
+statement not covered fully, with how it is accounted; ``--skeleton`` prints an empty statements.yaml."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ if TYPE_CHECKING:
 
 __all__ = ["coverage"]
 
-_COLUMNS = ("statements", "covered", "gap", "conflict", "not-checkable")
+_STATUSES = ("covered", "covered-in-part", "gap", "conflict", "not-checkable")
+_COLUMNS = ("statements", *_STATUSES)
 
 
 def coverage(args: argparse.Namespace) -> int:
@@ -43,6 +45,8 @@ def _counts(index: list[Statement]) -> dict[str, int]:
     counts = {"statements": len(index)}
     for statement in index:
         counts[statement.accounting.status] = counts.get(statement.accounting.status, 0) + 1
+    # Every statement has exactly one status: the columns add up, or the index is not accounted.
+    assert sum(counts.get(s, 0) for s in _STATUSES) == len(index), counts
     return counts
 
 
@@ -58,9 +62,13 @@ def _table(rows: list[tuple[str, dict[str, int]]]) -> None:
 
 
 def _uncovered(service: str, index: list[Statement]) -> None:
-    print(f"\n# {service}: statements no rule covers")
+    print(f"\n# {service}: statements not covered fully")
     for statement in index:
         a = statement.accounting
         if a.status != "covered":
-            why = a.not_checkable or ", ".join(a.gaps + a.conflicts)
-            print(f"  {statement.unit.id:28} {a.status:13} {statement.unit.text[:70]!r} -- {why}")
+            if a.status == "covered-in-part":
+                why = f"checked: {a.part}" + (f" | also {', '.join(a.gaps + a.conflicts)}" if a.gaps or a.conflicts
+                                               else "")
+            else:
+                why = a.not_checkable or ", ".join(a.gaps + a.conflicts)
+            print(f"  {statement.unit.id:28} {a.status:15} {statement.unit.text[:70]!r} -- {why}")

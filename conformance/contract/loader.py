@@ -17,6 +17,7 @@ from typing import Any
 
 import jsonschema
 
+from conformance.contract import claims
 from conformance.contract.catalogue_schema import CATALOGUE_SCHEMA, DERIVED_KINDS
 from conformance.contract.derive import derived_rules
 from conformance.contract.model import Conflict, Contract, Gap, Rule, Source
@@ -400,8 +401,10 @@ def _requirements(contract: Contract, operation: str) -> list[tuple[str, Any]]:
 def load_index(service: str) -> list[Statement]:
     """``schemas/<service>/statements.yaml`` checked against the document and the catalogue:
     every unit of the service's part present with its exact text (and nothing else), each
-    accounted for, every rule, gap, conflict and operation it names existing, and every rule of
-    the catalogue named by some statement."""
+    accounted for, every rule, gap and conflict it names existing, every ``derived`` claim carried
+    by a probe derive.py really produces, every cited rule reading some of its sentence, every
+    member a covered sentence names read or held open unless ``part`` says what is checked
+    (contract/claims.py), and every rule of the catalogue named by some statement."""
     contract = load_contract(service)
     path = schemas_dir() / service / "statements.yaml"
     if not path.is_file():
@@ -413,10 +416,9 @@ def load_index(service: str) -> list[Statement]:
         raise ContractFileError(f"{path}: says service '{raw['service']}', expected '{service}'")
     cat = _read_yaml(schemas_dir() / service / "rules.yaml")
     units = {u.id: u for u in units_for(service, docs_dir() / cat["document"], cat["part"])}
-    rules = {r.id for r in contract.rules}
+    rules = {r.id: r for r in contract.rules}
     gaps = {g.id for g in contract.gaps}
     conflicts = {c.id for c in contract.conflicts}
-    operations = set(contract.operations())
     problems: list[str] = []
     out: list[Statement] = []
     seen: set[str] = set()
@@ -431,25 +433,78 @@ def load_index(service: str) -> list[Statement]:
         seen.add(sid)
         if entry["text"] != unit.text:
             problems.append(f"{sid}: text differs from the document (line {unit.line}): {unit.text!r}")
-        for key, known in (("rules", rules), ("gaps", gaps), ("conflicts", conflicts), ("derived", operations)):
+        for key, known in (("rules", set(rules)), ("gaps", gaps), ("conflicts", conflicts)):
             unknown = [n for n in entry.get(key) or () if n not in known]
             if unknown:
                 problems.append(f"{sid}: {key} names {', '.join(unknown)}, not in the contract")
+        problems += [f"{sid}: {problem}" for claim in entry.get("derived") or ()
+                     if (problem := claims.derived_problem(contract, claim))]
+        problems += _unread(sid, unit.text, [rules[r] for r in entry.get("rules") or () if r in rules], contract)
+        problems += _unprobed(sid, unit.text, list(entry.get("derived") or ()), contract)
+        problems += _unaccounted(sid, entry, contract)
         out.append(Statement(unit, Accounting(
             rules=tuple(entry.get("rules") or ()), gaps=tuple(entry.get("gaps") or ()),
             conflicts=tuple(entry.get("conflicts") or ()), derived=tuple(entry.get("derived") or ()),
-            not_checkable=entry.get("not_checkable"))))
+            not_checkable=entry.get("not_checkable"), part=entry.get("part"),
+            observations=tuple(r for r in entry.get("rules") or () if r in rules
+                               and rules[r].params.get("check") == "gap-probe"))))
     missing = [u for uid, u in units.items() if uid not in seen]
     problems += [f"{u.id}: not accounted for (line {u.line}): {u.text!r}" for u in missing]
     named = {r for s in out for r in s.accounting.rules}
-    derived_ops = {op for s in out for op in s.accounting.derived}
-    named |= {r.id for r in contract.rules if r.kind in DERIVED_KINDS and r.operation in derived_ops}
+    claimed = {(op, where == claims.REQUEST_BODY) for s in out for c in s.accounting.derived
+               if (parsed := claims.parse_derived(c)) for op, where in [parsed]}
+    # A derived rule is named through a claim on its probes: request-body for the broken bodies
+    # (kind body), a member for the field probes (kind fields).
+    named |= {r.id for r in contract.rules if r.kind in DERIVED_KINDS
+              and (r.operation, r.kind == "body") in claimed}
     problems += [f"rule {r}: names no statement of the document (no statement lists it"
-                 f"{', nor its operation under derived' if r.split('.')[1].startswith('request-') else ''})"
-                 for r in sorted(rules - named)]
+                 f"{', nor claims its probes under derived' if r.split('.')[1].startswith('request-') else ''})"
+                 for r in sorted(set(rules) - named)]
     if problems:
         raise ContractFileError(f"{path}: {len(problems)} problem(s):\n  " + "\n  ".join(problems))
     return out
+
+
+def _unread(sid: str, text: str, cited: list[Rule], contract: Contract) -> list[str]:
+    """A rule cited for a sentence must read some of its claim (contract/claims.py)."""
+    terms = claims.sentence_terms(text)
+    return [f"{sid}: rule {rule.id} reads none of the sentence (its operation, member, params and schema "
+            f"name none of: {', '.join(sorted(terms)) or 'no words'})"
+            for rule in cited if not (claims.rule_reads(contract, rule) & terms)]
+
+
+def _unprobed(sid: str, text: str, derived: list[str], contract: Contract) -> list[str]:
+    """A derived claim that holds must also send something of its sentence (contract/claims.py)."""
+    terms = claims.sentence_terms(text)
+    return [f"{sid}: derived claim {claim!r} sends none of the sentence (its operation, member, probes and bounds "
+            f"name none of: {', '.join(sorted(terms)) or 'no words'})"
+            for claim in derived
+            if not claims.derived_problem(contract, claim) and not (claims.derived_reads(contract, claim) & terms)]
+
+
+def _unaccounted(sid: str, entry: dict[str, Any], contract: Contract) -> list[str]:
+    """A sentence covered by rules or probes names no member that nothing of its accounting reads,
+    unless ``part`` says what is checked (contract/claims.py)."""
+    if entry.get("part") or not (entry.get("rules") or entry.get("derived")):
+        return []
+    rules = {r.id: r for r in contract.rules}
+    read: set[str] = set()
+    for rid in entry.get("rules") or ():
+        if rid in rules:
+            read |= claims.rule_reads(contract, rules[rid])
+    for claim in entry.get("derived") or ():
+        read |= claims.derived_reads(contract, claim)
+    for gap in contract.gaps:
+        if gap.id in (entry.get("gaps") or ()):
+            read |= claims.words(" ".join([gap.statement, *(w or op for op, w in gap.about)]))
+    for conflict in contract.conflicts:
+        if conflict.id in (entry.get("conflicts") or ()):
+            read |= claims.words(" ".join([conflict.statement, *conflict.alternatives]))
+    unread = [n for n in claims.names(entry["text"]) if n.lower() not in read]
+    if not unread:
+        return []
+    return [f"{sid}: names {', '.join(unread)}, which no cited rule, derived probe, gap or conflict reads: "
+            "say under part what is checked, or cite what checks or holds them open"]
 
 
 def _check_fault_names(contract: Contract, rules_path: Path) -> None:

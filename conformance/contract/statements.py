@@ -8,7 +8,9 @@ section, so it is stable while the document is.
 
 ``schemas/<id>/statements.yaml`` accounts for every unit of the service's part: the rules that
 check it, the gaps that record what it leaves open, the operations whose derived field probes
-carry it (``derived``), or why a black box cannot observe it (``not_checkable``). The index is
+carry it (``derived``: ``METHOD /path where``, the member a probe sends), or why a black box
+cannot observe it (``not_checkable``); ``part`` says what the rules and probes check when it is
+not the whole sentence. ``contract/claims.py`` holds each claim to what the checks really read. The index is
 built from the documents, not from the rules: a unit missing from the index, an index entry whose
 text no longer matches the document, or a rule no unit names is a ``ContractFileError``.
 """
@@ -63,14 +65,19 @@ class Accounting:
     rules: tuple[str, ...] = ()
     gaps: tuple[str, ...] = ()
     conflicts: tuple[str, ...] = ()
-    derived: tuple[str, ...] = ()  # operations whose derived field/body probes check the unit
+    derived: tuple[str, ...] = ()  # "METHOD /path where": the member whose derived probes check the unit
     not_checkable: str | None = None  # why a black box cannot observe it
+    part: str | None = None  # what the rules and probes check, when it is not the whole sentence
+    # Cited rules that record what a target does where a gap leaves it open (gap-probe), and
+    # judge nothing: they never make a statement covered.
+    observations: tuple[str, ...] = ()
 
     @property
     def status(self) -> str:
-        """covered (a rule or derived probe checks it), gap, conflict, not-checkable."""
-        if self.rules or self.derived:
-            return "covered"
+        """covered (a rule or derived probe checks it), covered-in-part (they check what ``part``
+        says, the rest is a gap, a conflict or not checkable), gap, conflict, not-checkable."""
+        if set(self.rules) - set(self.observations) or self.derived:
+            return "covered-in-part" if self.part else "covered"
         if self.gaps:
             return "gap"
         if self.conflicts:
@@ -164,11 +171,17 @@ STATEMENTS_SCHEMA: dict[str, Any] = {
                 "rules": {"type": "array", "items": {"type": "string"}, "minItems": 1},
                 "gaps": {"type": "array", "items": {"type": "string"}, "minItems": 1},
                 "conflicts": {"type": "array", "items": {"type": "string"}, "minItems": 1},
-                "derived": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+                # "METHOD /path where" (contract/claims.py): the member a derived probe sends.
+                "derived": {"type": "array", "minItems": 1, "items": {
+                    "type": "string",
+                    "pattern": r"^(GET|POST|PUT|PATCH|DELETE) /\S* (request-body|(body|query|path)\.\S+)$"}},
                 "not_checkable": {"type": "string", "minLength": 3},
+                "part": {"type": "string", "minLength": 3},
             },
             "anyOf": [{"required": ["rules"]}, {"required": ["gaps"]}, {"required": ["conflicts"]},
                       {"required": ["derived"]}, {"required": ["not_checkable"]}],
+            # A part checked says what else accounts for the rest.
+            "dependentSchemas": {"part": {"anyOf": [{"required": ["rules"]}, {"required": ["derived"]}]}},
         }},
     },
 }
