@@ -5,7 +5,10 @@ kind of value rather than about a member (where such values appear may not be sh
   returning numbers of type number as strings; integers stay JSON numbers).
 * ``objects-like``: every object carrying at least ``marks`` of the properties of the component
   schema ``schema`` (``Money``: amount, divisor, currency_code) is held to the whole schema; a
-  lone member does not make one. Skipped where no answer carries such an object.
+  lone member does not make one. Or, with ``members`` (names, comma-separated, usually a
+  ``"{SETTING}"``: where the objects sit is the target's to say), every value of a member of one
+  of those names, at any depth, is held to the schema, whatever it carries: an object merely
+  like the schema elsewhere is left alone. Skipped where no answer carries such an object.
 
 Both read the success answers of ``operations`` (path values as ``path_values``), each query
 parameter named in ``at_maximum`` set to its schema's maximum (the largest page: more to read).
@@ -17,6 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from conformance.checks.context import CheckContext
+from conformance.checks.examples import setting_param
 from conformance.checks.expect import expect, expect_status, success_statuses, validator
 from conformance.checks.registry import named
 from conformance.checks.shape import fill_path
@@ -24,7 +28,7 @@ from conformance.errors import ContractFileError
 from conformance.transport.jsonbody import loads
 from conformance.transport.model import Exchange
 
-__all__ = ["numbers_as_strings", "objects_like"]
+__all__ = ["member_names", "numbers_as_strings", "objects_like"]
 
 _STRINGS = {"type": "array", "items": {"type": "string"}, "minItems": 1}
 _READS: dict[str, Any] = {"operations": _STRINGS, "at_maximum": _STRINGS,
@@ -75,23 +79,40 @@ def numbers_as_strings(ctx: CheckContext) -> None:
                    f"number {node}", exchange=exchange, expected="numbers of type number returned as strings")
 
 
-@named("objects-like", params={**_READS, "schema": {"type": "string"}, "marks": {"type": "integer", "minimum": 2}},
-       required=("operations", "schema", "marks"))
+def member_names(text: str) -> list[str]:
+    """The member names of a comma-separated ``members`` param."""
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+@named("objects-like", params={**_READS, "schema": {"type": "string"}, "marks": {"type": "integer", "minimum": 2},
+                               "members": {"type": "string", "minLength": 1}},
+       required=("operations", "schema"))
 def objects_like(ctx: CheckContext) -> None:
     params = ctx.rule.params
+    if ("marks" in params) == ("members" in params):
+        raise ContractFileError(f"{ctx.rule.id}: objects-like takes one of marks (objects like the schema) and "
+                                "members (the names holding it)")
     schema = (ctx.contract.openapi.get("components", {}).get("schemas") or {}).get(params["schema"])
     if not isinstance(schema, dict):
         raise ContractFileError(f"{ctx.rule.id}: no components.schemas.{params['schema']} in openapi.yaml")
     members = set(ctx.contract.deref(schema).get("properties") or {})
+    named_at = set(member_names(str(setting_param(ctx, params["members"], {"type": "string"})))) \
+        if "members" in params else set()
     check = validator(ctx.contract, schema)
     found = 0
     for operation, exchange, body in _answers(ctx):
         for place, node in _nodes(body):
-            if isinstance(node, dict) and len(members & set(node)) >= params["marks"]:
+            if named_at:
+                hit = place.rsplit(".", 1)[-1] in named_at if "." in place else False
+            else:
+                hit = isinstance(node, dict) and len(members & set(node)) >= params["marks"]
+            if hit:
                 found += 1
                 error = next(iter(check.iter_errors(node)), None)
                 expect(error is None, ctx.rule.id, f"{operation}: {place or '(body)'} is no {params['schema']}: "
                        f"{error.message if error else ''}", exchange=exchange, expected=f"a valid {params['schema']}")
+    if not found and named_at:
+        ctx.skip(f"no answer carries a member named {', '.join(sorted(named_at))}")
     if not found:
         ctx.skip(f"no answer carries an object with {params['marks']} of the members of {params['schema']} "
                  f"({', '.join(sorted(members))})")

@@ -5,7 +5,8 @@ carrying the member holds a value the schema refuses (a text off a list, 0 for a
 must be above it). ``row-filter-ignored`` for every ``row-values`` rule that ``matches`` its
 filter: the filter is taken out of the request, so the list answers rows of every value.
 ``object-member-dropped`` for every ``objects-like`` rule: every object like the schema loses a
-required member of it (one that leaves it still like the schema, so it is still judged).
+required member of it (one that leaves it still like the schema, so it is still judged); with
+``members``, every object under one of those names loses its first required member.
 ``charset-declared-other`` for every ``declared-charset`` rule: the answers to its probes
 declare another charset. ``numbers-unquoted`` for every ``numbers-as-strings`` rule: every text
 in the answers that reads as a number with a fraction is that JSON number instead.
@@ -23,6 +24,7 @@ from typing import Any
 
 import jsonschema
 
+from conformance.checks.anywhere import member_names
 from conformance.checks.headers import probe_operations
 from conformance.contract import Contract, Rule
 from conformance.faults.base import Fault, derived_fault, on_request, on_response
@@ -74,7 +76,7 @@ def _without_query(match: Any, name: str) -> Wrap:
     return on_request(before)
 
 
-def _like(schema: dict[str, Any], marks: int) -> Any:
+def _like(schema: dict[str, Any], marks: int, named_at: frozenset[str] = frozenset()) -> Any:
     members, required = list(schema.get("properties") or {}), list(schema.get("required") or [])
 
     def edit(body: Any) -> Any:
@@ -82,8 +84,11 @@ def _like(schema: dict[str, Any], marks: int) -> Any:
         while stack:
             node = stack.pop()
             if isinstance(node, dict):
+                for name in named_at & set(node):
+                    if isinstance(node[name], dict):
+                        node[name].pop(next((m for m in required if m in node[name]), ""), None)
                 present = [m for m in members if m in node]
-                if len(present) > marks:  # one member less still makes it like the schema
+                if not named_at and len(present) > marks:  # one member less still makes it like the schema
                     node.pop(next(m for m in required if m in node), None)
                 stack += list(node.values())
             elif isinstance(node, list):
@@ -151,9 +156,11 @@ def value_faults(contract: Contract) -> list[Fault]:
         elif check == "objects-like":
             schemas = contract.openapi.get("components", {}).get("schemas") or {}
             schema = contract.deref(schemas[rule.params["schema"]])
+            named_at = frozenset(member_names(_named(contract, str(rule.params.get("members", "")))))
             faults.append(derived_fault(f"object-member-dropped:{short}", rule.id,
                                         f"objects like {rule.params['schema']} lack a required member")(
-                response_body(operations(rule.params["operations"]), _like(schema, int(rule.params["marks"])), _OK)))
+                response_body(operations(rule.params["operations"]),
+                              _like(schema, int(rule.params.get("marks", 2)), named_at), _OK)))
         elif check == "declared-charset":
             other = "iso-8859-1" if str(rule.params["charset"]).lower() != "iso-8859-1" else "utf-16"
             faults.append(derived_fault(f"charset-declared-other:{short}", rule.id,

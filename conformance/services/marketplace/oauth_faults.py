@@ -6,7 +6,7 @@ import dataclasses
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from conformance.faults.base import Fault, FaultySimulator, fault
+from conformance.faults.base import Fault, FaultySimulator, fault, on_response
 from conformance.faults.toolkit import Match, Wrap, path
 from conformance.services.marketplace.faults import FOREVER
 from conformance.services.marketplace.oauth_server import pkce_challenge
@@ -59,6 +59,15 @@ def _any_verifier(sim: Simulator) -> Simulator:
     return FaultySimulator(sim, before=before)  # type: ignore[return-value]
 
 
+def _error_code_localized(request: Request, response: Response) -> Response:
+    """A failed authorization's error code written in the user's language: no RFC 6749 code (the
+    ABNF of appendix A.7 allows printable ASCII only)."""
+    location = response.header("location") or ""
+    if _CONNECT(request) and "error=" in location:
+        response.headers = {**response.headers, "location": location.replace("error=", "error=port%C3%A9e+", 1)}
+    return response
+
+
 class _FrozenClock:
     """A clock that never moves: nothing the simulator issues ever expires."""
 
@@ -100,4 +109,7 @@ OAUTH_FAULTS: list[Fault] = [
           "refresh tokens are still accepted after 90 days")(_grants("refresh")),
     fault("single-use-refresh-no-expiry",
           "refresh tokens never expire but are single-use")(_single_use_refresh_no_expiry),
+    fault("error-code-localized",
+          "a failed authorization's error is a French phrase, not an RFC 6749 error code")(
+        on_response(_error_code_localized)),
 ]

@@ -132,6 +132,7 @@ class MarketplaceSimulator(Simulator):
         "AUTO_CONSENT": "1",  # nobody to ask: the seeded user consents to every valid request
         "LISTING_ID": str(SIM_DELETABLE_LISTING_ID),
         "LISTING_IMAGE_ID": str(SIM_DELETABLE_IMAGE_ID),
+        "MONEY_FIELDS": "price,grandtotal",  # where this simulator puts its Money objects
     }
 
     def __init__(self, clock: Clock | None = None, shop_resource: str = "shop") -> None:
