@@ -35,8 +35,8 @@ _ANY_GET = path("", "GET")
 
 def _no_money(sim: Any) -> Any:
     wrapped = response_body(_ANY_GET, _money_as_number_string, OK)(sim)
-    # No member holds a Money object, so the target names none (MONEY_FIELDS unset).
-    wrapped.credentials = {k: v for k, v in sim.credentials.items() if k != "MONEY_FIELDS"}  # type: ignore[misc]
+    # No member holds a Money object, so the target names none (MONEY_FIELDS empty: not set).
+    wrapped.credentials = {**sim.credentials, "MONEY_FIELDS": ""}  # type: ignore[misc]
     return wrapped
 _CONNECT = path(f"^{CONNECT_PATH}$", "GET")
 
@@ -92,12 +92,12 @@ def _edit_only(request: Request) -> Request:
     return request
 
 
-_RENAMES = {"listing_id": "id", "state": "listing_state", "status": "receipt_status"}
+_RENAMES = {"listing_id": "id", "state": "listing_state", "status": "receipt_status", "quantity": "quantity_available"}
 
 
 def _renamed(body: Any) -> Any:
-    # Gap field-names: the item array, a listing's id, state and a receipt's status named
-    # otherwise (data, id, listing_state, receipt_status).
+    # Gap field-names: the item array, a listing's id, state, quantity and a receipt's status
+    # named otherwise (data, id, listing_state, quantity_available, receipt_status).
     if isinstance(body, dict) and "count" in body and isinstance(body.get("results"), list):
         rows = [{_RENAMES.get(k, k): v for k, v in r.items()} if isinstance(r, dict) else r
                 for r in body["results"]]
@@ -109,7 +109,8 @@ def _other_member_names(sim: Any) -> Any:
     wrapped = response_body(_ANY_GET, _renamed, OK)(sim)
     # The target's settings say so, as a user would set CONFORMANCE_MARKETPLACE_ITEMS_FIELD etc.
     wrapped.credentials = {**sim.credentials, "ITEMS_FIELD": "data", "LISTING_ID_FIELD": "id",  # type: ignore[misc]
-                           "LISTING_STATE_FIELD": "listing_state", "RECEIPT_STATUS_FIELD": "receipt_status"}
+                           "LISTING_STATE_FIELD": "listing_state", "RECEIPT_STATUS_FIELD": "receipt_status",
+                           "LISTING_QUANTITY_FIELD": "quantity_available"}
     return wrapped
 
 
@@ -123,6 +124,7 @@ VARIANTS: tuple[Variant, ...] = (
             "(RFC 6749 section 8.5)")(on_response(_extension_error_code)),
     variant("money-like-weight", "a listing carries weight {amount, divisor, unit}: two Money member names, no "
             "Money")(response_body(_ANY_GET, _weighed, OK)),
-    variant("other-member-names", "collections hold their records in data; a listing names its id id and its "
-            "state listing_state, a receipt its status receipt_status (settings say so)")(_other_member_names),
+    variant("other-member-names", "collections hold their records in data; a listing names its id id, its "
+            "state listing_state and its quantity quantity_available, a receipt its status receipt_status (settings "
+            "say so)")(_other_member_names),
 )
