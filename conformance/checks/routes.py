@@ -32,8 +32,8 @@ from conformance.errors import ContractFailure, ContractFileError
 from conformance.settings import env_name
 from conformance.transport.model import Exchange, Request
 
-__all__ = ["MISSING_PARAM", "PathValues", "call_listed", "ids_in_path", "missing", "path_values", "route_served",
-           "setting_path", "with_credential"]
+__all__ = ["MISSING_PARAM", "PathValues", "call_listed", "held_settings", "ids_in_path", "missing", "path_values",
+           "route_served", "setting_path", "with_credential"]
 
 MISSING_PARAM: dict[str, Any] = {"type": "array", "items": {"type": "integer"}, "minItems": 1}
 
@@ -77,6 +77,23 @@ def _path_parameters(ctx: CheckContext, operation: str) -> list[dict[str, Any]]:
     names = {p.get("name") for p in own}
     shared = [p for p in map(resolved, item.get("parameters", [])) if p.get("name") not in names]
     return [p for p in (*shared, *own) if p.get("in") == "path"]
+
+
+def held_settings(parameters: list[dict[str, Any]], held: list[str]) -> list[str] | None:
+    """The settings (x-setting) of an operation's path parameters when every one is in ``held``
+    (settings whose value names an id the target holds data under), else None."""
+    names = [str(p.get("x-setting") or "") for p in parameters]
+    return names if names and all(name in held for name in names) else None
+
+
+def _held_values(ctx: CheckContext, operation: str) -> PathValues | None:
+    """The operation's path values when each comes from a configured ``held`` setting: the user
+    says the target holds that id, so a 404 there is a missing route, not "none for this id"."""
+    names = held_settings(_path_parameters(ctx, operation), list(ctx.rule.params.get("held") or []))
+    if names is None or not all(ctx.optional(name) for name in names):
+        return None
+    return PathValues({p["name"]: quote(str(ctx.optional(name)), safe="")
+                       for p, name in zip(_path_parameters(ctx, operation), names, strict=True)}, {})
 
 
 def path_values(ctx: CheckContext, operation: str, overrides: dict[str, str] | None = None) -> PathValues:
@@ -153,6 +170,8 @@ _READINGS: dict[str, Any] = {
 @named("route-served", params={"missing_statuses": MISSING_PARAM, "none_statuses": MISSING_PARAM,
                                "operations": _OPERATIONS, "placeholder_operations": _OPERATIONS,
                                "alias_prefix": {"type": "string", "pattern": "^/"}, "readings": _READINGS,
+                               "held": {"type": "array", "items": {"type": "string", "pattern": "^[A-Z][A-Z0-9_]*$"},
+                                        "minItems": 1},
                                "path_values": {"type": "object", "additionalProperties": {"type": "string"}}},
        required=("missing_statuses",))
 def route_served(ctx: CheckContext) -> None:
@@ -160,6 +179,12 @@ def route_served(ctx: CheckContext) -> None:
     path segments as settings (``{"id": "{CAMPAIGN_ID}"}``), else each parameter's x-setting.
     ``placeholder_operations``: routes called with a made-up id, where a 404 may be "no such id"
     rather than "no such route": only the rest of ``missing_statuses`` (405, 501) and a 5xx fail.
+
+    ``held``: settings whose value, when configured, names an id the target holds data under (the
+    setting's statement promises it: a token with lockers and votes, a lead that may be updated).
+    A route whose every path parameter takes such a configured setting (its ``x-setting``) is
+    called with those values and a 404 there is a missing route: a placeholder operation is held
+    like ``operations``, and ``none_statuses`` is no excuse. Unconfigured, nothing changes.
 
     ``alias_prefix``: the rule's operation is also sent at this prefix followed by its path
     template, no server prefix (a version segment the document may or may not put there too:
@@ -189,6 +214,10 @@ def route_served(ctx: CheckContext) -> None:
         used = ctx.settings_in({k: v for k, v in given.items() if "{" + k + "}" in template})
         _served(ctx, operation, path_values(ctx, operation, used or None), statuses)
     for operation in placeholders:
+        held = _held_values(ctx, operation)
+        if held is not None:
+            missing(ctx, operation, call_listed(ctx, operation, held), held, statuses)
+            continue
         names = [p["name"] for p in _path_parameters(ctx, operation)]
         values = PathValues({name: "conformance-placeholder" for name in names}, {})
         missing(ctx, operation, call_listed(ctx, operation, values), values, [s for s in statuses if s != 404])
@@ -204,8 +233,10 @@ def _served(ctx: CheckContext, operation: str, values: PathValues, statuses: lis
     exchange = call_listed(ctx, operation, values)
     status = exchange.response.status
     # A configured id does not settle it: the target may hold the token and still have nothing
-    # under it (no votes), and the document does not say how "nothing" is answered.
-    if status in (ctx.rule.params.get("none_statuses") or ()):
+    # under it (no votes), and the document does not say how "nothing" is answered; unless the
+    # setting promises data under it (``held``) and the call used the configured values.
+    held = _held_values(ctx, operation)
+    if status in (ctx.rule.params.get("none_statuses") or ()) and (held is None or held.values != values.values):
         settings = ", ".join(env_name(ctx.contract.service, s) for s in _settings_of(ctx, operation))
         ctx.skip(f"{operation} answered {status} for {values.values}: the document does not say whether an id "
                  f"with nothing to show is answered {status} or an empty answer, so this cannot tell a missing "

@@ -40,6 +40,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from conformance.auth.variants import INVALID_CREDENTIAL, render, scheme_location
+from conformance.checks.routes import held_settings
 from conformance.contract import Contract, Rule
 from conformance.contract.derive import FORMAT_MISSES, MISSING, field_probes
 from conformance.faults.alternatives import alternative_faults
@@ -374,18 +375,37 @@ def mistake_faults(contract: Contract) -> list[Fault]:
         if r.params.get("check") == "gap-probe" and r.params.get("body") == "malformed-json"]
 
 
+def _path_parameters(contract: Contract, operation: str) -> list[dict[str, Any]]:
+    own = contract.parameters(operation)
+    names = {p.get("name") for p in own}
+    shared = [p for p in contract.path_parameters(operation) if p.get("name") not in names]
+    return [p for p in (*shared, *own) if p.get("in") == "path"]
+
+
+def _held(contract: Contract, rule: Rule, operation: str) -> bool:
+    """Whether the rule holds the operation's path to settings naming ids the target holds."""
+    return held_settings(_path_parameters(contract, operation), list(rule.params.get("held") or [])) is not None
+
+
 def route_faults(contract: Contract) -> list[Fault]:
     """For every ``route-served`` rule: the route missing (404, unless the rule reads a 404 as
-    "none for this id") and the listed method missing (405 naming another method in Allow), each
-    where the rule's ``missing_statuses`` lists it, on its operation (the last of its
-    ``operations``: a check that stops early misses it); for the first rule, a crash (500)."""
+    "none for this id" where no ``held`` setting gives the id) and the listed method missing (405
+    naming another method in Allow), each where the rule's ``missing_statuses`` lists it, on its
+    operation (the last of its ``operations``: a check that stops early misses it), and the route
+    missing for the last placeholder operation a ``held`` setting gives its id; for the first
+    rule, a crash (500)."""
     served = [(r, str((r.params.get("operations") or [r.operation])[-1])) for r in contract.rules
               if r.params.get("check") == "route-served" and (r.operation or r.params.get("operations"))]
     faults: list[Fault] = []
     for rule, operation in served:
         short = rule.id.split(".", 1)[1]
         missing = set(rule.params.get("missing_statuses") or ())
-        if 404 in missing and 404 not in (rule.params.get("none_statuses") or ()):
+        held = [op for op in rule.params.get("placeholder_operations") or [] if _held(contract, rule, op)]
+        if 404 in missing and held:
+            faults.append(derived_fault(f"held-route-missing:{short}", rule.id,
+                                        f"{held[-1]} answers 404 for the id a setting gives (the route is missing)")(
+                _answer(rule, 404, operation=held[-1])))
+        if 404 in missing and (404 not in (rule.params.get("none_statuses") or ()) or _held(contract, rule, operation)):
             faults.append(derived_fault(f"route-missing:{short}", rule.id,
                                         f"{operation} answers 404 (the listed route is missing)")(
                 _answer(rule, 404, operation=operation)))
