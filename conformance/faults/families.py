@@ -91,17 +91,22 @@ def _other_status(p: Params) -> tuple[Wrap, str]:
 
 
 def _bodiless_answers(p: Params) -> tuple[Wrap, str]:
-    """A success answered ``status`` without a body (and so without a content type)."""
+    """A success answered ``status`` without a body (and so without a content type), with
+    ``headers`` (a mapping of header to value) added: a 202 pointing at a job with Location."""
     new, old, match = p.status("status"), p.statuses("instead_of", (200,)), p.scope()
     assert old is not None
+    added = p.value("headers", {})
+    if not isinstance(added, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in added.items()):
+        raise p.error(f"'headers' must map header names to text values, not {added!r}")
 
     def after(request: Request, response: Response) -> Response:
         if response.status in old and match(request):
             kept = {k: v for k, v in response.headers.items() if k not in ("content-type", "content-length")}
-            return Response(new, kept, b"")
+            return Response(new, {**kept, **{k.lower(): v for k, v in added.items()}}, b"")
         return response
 
-    return on_response(after), f"{new} without a body instead of a {'/'.join(map(str, sorted(old)))} with one"
+    said = f" carrying {', '.join(added)}" if added else ""
+    return on_response(after), f"{new} without a body{said} instead of a {'/'.join(map(str, sorted(old)))} with one"
 
 
 def _other_media_type(p: Params) -> tuple[Wrap, str]:
