@@ -123,6 +123,7 @@ _GENERIC = (
     "conformance.checks.keyset",
     "conformance.checks.zones",
     "conformance.checks.prefixes",
+    "conformance.checks.selects",
 )
 _loaded = False
 

@@ -164,7 +164,7 @@ def _matching(reader: _Reader, records: list[Any], spec: dict[str, Any]) -> list
     # A string names its value as text (settings rendered: "{PROFILE_ID}"), since ids come as
     # numbers or strings; other values (true, 0) are compared as they are.
     where = {m: reader.render(v) if isinstance(v, str) else v for m, v in (spec.get("where") or {}).items()}
-    unlike = {member: reader.render(value) for member, value in (spec.get("unlike") or {}).items()}
+    unlike = {reader.render(member): reader.render(value) for member, value in (spec.get("unlike") or {}).items()}
 
     def equal(got: Any, want: Any) -> bool:
         return _text(got) == want if isinstance(want, str) else bool(got == want)

@@ -11,7 +11,9 @@ required member of it (one that leaves it still like the schema, so it is still 
 declare another charset. ``numbers-unquoted`` for every ``numbers-as-strings`` rule: every text
 in the answers that reads as a number with a fraction is that JSON number instead.
 ``content-not-json`` for every ``response-members`` rule naming a member declared to hold JSON
-(``contentMediaType``): the member holds text that does not parse.
+(``contentMediaType``): the member holds text that does not parse. ``param-ignored`` for every
+``param-selects`` rule: the parameter is taken out of the request, so every record's answer is the
+answer without it.
 
 Member names a rule gives as target settings (``"{ITEMS_FIELD}"``) are the catalogue's
 ``settings.defaults`` here: the simulator's own names.
@@ -161,6 +163,10 @@ def value_faults(contract: Contract) -> list[Fault]:
                                         f"objects like {rule.params['schema']} lack a required member")(
                 response_body(operations(rule.params["operations"]),
                               _like(schema, int(rule.params.get("marks", 2)), named_at), _OK)))
+        elif check == "param-selects" and rule.operation:
+            faults.append(derived_fault(f"param-ignored:{short}", rule.id,
+                                        f"{rule.operation} ignores its query parameter {rule.params['param']}")(
+                _without_query(operation(*rule.operation.split(" ", 1)), str(rule.params["param"]))))
         elif check == "declared-charset":
             other = "iso-8859-1" if str(rule.params["charset"]).lower() != "iso-8859-1" else "utf-16"
             faults.append(derived_fault(f"charset-declared-other:{short}", rule.id,

@@ -51,6 +51,7 @@ class OutreachSimulator(ResourcesMixin, Simulator):
         "ACCOUNT_EMAIL": SEED_EMAIL,
         "DELETABLE_ACCOUNT_EMAIL": "sender2@outreach.example",
         "CAMPAIGN_ID": "0190c0de-0000-7000-8000-000000000001",
+        "OTHER_CAMPAIGN_ID": "0190c0de-0000-7000-8000-000000000002",
         "CAMPAIGN_PAGE_SIZE": "10",
         "CAMPAIGN_STATUS_FIELD": "status",
         "CAMPAIGN_CURSOR_FIELD": "next_starting_after",
