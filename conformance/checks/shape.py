@@ -13,6 +13,9 @@ parameter the params do not give takes its ``x-setting``).
   (``[{}]``: the example as it is). Keys and values may be ``{NAME}`` settings.
 * ``same_on``: a setting naming a second base URL ("the two host names are equivalent"): the
   same request sent there gets the same status and the same JSON body (skipped when not set).
+* ``schema``: a component schema (its name) the answer is held to instead of the one the
+  operation documents, for a rule resting on a gap whose setting says the target answers with
+  that resource (a get answering the resource the document ties to another operation).
 * ``bodiless_with``: headers that may stand for the body: an answer with no body that carries
   one of them (non-empty) is the documented answer too (a background job answered 202 with the
   job's address in ``Location``, RFC 9110 section 15.3.3, instead of a body describing it).
@@ -43,6 +46,7 @@ _PARAMS: dict[str, Any] = {
     "status": {"type": "integer", "minimum": 200, "maximum": 299},
     "bodies": {"type": "array", "items": {"type": "object"}, "minItems": 1},
     "same_on": {"type": "string", "pattern": "^[A-Z][A-Z0-9_]*$"},
+    "schema": {"type": "string", "minLength": 1},
     "bodiless_with": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
 }
 _PARAM = re.compile(r"\{([^}/]+)\}")
@@ -67,6 +71,12 @@ def shape_statuses(ctx: CheckContext, operation: str) -> set[int]:
     if not any(ctx.contract.response_schema(operation, s) is not None for s in sorted(ok)):
         raise ContractFileError(f"{ctx.rule.id}: {operation} documents no success body for response-shape")
     return ok
+
+
+def _component(ctx: CheckContext, name: str) -> dict[str, Any]:
+    if name not in (ctx.contract.openapi.get("components", {}).get("schemas") or {}):
+        raise ContractFileError(f"{ctx.rule.id}: params.schema names no components.schemas.{name} in openapi.yaml")
+    return {"$ref": f"#/components/schemas/{name}"}
 
 
 def _body(ctx: CheckContext, operation: str, members: dict[str, Any], n: int) -> Any:
@@ -116,6 +126,8 @@ def response_shape(ctx: CheckContext) -> None:
                     (exchange.response.header(h) or "").strip() for h in params.get("bodiless_with") or ()):
                 continue  # the answer points at what it returns (module doc), which is all it must do
             schema = ctx.contract.response_schema(operation, answered)
+            if "schema" in params and schema is not None:
+                schema = _component(ctx, str(params["schema"]))
             if schema is None:
                 # Another documented success, one the document gives no body for: nothing to judge.
                 ctx.skip(f"{operation} answered {answered}, documented without a body: the shape was not exercised")

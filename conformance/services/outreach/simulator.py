@@ -59,6 +59,7 @@ class OutreachSimulator(ResourcesMixin, Simulator):
         "LEAD_ID": SEED_LEAD,
         "REPLY_TO_UUID": SEED_EMAILS[0],
         "WARMUP_EMAILS_FIELD": "emails",
+        "READS_ANSWER_RESOURCE": "1",  # a get answers the account or campaign itself
     }
 
     def __init__(self, clock: Clock | None = None) -> None:

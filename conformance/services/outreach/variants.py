@@ -120,6 +120,17 @@ def _job_as_id(job: Any) -> Any:
     return job["id"] if isinstance(job, dict) and job.get("id") else job
 
 
+_GET_ONE = path(r"^/api/v2/(accounts/[^/]+@[^/]+|campaigns/[0-9a-f-]{36})$", "GET")
+
+
+def _enveloped_reads(sim: Simulator) -> Simulator:
+    # Gap read-bodies: a get answers {"data": <resource>}; the target says it does not answer the
+    # resource itself (READS_ANSWER_RESOURCE empty), so the get-shape rules skip.
+    wrapped = response_body(_GET_ONE, lambda body: {"data": body})(sim)
+    wrapped.credentials = {**sim.credentials, "READS_ANSWER_RESOURCE": ""}  # type: ignore[attr-defined]
+    return wrapped
+
+
 VARIANTS: tuple[Variant, ...] = (
     variant("read-only-ignored", "read-only fields on create and update are dropped, not refused")(
         _attribute("refuse_read_only", False)),
@@ -131,6 +142,8 @@ VARIANTS: tuple[Variant, ...] = (
         _all_not_wildcard),
     variant("opaque-campaign-cursor", "GET /campaigns names the next starting_after as an opaque token")(
         _opaque_cursor),
+    variant("enveloped-reads", "GET /accounts/{email} and GET /campaigns/{id} answer {\"data\": <resource>}")(
+        _enveloped_reads),
     variant("warmup-job-as-id", "warm-up enable answers the job's id as a JSON string")(
         response_body(path("/warmup/enable$"), _job_as_id)),
     variant("no-reactivation", "a paused campaign cannot be activated again (409)")(_no_reactivation),
