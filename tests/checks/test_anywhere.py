@@ -12,7 +12,7 @@ import pytest
 
 from conformance.checks.anywhere import numbers_as_strings, objects_like
 from conformance.contract import Contract, Rule
-from conformance.errors import ContractFailure, RuleSkipped
+from conformance.errors import ContractFailure, ContractFileError, RuleSkipped
 from conformance.transport.model import Request, Response
 from tests.checks.server import context
 
@@ -67,3 +67,17 @@ def test_objects_like_holds_an_object_with_two_members_to_the_whole_schema() -> 
 def test_objects_like_is_skipped_where_no_answer_carries_one() -> None:
     with pytest.raises(RuleSkipped, match="no answer carries an object"):
         run(MONEY, {"currency_code": "EUR"})
+
+
+def test_objects_like_with_members_holds_only_the_named_members() -> None:
+    named = _rule("objects-like", schema="Money", members="price, total")
+    run(named, {"price": PRICE, "weight": {"amount": 250, "divisor": 1, "unit": "g"}})  # like Money, not named
+    with pytest.raises(ContractFailure, match=r"results\[0\].price is no Money"):
+        run(named, {"price": "12.50"})
+    with pytest.raises(RuleSkipped, match="no answer carries a member named price, total"):
+        run(named, {"weight": {"amount": 250, "divisor": 1}})
+
+
+def test_objects_like_takes_marks_or_members_not_both() -> None:
+    with pytest.raises(ContractFileError, match="one of marks"):
+        run(_rule("objects-like", schema="Money", marks=2, members="price"), {"price": PRICE})

@@ -51,6 +51,15 @@ def test_bodiless_answers_drop_body_and_content_type() -> None:
     assert after(Request.build("DELETE", "/v1/x/7"), _json(404, {})).status == 404  # not a success
 
 
+def test_bodiless_answers_add_the_headers_pointing_at_the_answer() -> None:
+    after = answering({"family": "bodiless-answers", "status": 202, "method": "POST",
+                       "headers": {"Location": "/jobs/1"}})
+    job = after(Request.build("POST", "/v1/jobs"), _json(200, {"id": 1}))
+    assert (job.status, job.body, job.header("location")) == (202, b"", "/jobs/1")
+    with pytest.raises(ContractFileError, match="'headers' must map header names to text values"):
+        answering({"family": "bodiless-answers", "status": 202, "headers": ["Location"]})
+
+
 def test_other_media_type_keeps_the_body() -> None:
     after = answering({"family": "other-media-type", "content_type": "application/json",
                        "instead_of": "^application/x-ndjson"})

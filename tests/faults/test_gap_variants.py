@@ -21,7 +21,8 @@ def test_the_services_gaps_build_their_variants() -> None:
     assert [v.name for v in gap_variants(load_contract("presentations"))] == [
         "plain-text-errors", "items-named-items", "unknown-generation-400"]
     assert [v.name for v in gap_variants(load_contract("outreach"))] == [
-        "named-campaign-states", "campaign-cursor-absent", "scope-refusal-401", "bodiless-actions", "other-error-body"]
+        "analytics-without-names", "named-campaign-states", "campaign-cursor-absent", "scope-refusal-401",
+        "bodiless-actions", "other-error-body", "warmup-job-at-location"]
 
 
 def test_an_unknown_family_is_a_contract_error() -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from decimal import Decimal
 from typing import Any
-
 from urllib.parse import parse_qsl, urlencode
 
 from conformance.faults.base import FaultySimulator, Variant, on_request, on_response, variant

@@ -127,7 +127,7 @@ def _enveloped_reads(sim: Simulator) -> Simulator:
     # Gap read-bodies: a get answers {"data": <resource>}; the target says it does not answer the
     # resource itself (READS_ANSWER_RESOURCE empty), so the get-shape rules skip.
     wrapped = response_body(_GET_ONE, lambda body: {"data": body})(sim)
-    wrapped.credentials = {**sim.credentials, "READS_ANSWER_RESOURCE": ""}  # type: ignore[attr-defined]
+    wrapped.credentials = {**sim.credentials, "READS_ANSWER_RESOURCE": ""}  # type: ignore[misc]
     return wrapped
 
 

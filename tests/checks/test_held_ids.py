@@ -1,0 +1,137 @@
+"""Checks that read a target's own ids (issue 35, items 3, 8 and 9), against a tiny server:
+
+* ``route-served`` with ``held``: where a configured setting gives an id the target holds, a 404
+  is a missing route (a placeholder operation, a route whose 404 may otherwise mean "none");
+  unconfigured, a placeholder's 404 is still no verdict and a defaulted id's 404 a skip;
+* ``param-selects``: the answer for one record must not name another, and must differ from the
+  other's (equal answers naming neither are skipped, never passed);
+* ``response-shape`` with ``schema`` (a component the answer is held to) and ``bodiless_with``
+  (a bodiless answer pointing at what it returns, e.g. a 202 with Location).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from conformance.checks.routes import route_served
+from conformance.checks.selects import param_selects
+from conformance.checks.shape import response_shape
+from conformance.contract import Contract, Rule
+from conformance.errors import ContractFailure, RuleSkipped
+from conformance.transport.model import Request, Response
+from tests.checks.server import context
+
+_ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}, "x-setting": "THING_ID"}
+_ONE = {"200": {"description": "one", "content": {"application/json": {"schema": {}}}}}
+OPENAPI: dict[str, Any] = {
+    "openapi": "3.1.0",
+    "paths": {
+        "/things/{id}": {"get": {"parameters": [_ID], "responses": _ONE},
+                         "patch": {"parameters": [_ID], "responses": _ONE}},
+        "/summary": {"get": {"parameters": [{"name": "id", "in": "query", "schema": {"type": "string"}}],
+                             "responses": _ONE}},
+        "/jobs": {"post": {"responses": {"2XX": {"description": "a job", "content": {"application/json": {
+            "schema": {"not": {"enum": [{}, [], "", None]}}}}}}}},
+    },
+    "components": {"schemas": {"Thing": {"type": "object", "required": ["id"],
+                                         "properties": {"id": {"type": "string"}}}}},
+}
+Handle = Callable[[Request], Response]
+
+
+def _json(status: int, body: Any, headers: dict[str, str] | None = None) -> Response:
+    return Response(status, {"content-type": "application/json", **(headers or {})}, json.dumps(body).encode())
+
+
+def run(check: Callable[..., None], handle: Handle, params: dict[str, Any], operation: str | None,
+        settings: dict[str, str] | None = None) -> None:
+    rule = Rule(id="demo.things.rule", kind="endpoint", statement="s", source=None,  # type: ignore[arg-type]
+                operation=operation, params=params)
+    contract = Contract("demo", "demo", OPENAPI, [rule], [], [], {"defaults": {"THING_ID": "t1"}})
+    check(context(contract, rule, handle, settings))
+
+
+def unserved(request: Request) -> Response:
+    """Every thing route missing: 404 whatever the id."""
+    return _json(404, {"message": "no route"}) if request.path.startswith("/things/") else _json(200, {})
+
+
+# -- route-served: held ids -----------------------------------------------------------------------
+PLACEHOLDER = {"check": "route-served", "missing_statuses": [404, 405, 501],
+               "placeholder_operations": ["PATCH /things/{id}"], "held": ["THING_ID"]}
+NONE = {"check": "route-served", "missing_statuses": [404, 405, 501], "none_statuses": [404], "held": ["THING_ID"]}
+
+
+def test_a_placeholder_route_is_called_with_a_held_id_and_its_404_is_a_missing_route() -> None:
+    sent: list[str] = []
+
+    def served(request: Request) -> Response:
+        sent.append(request.path)
+        return _json(200, {"id": "t9"})
+
+    run(route_served, served, PLACEHOLDER, None, {"THING_ID": "t9"})
+    assert sent == ["/things/t9"]
+    with pytest.raises(ContractFailure, match="PATCH /things/{id} is listed but answered 404"):
+        run(route_served, unserved, PLACEHOLDER, None, {"THING_ID": "t9"})
+    run(route_served, unserved, PLACEHOLDER, None)  # no id configured: a placeholder's 404 is no verdict
+
+
+def test_a_none_status_is_no_excuse_where_the_setting_says_the_target_holds_the_id() -> None:
+    with pytest.raises(ContractFailure, match="answered 404"):
+        run(route_served, unserved, NONE, "GET /things/{id}", {"THING_ID": "t9"})
+    with pytest.raises(RuleSkipped, match="set CONFORMANCE_DEMO_THING_ID"):  # a default id: the target may lack it
+        run(route_served, unserved, NONE, "GET /things/{id}")
+    with pytest.raises(RuleSkipped, match="cannot tell a missing route from none"):  # not held: no verdict
+        run(route_served, unserved, {**NONE, "held": ["OTHER_ID"]}, "GET /things/{id}", {"THING_ID": "t9"})
+
+
+# -- param-selects ---------------------------------------------------------------------------------
+SELECTS = {"check": "param-selects", "param": "id", "values": ["{THING_ID}", "{OTHER_ID}"]}
+TWO = {"THING_ID": "t1", "OTHER_ID": "t2"}
+FIGURES = {"t1": 3, "t2": 5}
+
+
+def summary(kind: str) -> Handle:
+    def handle(request: Request) -> Response:
+        asked = dict(request.query).get("id", "")
+        if kind == "ignores":
+            return _json(200, [{"thing": t, "sent": n} for t, n in FIGURES.items()])
+        if kind == "counts-only":
+            return _json(200, {"sent": FIGURES.get(asked, 0)})
+        return _json(200, {"sent": 0})  # the same figures for every record
+
+    return handle
+
+
+def test_an_answer_naming_another_record_fails_and_differing_answers_pass() -> None:
+    run(param_selects, summary("counts-only"), SELECTS, "GET /summary", TWO)
+    with pytest.raises(ContractFailure, match="id=t1 names t2, another record"):
+        run(param_selects, summary("ignores"), SELECTS, "GET /summary", TWO)
+
+
+def test_equal_answers_naming_neither_record_are_not_exercised() -> None:
+    with pytest.raises(RuleSkipped, match="alike and names neither"):
+        run(param_selects, summary("equal"), SELECTS, "GET /summary", TWO)
+    with pytest.raises(RuleSkipped, match="the same"):
+        run(param_selects, summary("counts-only"), SELECTS, "GET /summary", {"THING_ID": "t1", "OTHER_ID": "t1"})
+
+
+# -- response-shape: another component, a bodiless answer pointing at its result ----------------------
+def test_schema_holds_the_answer_to_the_named_component() -> None:
+    params = {"check": "response-shape", "schema": "Thing", "path_values": {"id": "{THING_ID}"}}
+    run(response_shape, lambda r: _json(200, {"id": "t9"}), params, "GET /things/{id}", {"THING_ID": "t9"})
+    with pytest.raises(ContractFailure, match="'id' is a required property"):
+        run(response_shape, lambda r: _json(200, {"data": {"id": "t9"}}), params, "GET /things/{id}",
+            {"THING_ID": "t9"})
+
+
+def test_a_bodiless_answer_passes_only_with_a_header_pointing_at_its_result() -> None:
+    params = {"check": "response-shape", "bodies": [{}], "bodiless_with": ["Location"]}
+    run(response_shape, lambda r: Response(202, {"location": "/jobs/1"}, b""), params, "POST /jobs")
+    run(response_shape, lambda r: _json(200, {"id": 1}), params, "POST /jobs")
+    with pytest.raises(ContractFailure, match="not JSON"):
+        run(response_shape, lambda r: Response(202, {}, b""), params, "POST /jobs")
