@@ -146,7 +146,8 @@ def test_the_users_setting_wins(served: Callable[..., Any], monkeypatch: pytest.
 @pytest.mark.parametrize("stale", ["no-such-campaign", "0190c0de-0000-7000-8000-00000000dead"])
 def test_a_configured_id_the_target_does_not_hold_is_a_setup_error(
         served: Callable[..., Any], monkeypatch: pytest.MonkeyPatch, stale: str) -> None:
-    with _secrets_only(served, monkeypatch, "outreach", CAMPAIGN_ID=stale) as (target, sim):
+    # get-shape rests on gap read-bodies: the user says a get answers the campaign itself.
+    with _secrets_only(served, monkeypatch, "outreach", CAMPAIGN_ID=stale, READS_ANSWER_RESOURCE="1") as (target, sim):
         case = next(c for c in collect_cases(target.contract) if c.id == "outreach.campaign.get-shape")
         outcome = run_case(case, target)
         monkeypatch.setenv(env_name("outreach", "CAMPAIGN_ID"), sim.credentials["CAMPAIGN_ID"])
@@ -179,7 +180,9 @@ def test_run_discover_names_the_discovered_values_in_the_report(served: Callable
                                                                 monkeypatch: pytest.MonkeyPatch,
                                                                 tmp_path: Path) -> None:
     with _secrets_only(served, monkeypatch, "outreach") as (_target, sim):
-        env = {**os.environ, "CONFORMANCE_OUTREACH_THREAD_ID": sim.credentials["THREAD_ID"]}
+        # READS_ANSWER_RESOURCE: the user says a get answers the campaign itself (gap read-bodies).
+        env = {**os.environ, "CONFORMANCE_OUTREACH_THREAD_ID": sim.credentials["THREAD_ID"],
+               "CONFORMANCE_OUTREACH_READS_ANSWER_RESOURCE": "1"}
         done = subprocess.run(
             [sys.executable, "-m", "conformance", "run", "--service", "outreach", "--target", "http", "--discover",
              "--allow", "write", "-k", "campaign and get", "--report-dir", str(tmp_path)],
