@@ -149,6 +149,8 @@ def answer_faults(contract: Contract) -> list[Fault]:
             operation = str(listed[0])
             answered = int(rule.params.get("status", 200))
             schema = contract.response_schema(operation, answered) or {}
+            if rule.params.get("check") == "response-shape" and rule.params.get("schema"):
+                schema = {"$ref": f"#/components/schemas/{rule.params['schema']}"}  # the rule's own (shape.py)
             if reaches(contract, schema, ENUM):
                 faults.append(derived_fault(f"member-off-list:{short}", rule.id,
                                             f"{operation} answers a listed member with a value its list does not "
