@@ -237,6 +237,10 @@ def rule_reads(contract: Contract, rule: Rule) -> set[str]:
         found.append(_operation_words(contract, operation, whole))
         if rule.kind == "auth":
             found.append(_security_words(contract, operation))
+    # A component schema the check is given by name (``schema: Account``, ``schema: Money``).
+    named = (contract.openapi.get("components", {}).get("schemas") or {}).get(str(rule.params.get("schema", "")))
+    if isinstance(named, dict):
+        found.append(_schema_words(contract, named))
     if rule.operation and rule.where:
         found.append([rule.where])
         try:
