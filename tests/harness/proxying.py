@@ -97,11 +97,14 @@ class Through:
 
 
 @contextmanager
-def through(service: str, fault: str | None, **options: Any) -> Iterator[Through]:
-    """``service``'s simulator (``fault`` injected, ``options`` its own) behind a served proxy."""
+def through(service: str, fault: str | Callable[[Any], Any] | None, **options: Any) -> Iterator[Through]:
+    """``service``'s simulator (``fault`` injected: a fault's name, or a wrap of the fault toolkit;
+    ``options`` its own) behind a served proxy."""
     sim = create_simulator(service, WallClock(), **options)
-    if fault:
+    if isinstance(fault, str):
         sim = fault_decorator(service, fault)(sim)
+    elif fault is not None:
+        sim = fault(sim)
     upstream, caller, limits = Seen(), Seen(), Limits()
     transport = httpx.ASGITransport(capturing(SimulatorApp(sim), upstream))
     session = ProxySession(load_contract(service), Forwarder("http://127.0.0.1:8", limits, transport=transport),
