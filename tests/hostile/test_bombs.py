@@ -11,15 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from conformance.recording.cassettes import CassetteFormat
+from tests.hostile.peak import Peaked, run_peaked
 from tests.hostile.server import gzip_bomb, hostile_server
 
 SERVICE = "presentations"
@@ -37,48 +34,23 @@ LIMITS = {
     "CONFORMANCE_ALLOW": "spend,write",
     "CONFORMANCE_SPEND_BUDGET": "1000000",
 }
-# The run's own peak: /proc's VmHWM (getrusage's ru_maxrss carries the parent's across fork).
-_RUNNER = ("import re, sys\n"
-           "from conformance.cli import main\n"
-           "code = main(sys.argv[1:])\n"
-           "status = open('/proc/self/status', encoding='ascii').read()\n"
-           "print('PEAK_RSS_KB', re.search(r'VmHWM:\\s+(\\d+)', status).group(1), file=sys.stderr)\n"
-           "sys.exit(code)\n")
 
 
-@dataclass
-class Run:
-    code: int
-    seconds: float
-    peak_mb: float
-    output: str
-    summary: dict[str, object] | None
-
-
-def _conformance(root: Path, name: str, *args: str, url: str = "") -> Run:
+def _conformance(root: Path, name: str, *args: str, url: str = "") -> Peaked:
     report = root / name
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("CONFORMANCE_")}, **LIMITS,
            f"CONFORMANCE_{SERVICE.upper()}_BASE_URL": url, f"CONFORMANCE_{SERVICE.upper()}_API_KEY": "bomb-key-0001"}
-    started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-c", _RUNNER, "run", "--service", SERVICE, "--no-allure", "-k", RULES,
-                           "--report-dir", str(report), *args],
-                          env=env, cwd=root, capture_output=True, text=True, timeout=WALL_SECONDS * 2)
-    seconds = time.monotonic() - started
-    peak = [line.split()[1] for line in proc.stderr.splitlines() if line.startswith("PEAK_RSS_KB")]
-    try:
-        summary = json.loads((report / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        summary = None
-    return Run(proc.returncode, seconds, int(peak[0]) / 1024 if peak else -1.0, proc.stdout + proc.stderr, summary)
+    return run_peaked(["run", "--service", SERVICE, "--no-allure", "-k", RULES, "--report-dir", str(report), *args],
+                      report=report, env=env, cwd=root, timeout=WALL_SECONDS * 2)
 
 
-def _live(root: Path, mode: str, *args: str) -> Run:
+def _live(root: Path, mode: str, *args: str) -> Peaked:
     gzip_bomb(1), gzip_bomb(2)  # built before the run starts
     with hostile_server(mode) as url:
         return _conformance(root, mode, "--target", "http", *args, url=url)
 
 
-def _assert_bounded(run: Run) -> list[dict[str, str]]:
+def _assert_bounded(run: Peaked) -> list[dict[str, str]]:
     """One line per rule naming the cap, a summary, exit 2, within the bounds; the rules run."""
     assert "Traceback" not in run.output, run.output[-3000:]
     assert run.summary is not None, f"no summary.json: {run.output[-2000:]}"

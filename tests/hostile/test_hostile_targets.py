@@ -14,11 +14,11 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.hostile.peak import Peaked, run_peaked
 from tests.hostile.server import MODES, hostile_server
 
 SERVICE = "presentations"
@@ -47,51 +47,22 @@ EXIT = {
     # Bombs: every body read stops at the cap (issue 34), a harness error, never a verdict.
     "gzip-bomb": {2}, "gzip-gzip-bomb": {2}, "gzip-gzip-endless": {2},
 }
-# The run's own peak is VmHWM of its address space: getrusage's ru_maxrss is not, because Linux
-# carries the parent's high-water mark across fork and exec (a 400 MB pytest made every run "400 MB").
-_RUNNER = ("import re, sys\n"
-           "from conformance.cli import main\n"
-           "code = main(sys.argv[1:])\n"
-           "status = open('/proc/self/status', encoding='ascii').read()\n"
-           "print('PEAK_RSS_KB', re.search(r'VmHWM:\\s+(\\d+)', status).group(1), file=sys.stderr)\n"
-           "sys.exit(code)\n")
 
 
-@dataclass
-class Result:
-    mode: str
-    code: int
-    seconds: float
-    peak_mb: float
-    stdout: str
-    stderr: str
-    summary: dict[str, object] | None
-
-
-def _run_mode(mode: str, root: Path) -> Result:
+def _run_mode(mode: str, root: Path) -> Peaked:
     report = root / mode
     with hostile_server(mode) as url:
         env = {**os.environ, **LIMITS, f"CONFORMANCE_{SERVICE.upper()}_BASE_URL": url,
                f"CONFORMANCE_{SERVICE.upper()}_API_KEY": "hostile-canary-key-0001"}
-        started = time.monotonic()
-        proc = subprocess.run([sys.executable, "-c", _RUNNER, "run", "--service", SERVICE, "--target", "http",
-                               "--no-allure", "--report-dir", str(report)],
-                              env=env, cwd=root, capture_output=True, text=True, timeout=WALL_SECONDS * 2)
-        seconds = time.monotonic() - started
-    peak = [line.split()[1] for line in proc.stderr.splitlines() if line.startswith("PEAK_RSS_KB")]
-    try:
-        summary = json.loads((report / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        summary = None
-    return Result(mode, proc.returncode, seconds, int(peak[0]) / 1024 if peak else -1.0,
-                  proc.stdout, proc.stderr, summary)
+        return run_peaked(["run", "--service", SERVICE, "--target", "http", "--no-allure", "--report-dir", str(report)],
+                          report=report, env=env, cwd=root, timeout=WALL_SECONDS * 2)
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
+def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Peaked]:
     root = tmp_path_factory.mktemp("hostile")
     with ThreadPoolExecutor(max_workers=3) as pool:
-        return {r.mode: r for r in pool.map(lambda m: _run_mode(m, root), MODES)}
+        return dict(zip(MODES, pool.map(lambda m: _run_mode(m, root), MODES), strict=True))
 
 
 def test_every_mode_has_an_expected_exit_code() -> None:
@@ -100,7 +71,7 @@ def test_every_mode_has_an_expected_exit_code() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
-def test_hostile_target_gives_one_clear_outcome_per_rule(results: dict[str, Result], mode: str) -> None:
+def test_hostile_target_gives_one_clear_outcome_per_rule(results: dict[str, Peaked], mode: str) -> None:
     r = results[mode]
     assert "Traceback" not in r.stdout + r.stderr, r.stderr[-2000:]
     assert r.code in EXIT[mode], f"exit {r.code}: {r.stderr[-1500:]}"
@@ -113,7 +84,7 @@ def test_hostile_target_gives_one_clear_outcome_per_rule(results: dict[str, Resu
     assert "hostile-canary-key-0001" not in r.stdout + r.stderr + json.dumps(r.summary)
 
 
-def test_dead_targets_are_reported_once_not_per_rule(results: dict[str, Result]) -> None:
+def test_dead_targets_are_reported_once_not_per_rule(results: dict[str, Peaked]) -> None:
     for mode in ("hang", "reset"):
         rules = results[mode].summary["services"][SERVICE]["rules"]  # type: ignore[index]
         unavailable = [r for r in rules if "target unavailable" in r["message"]]
