@@ -28,7 +28,8 @@ from vcr.errors import CannotOverwriteExistingCassetteException
 from vcr.request import Request as VcrRequest
 
 from conformance.errors import CassetteMismatch, HarnessError, ResponseTooLarge
-from conformance.recording.cassettes import MATCH_ON, CassetteFormat, request_scrubber, response_scrubber
+from conformance.recording.cassettes import (MATCH_ON, BoundedPersister, CassetteFormat, request_scrubber,
+                                             response_scrubber)
 from conformance.recording.replay import response_from_cassette
 from conformance.settings import Limits
 from conformance.transport.deadline import current
@@ -166,6 +167,7 @@ def cassette_context(path: Path, *, secrets: list[str], mode: str = "rewrite", c
         before_record_response=response_scrubber(secrets),
     )
     config.register_serializer("cassette", CassetteFormat(path, secrets, contract_digest))
+    config.register_persister(BoundedPersister)
     arguments = config.get_merged_config(path=str(path), serializer="cassette")
     for name in _NOT_THE_CASSETTES:
         arguments.pop(name, None)

@@ -179,3 +179,30 @@ def test_an_odd_summary_is_one_line_for_triage_and_merge(command: str, case: str
     proc = conformance(tmp_path, *args)
     one_line_exit_2(proc, "summary.json")
     assert re.search(r"conformance: error: .*summary\.json", proc.stderr), proc.stderr
+
+
+def _over_the_bound(path: Path) -> None:
+    path.write_text(" " * (65 << 20) + '{"interactions": []}', encoding="ascii")  # 65 MiB: the bound is 64
+
+
+BAD_OLD_CASSETTES: dict[str, tuple[Callable[[Path], None], str]] = {
+    "a file over the bound": (_over_the_bound, "larger than"),
+    "a FIFO": (os.mkfifo, "not a regular file"),
+}
+
+
+@pytest.mark.parametrize("mode", ["once", "new_episodes"])
+@pytest.mark.parametrize("case", BAD_OLD_CASSETTES)
+def test_the_old_cassette_a_record_mode_reads_is_bounded(case: str, mode: str, tmp_path: Path) -> None:
+    """once and new_episodes read the old cassette through vcrpy, which read it whole (an 80 MiB
+    file: 250 MB and a wrong reason) and took a FIFO for no cassette (exit 0, or a hang at saving into it)."""
+    folder = tmp_path / "cassettes" / SERVICE
+    folder.mkdir(parents=True)
+    make, word = BAD_OLD_CASSETTES[case]
+    make(folder / f"{RULE}.yaml")
+    proc = conformance(tmp_path, "run", "--target", "sim", "--service", SERVICE, "-k", RULE, "--no-allure",
+                       "--record-mode", mode, "--cassette-dir", str(tmp_path / "cassettes"),
+                       "--report-dir", str(tmp_path / "r"))
+    one_line_exit_2(proc, word, "re-record")
+    rules = json.loads((tmp_path / "r" / "summary.json").read_text())["services"][SERVICE]["rules"]
+    assert [r["status"] for r in rules if r["id"] == RULE] == ["error"]
