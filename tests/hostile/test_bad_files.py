@@ -206,3 +206,48 @@ def test_the_old_cassette_a_record_mode_reads_is_bounded(case: str, mode: str, t
     one_line_exit_2(proc, word, "re-record")
     rules = json.loads((tmp_path / "r" / "summary.json").read_text())["services"][SERVICE]["rules"]
     assert [r["status"] for r in rules if r["id"] == RULE] == ["error"]
+
+
+def _sparse(path: Path) -> None:
+    with path.open("wb") as out:
+        out.truncate(129 << 20)  # 129 MiB of NULs that take no disk; the bound is 128 MiB
+
+
+HISTORIES: dict[str, tuple[Callable[[Path], object], str]] = {
+    "a line nested 100k deep": (lambda path: path.write_text("[" * 100_000 + "]" * 100_000 + "\n"),
+                                "not a history entry"),
+    "a file over the bound": (_sparse, "larger than"),
+}
+
+
+@pytest.mark.skipif(shutil.which("npx") is None, reason="conformance report needs npx before it reads the history")
+@pytest.mark.parametrize("case", HISTORIES)
+def test_a_report_reads_a_bounded_history(case: str, tmp_path: Path) -> None:
+    """A report read history.jsonl whole (129 MiB: ~400 MB) and let a deep line's RecursionError out.
+    The run has its line in the history (history.json), so the report only reads the file."""
+    run = tmp_path / "run"
+    assert conformance(tmp_path, "run", "--service", SERVICE, "-k", RULE, "--report-dir", str(run)).returncode == 0
+    make, word = HISTORIES[case]
+    make(run / "history.jsonl")
+    proc = conformance(tmp_path, "report", "--report-dir", str(run))
+    one_line_exit_2(proc, "history.jsonl", word)
+
+
+RUN_HISTORIES: dict[str, tuple[Callable[[Path], object], str]] = {
+    "a FIFO": (os.mkfifo, "history.jsonl is not a regular file"),
+    "a file over the bound": (_sparse, "larger than"),
+}
+
+
+@pytest.mark.parametrize("case", RUN_HISTORIES)
+def test_a_run_appends_only_to_a_bounded_history(case: str, tmp_path: Path) -> None:
+    """A run read its whole history.jsonl to trim it (129 MiB: read whole and kept growing; a FIFO:
+    "cannot append ...: None", the seek's error); the run's verdict stands, with one line saying why
+    its history line is missing."""
+    (tmp_path / "r").mkdir()
+    make, word = RUN_HISTORIES[case]
+    make(tmp_path / "r" / "history.jsonl")
+    proc = conformance(tmp_path, "run", "--service", SERVICE, "-k", RULE, "--report-dir", str(tmp_path / "r"))
+    out = proc.stdout + proc.stderr
+    assert "Traceback" not in out and proc.returncode == 0, out[-3000:]
+    assert word in proc.stderr and "no history line appended" in proc.stderr, proc.stderr
