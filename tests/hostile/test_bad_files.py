@@ -251,3 +251,27 @@ def test_a_run_appends_only_to_a_bounded_history(case: str, tmp_path: Path) -> N
     out = proc.stdout + proc.stderr
     assert "Traceback" not in out and proc.returncode == 0, out[-3000:]
     assert word in proc.stderr and "no history line appended" in proc.stderr, proc.stderr
+
+
+_ENTITIES = "".join(f'<!ENTITY e{i} "{f"&e{i - 1};" * 10 if i else "lol"}">' for i in range(10))
+JUNITS: dict[str, tuple[str, str]] = {
+    "an entity bomb": (f'<?xml version="1.0"?>\n<!DOCTYPE s [{_ENTITIES}]>\n<testsuite name="a">&e9;</testsuite>',
+                       "DTD"),
+    "nested 100k deep": ('<testsuite name="a" tests="1">' + "<a>" * 100_000 + "</a>" * 100_000 + "</testsuite>",
+                         "nested deeper"),
+    "a count that is text": ('<testsuites><testsuite name="a" tests="many"/></testsuites>', "not a number"),
+    "a time that is text": ('<testsuites><testsuite name="a" time="long"/></testsuites>', "not a number"),
+}
+
+
+@pytest.mark.parametrize("case", JUNITS)
+def test_merge_reads_a_shard_junit_with_bounds(case: str, tmp_path: Path) -> None:
+    """merge parsed a shard's junit.xml with ET.parse: 100k levels or a count that is text were an
+    "internal error, a bug"; an entity bomb was refused only by expat's own amplification limit."""
+    shard = tmp_path / "shard"
+    shard.mkdir()
+    (shard / "summary.json").write_text(_summary({}), encoding="utf-8")
+    text, word = JUNITS[case]
+    (shard / "junit.xml").write_text(text, encoding="utf-8")
+    proc = conformance(tmp_path, "merge", str(shard), "--reports", str(tmp_path / "reports"))
+    one_line_exit_2(proc, "junit.xml", word)
