@@ -35,10 +35,16 @@ from conformance.settings import Limits
 from conformance.transport.deadline import current
 from conformance.transport.decoding import decoded, encodings_of
 
-__all__ = ["Recorder", "RecordingTransport", "cassette_context"]
+__all__ = ["CASSETTE_BODY_BYTES", "Recorder", "RecordingTransport", "cassette_context"]
 
 # vcrpy's arguments that are not the cassette's (``CassetteContextDecorator`` sets them apart too).
 _NOT_THE_CASSETTES = ("path_transformer", "func_path_generator", "record_on_exception")
+# Most body bytes one rule's cassette records. Each body is capped (CONFORMANCE_MAX_RESPONSE_BYTES),
+# but not their sum: presentations' burst rule recorded 80 answers of 1 MiB, and saving a cassette
+# holds its bodies about 2.5 times over (the interactions, their scrubbed copy, the JSON text): that
+# rule alone peaked at 374 MB (issue 34), its 80 MB cassette past the 64 MiB replay reads. The largest
+# committed cassette is 1.8 MB.
+CASSETTE_BODY_BYTES = 32 * 1024 * 1024
 
 
 def _tick() -> None:
@@ -62,17 +68,22 @@ class _Recorded(httpx.SyncByteStream):
         # The transport's raw stream, not ``iter_raw``: an in-process answer was read as it was built.
         raw = self._real.stream
         assert isinstance(raw, httpx.SyncByteStream)  # a sync client's transport
+        room = CASSETTE_BODY_BYTES - self._recorder.recorded
+        cap = min(limits.max_response_bytes, room)
         chunks = decoded(raw, self._real.headers.get("content-encoding"),
-                         cap=limits.max_response_bytes, max_encodings=limits.max_encodings, tick=_tick)
+                         cap=cap, max_encodings=limits.max_encodings, tick=_tick)
         try:
             for chunk in chunks:
                 got.append(chunk)
                 yield chunk
         except ResponseTooLarge as exc:
             body = b"".join(got)
+            why = str(exc) if cap == limits.max_response_bytes else (
+                f"the rule's cassette reached {CASSETTE_BODY_BYTES} bytes of bodies, the most one cassette records "
+                "(each body is capped by CONFORMANCE_MAX_RESPONSE_BYTES, their sum by this bound)")
             self._recorder.record(self._request, self._real, body,
-                                  f"when recorded, {exc}; the cassette holds the {len(body)} bytes read")
-            raise ResponseTooLarge(f"{self._where}{exc}") from None
+                                  f"when recorded, {why}; the cassette holds the {len(body)} bytes read")
+            raise ResponseTooLarge(f"{self._where}{why}") from None
         self._recorder.record(self._request, self._real, b"".join(got))
 
     def close(self) -> None:
@@ -118,6 +129,7 @@ class Recorder:
     def __init__(self, cassette: Cassette, limits: Limits) -> None:
         self.cassette = cassette
         self.limits = limits
+        self.recorded = 0  # body bytes recorded by this rule (CASSETTE_BODY_BYTES bounds them)
 
     def wrap(self, client: httpx.Client) -> httpx.Client:
         """``client`` with every transport it sends through (direct and the environment's proxies)
@@ -143,6 +155,7 @@ class Recorder:
                                     "headers": dict(headers), "body": {"string": body}}
         if cut is not None:
             response["cut"] = cut
+        self.recorded += len(body)
         self.cassette.append(request, response)
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from conformance.recording.cassettes import CassetteFormat
+from conformance.recording.recorder import CASSETTE_BODY_BYTES
 from tests.hostile.peak import Peaked, run_peaked
 from tests.hostile.server import gzip_bomb, hostile_server
 
@@ -36,11 +37,11 @@ LIMITS = {
 }
 
 
-def _conformance(root: Path, name: str, *args: str, url: str = "") -> Peaked:
+def _conformance(root: Path, name: str, *args: str, url: str = "", rules: str = RULES) -> Peaked:
     report = root / name
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("CONFORMANCE_")}, **LIMITS,
            f"CONFORMANCE_{SERVICE.upper()}_BASE_URL": url, f"CONFORMANCE_{SERVICE.upper()}_API_KEY": "bomb-key-0001"}
-    return run_peaked(["run", "--service", SERVICE, "--no-allure", "-k", RULES, "--report-dir", str(report), *args],
+    return run_peaked(["run", "--service", SERVICE, "--no-allure", "-k", rules, "--report-dir", str(report), *args],
                       report=report, env=env, cwd=root, timeout=WALL_SECONDS * 2)
 
 
@@ -115,3 +116,23 @@ def test_record_keeps_what_was_read_under_the_cap(tmp_path: Path, mode: str) -> 
             assert "CONFORMANCE_MAX_RESPONSE_BYTES" in item["response"]["cut"]
     rules = _assert_bounded(_conformance(tmp_path, "replay", "--target", "replay", "--cassette-dir", str(cassettes)))
     assert all("when recorded" in rule["message"] for rule in rules)
+
+
+@pytest.mark.slow
+def test_record_bounds_the_sum_of_a_cassette_bodies(tmp_path: Path) -> None:
+    """Each body is capped, but a rule sending many requests recorded them all: presentations' burst
+    rule against 1 MB answers recorded 80 of them (an 80 MB cassette, past the 64 MiB replay reads)
+    and peaked at 374 MB saving it. The cassette now stops at CASSETTE_BODY_BYTES, the body that
+    passes it cut and marked, and the rule ends with one line naming that bound."""
+    cassettes = tmp_path / "cassettes"
+    with hostile_server("wide-json") as url:
+        run = _conformance(tmp_path, "burst", "--target", "http", "--record", "--cassette-dir", str(cassettes),
+                           url=url, rules="rate-limit.burst")
+    assert "Traceback" not in run.output and run.code == 2, run.output[-2000:]
+    assert run.summary is not None
+    rules = [r for r in run.summary["services"][SERVICE]["rules"] if r["status"] != "not run"]  # type: ignore[index]
+    assert [r["status"] for r in rules] == ["error"] and "the most one cassette records" in rules[0]["message"]
+    path = cassettes / SERVICE / "presentations.rate-limit.burst.yaml"
+    assert path.stat().st_size < CASSETTE_BODY_BYTES + CAP
+    assert 0 < run.peak_mb < 300, f"peak {run.peak_mb:.0f} MB"  # issue 34's bound for one rule
+    print(f"peak {run.peak_mb:.0f} MB, {run.seconds:.1f} s, cassette {path.stat().st_size} bytes")
