@@ -80,7 +80,7 @@ class _Recorded(httpx.SyncByteStream):
             body = b"".join(got)
             why = str(exc) if cap == limits.max_response_bytes else (
                 f"the rule's cassette reached {CASSETTE_BODY_BYTES} bytes of bodies, the most one cassette records "
-                "(each body is capped by CONFORMANCE_MAX_RESPONSE_BYTES, their sum by this bound)")
+                "(each body has its own cap; this bounds their sum, so a larger cap would not help)")
             self._recorder.record(self._request, self._real, body,
                                   f"when recorded, {why}; the cassette holds the {len(body)} bytes read")
             raise ResponseTooLarge(f"{self._where}{why}") from None
