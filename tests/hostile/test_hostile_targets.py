@@ -99,6 +99,7 @@ def test_hostile_target_gives_one_clear_outcome_per_rule(results: dict[str, Peak
     assert r.seconds < WALL_SECONDS, f"{r.seconds:.0f} s"
     assert 0 < r.peak_mb < PEAK_RSS_MB, f"peak {r.peak_mb:.0f} MB"
     assert "hostile-canary-key-0001" not in r.stdout + r.stderr + json.dumps(r.summary)
+    print(f"{mode}: peak {r.peak_mb:.0f} MB, {r.seconds:.0f} s")  # the figures, with -s
 
 
 @pytest.mark.slow
@@ -113,6 +114,7 @@ def test_recording_a_hostile_target_stays_within_the_bounds(recorded: dict[str, 
     assert r.summary is not None, "no valid summary.json"
     assert r.seconds < WALL_SECONDS, f"{r.seconds:.0f} s"
     assert 0 < r.peak_mb < PEAK_RSS_MB, f"peak {r.peak_mb:.0f} MB"
+    print(f"{mode} --record: peak {r.peak_mb:.0f} MB, {r.seconds:.0f} s")
 
 
 def test_dead_targets_are_reported_once_not_per_rule(results: dict[str, Peaked]) -> None:
