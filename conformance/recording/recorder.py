@@ -40,11 +40,12 @@ __all__ = ["CASSETTE_BODY_BYTES", "Recorder", "RecordingTransport", "cassette_co
 # vcrpy's arguments that are not the cassette's (``CassetteContextDecorator`` sets them apart too).
 _NOT_THE_CASSETTES = ("path_transformer", "func_path_generator", "record_on_exception")
 # Most body bytes one rule's cassette records. Each body is capped (CONFORMANCE_MAX_RESPONSE_BYTES),
-# but not their sum: presentations' burst rule recorded 80 answers of 1 MiB, and saving a cassette
-# holds its bodies about 2.5 times over (the interactions, their scrubbed copy, the JSON text): that
-# rule alone peaked at 374 MB (issue 34), its 80 MB cassette past the 64 MiB replay reads. The largest
-# committed cassette is 1.8 MB.
-CASSETTE_BODY_BYTES = 32 * 1024 * 1024
+# but not their sum: presentations' burst rule recorded 90 answers of 1 MB and peaked at 368 MB
+# (issue 34), its cassette past the 64 MiB replay reads. Saving holds the bodies ~4.5 times over
+# (recorded, vcrpy's text copy, the scrubbed copy, the JSON text, its encoding): at 32 MiB a rule
+# still peaked at 295 MB after a run's other rules. The largest committed cassette is 1.8 MB; a live
+# target whose rule's bodies pass 16 MiB is reported as such, not recorded.
+CASSETTE_BODY_BYTES = 16 * 1024 * 1024
 
 
 def _tick() -> None:
