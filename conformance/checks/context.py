@@ -10,6 +10,7 @@ from typing import Any, NoReturn
 from hypothesis import HealthCheck, Phase, seed, settings
 
 from conformance.auth.variants import DEFAULT, NONE, AuthAs, apply_auth, render
+from conformance.checks.codec_table import write_utf8_table
 from conformance.contract import Contract, Rule
 from conformance.errors import ContractFileError, RuleSkipped, SkipKind
 from conformance.settings import env_name
@@ -42,6 +43,7 @@ _freeze_local_constants()
 
 def hypothesis_settings(profile: str, *, scale: float = 1.0) -> settings:
     """gate: derandomized and bounded; nightly: deep and random. ``scale`` shrinks costly tests."""
+    write_utf8_table()  # before any draw: Hypothesis would build it from every code point (204 MB)
     base: dict[str, Any] = dict(
         database=None,
         deadline=None,

@@ -49,6 +49,12 @@ _SCOPED = frozenset({"$id", "$anchor", "$dynamicRef", "$dynamicAnchor", "$recurs
 _ONE = frozenset({"additionalProperties", "items", "contains", "propertyNames", "if", "then", "else"})
 _MANY = frozenset({"allOf", "anyOf", "prefixItems"})
 _NAMED = frozenset({"properties", "patternProperties", "dependentSchemas"})
+# Longest message of a body's error. jsonschema writes the failing instance into it with repr():
+# a 1 MB array answered where an object belongs made a 1.5 MB message, kept per failing rule by the
+# outcome, pytest's report and the summary (a run against such a target grew by ~9 MB a rule). The
+# middle goes: the start shows the value, the end says what was wrong with it.
+MAX_MESSAGE = 2000
+_HEAD = 1200
 # Bodies remembered as valid (keys of ~100 bytes). Invalid ones are not remembered: their message
 # may quote a whole body, and a body that breaks a rule comes from a fault run that sends it once.
 _KEEP_VALID = 4096
@@ -144,8 +150,15 @@ def body_error(contract: Contract, schema: dict[str, Any], body: bytes, instance
         return None
     error = jsonschema.exceptions.best_match(entry.inlined.iter_errors(instance))
     if error is not None:
-        return "/".join(str(p) for p in error.absolute_path) or "(body)", error.message
+        return "/".join(str(p) for p in error.absolute_path) or "(body)", _cut(error.message)
     _VALID[key] = None
     if len(_VALID) > _KEEP_VALID:
         _VALID.popitem(last=False)
     return None
+
+
+def _cut(message: str) -> str:
+    if len(message) <= MAX_MESSAGE:
+        return message
+    cut = len(message) - MAX_MESSAGE
+    return f"{message[:_HEAD]} ... ({cut:,} characters cut) ... {message[len(message) - (MAX_MESSAGE - _HEAD):]}"

@@ -8,13 +8,16 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from vcr.persisters.filesystem import CassetteNotFoundError, FilesystemPersister
+from vcr.serialize import deserialize
 from vcr.serializers import yamlserializer
 
 from conformance.errors import CassetteMismatch, CassetteMissing, CassetteStale
 from conformance.files import CASSETTE, parse_json, parse_yaml, read_text
 from conformance.transport.scrub import scrub_headers, scrub_json_text, scrub_pairs, scrub_text
 
-__all__ = ["MATCH_ON", "CassetteFormat", "check_digest", "read_cassette", "request_scrubber", "response_scrubber"]
+__all__ = ["MATCH_ON", "BoundedPersister", "CassetteFormat", "check_digest", "read_cassette", "request_scrubber",
+           "response_scrubber"]
 
 # Host and port are left out: recordings made against a simulator on a random port, a sandbox
 # or the in-process transport must replay the same.
@@ -139,15 +142,34 @@ def read_cassette(path: Path, *, contract_digest: str | None = None, rule_id: st
     if not path.exists() and not path.is_symlink():
         raise CassetteMissing(f"no cassette {path}: record it first with `conformance run --record` "
                               "(against the simulator or a live target)")
-    try:
-        text = read_text(path, CASSETTE, CassetteMismatch)  # a regular file, of bounded size
-    except CassetteMismatch as exc:
-        raise CassetteMismatch(f"cassette {exc}; re-record it") from None
-    data = CassetteFormat(path).deserialize(text)
+    data = CassetteFormat(path).deserialize(_cassette_text(path))
     if contract_digest is not None:
         check_digest(path, data, contract_digest, rule_id, service)
     interactions = data["interactions"]
     return [item["request"] for item in interactions], [item["response"] for item in interactions]
+
+
+def _cassette_text(path: Path) -> str:
+    try:
+        return read_text(path, CASSETTE, CassetteMismatch)  # a regular file, of bounded size
+    except CassetteMismatch as exc:
+        raise CassetteMismatch(f"cassette {exc}; re-record it") from None
+
+
+class BoundedPersister(FilesystemPersister):
+    """vcrpy's file persister, reading the cassette as ``read_cassette`` does. vcrpy's own read (the
+    once and new_episodes modes read the old file) took the whole file, whatever it was: an 80 MiB
+    file cost 250 MB before its parse; a FIFO counted as no cassette (the rule passed, or saving into it hung)."""
+
+    @classmethod
+    def load_cassette(cls, cassette_path: str | Path, serializer: Any) -> Any:
+        path = Path(cassette_path)
+        if not path.exists() and not path.is_symlink():
+            raise CassetteNotFoundError()
+        text = _cassette_text(path)
+        if not text.strip():
+            raise CassetteNotFoundError()  # as vcrpy: an empty file is recorded afresh
+        return deserialize(text, serializer)
 
 
 def _interaction_problem(item: Any) -> str | None:

@@ -28,16 +28,24 @@ from vcr.errors import CannotOverwriteExistingCassetteException
 from vcr.request import Request as VcrRequest
 
 from conformance.errors import CassetteMismatch, HarnessError, ResponseTooLarge
-from conformance.recording.cassettes import MATCH_ON, CassetteFormat, request_scrubber, response_scrubber
+from conformance.recording.cassettes import (MATCH_ON, BoundedPersister, CassetteFormat, request_scrubber,
+                                             response_scrubber)
 from conformance.recording.replay import response_from_cassette
 from conformance.settings import Limits
 from conformance.transport.deadline import current
 from conformance.transport.decoding import decoded, encodings_of
 
-__all__ = ["Recorder", "RecordingTransport", "cassette_context"]
+__all__ = ["CASSETTE_BODY_BYTES", "Recorder", "RecordingTransport", "cassette_context"]
 
 # vcrpy's arguments that are not the cassette's (``CassetteContextDecorator`` sets them apart too).
 _NOT_THE_CASSETTES = ("path_transformer", "func_path_generator", "record_on_exception")
+# Most body bytes one rule's cassette records. Each body is capped (CONFORMANCE_MAX_RESPONSE_BYTES),
+# but not their sum: presentations' burst rule recorded 90 answers of 1 MB and peaked at 368 MB
+# (issue 34), its cassette past the 64 MiB replay reads. Saving holds the bodies ~4.5 times over
+# (recorded, vcrpy's text copy, the scrubbed copy, the JSON text, its encoding): at 32 MiB a rule
+# still peaked at 295 MB after a run's other rules. The largest committed cassette is 1.8 MB; a live
+# target whose rule's bodies pass 16 MiB is reported as such, not recorded.
+CASSETTE_BODY_BYTES = 16 * 1024 * 1024
 
 
 def _tick() -> None:
@@ -61,17 +69,22 @@ class _Recorded(httpx.SyncByteStream):
         # The transport's raw stream, not ``iter_raw``: an in-process answer was read as it was built.
         raw = self._real.stream
         assert isinstance(raw, httpx.SyncByteStream)  # a sync client's transport
+        room = CASSETTE_BODY_BYTES - self._recorder.recorded
+        cap = min(limits.max_response_bytes, room)
         chunks = decoded(raw, self._real.headers.get("content-encoding"),
-                         cap=limits.max_response_bytes, max_encodings=limits.max_encodings, tick=_tick)
+                         cap=cap, max_encodings=limits.max_encodings, tick=_tick)
         try:
             for chunk in chunks:
                 got.append(chunk)
                 yield chunk
         except ResponseTooLarge as exc:
             body = b"".join(got)
+            why = str(exc) if cap == limits.max_response_bytes else (
+                f"the rule's cassette reached {CASSETTE_BODY_BYTES} bytes of bodies, the most one cassette records "
+                "(each body has its own cap; this bounds their sum, so a larger cap would not help)")
             self._recorder.record(self._request, self._real, body,
-                                  f"when recorded, {exc}; the cassette holds the {len(body)} bytes read")
-            raise ResponseTooLarge(f"{self._where}{exc}") from None
+                                  f"when recorded, {why}; the cassette holds the {len(body)} bytes read")
+            raise ResponseTooLarge(f"{self._where}{why}") from None
         self._recorder.record(self._request, self._real, b"".join(got))
 
     def close(self) -> None:
@@ -117,6 +130,7 @@ class Recorder:
     def __init__(self, cassette: Cassette, limits: Limits) -> None:
         self.cassette = cassette
         self.limits = limits
+        self.recorded = 0  # body bytes recorded by this rule (CASSETTE_BODY_BYTES bounds them)
 
     def wrap(self, client: httpx.Client) -> httpx.Client:
         """``client`` with every transport it sends through (direct and the environment's proxies)
@@ -142,6 +156,7 @@ class Recorder:
                                     "headers": dict(headers), "body": {"string": body}}
         if cut is not None:
             response["cut"] = cut
+        self.recorded += len(body)
         self.cassette.append(request, response)
 
 
@@ -166,6 +181,7 @@ def cassette_context(path: Path, *, secrets: list[str], mode: str = "rewrite", c
         before_record_response=response_scrubber(secrets),
     )
     config.register_serializer("cassette", CassetteFormat(path, secrets, contract_digest))
+    config.register_persister(BoundedPersister)
     arguments = config.get_merged_config(path=str(path), serializer="cassette")
     for name in _NOT_THE_CASSETTES:
         arguments.pop(name, None)

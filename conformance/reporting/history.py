@@ -19,12 +19,14 @@ import fcntl
 import hashlib
 import json
 import os
+import stat
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 from conformance.errors import HarnessError
+from conformance.files import FileBounds, read_text
 
 __all__ = ["MARKER", "append_run", "data_point", "history_before", "recorded_point"]
 
@@ -32,6 +34,9 @@ MARKER = "history.json"  # in the run directory: {"history": path, "uuid": the r
 
 # Runs the history file keeps (CONFORMANCE_HISTORY_RUNS overrides).
 DEFAULT_HISTORY_RUNS = 30
+# A full run's line is ~600 KB, so the default 30 runs take ~18 MB; 128 MiB holds 200 full runs and
+# keeps a read of it (a run trims it, a report shows it) far under the 300 MB a run may take.
+HISTORY = FileBounds("history file", 128 * 1024 * 1024)
 
 
 def _md5(text: str) -> str:
@@ -97,13 +102,25 @@ def history_runs() -> int:
 
 
 def _append_line(history: Path, line: str) -> None:
-    """Appends under a lock, then keeps only the last ``history_runs()`` lines."""
+    """Appends under a lock, then keeps only the last ``history_runs()`` lines. The file is read
+    whole to trim it, so only a regular file under the bound is written to (a huge file was read
+    whole each run, and grew; a FIFO gave "cannot append ...: None", the error of seeking it)."""
     keep = history_runs()
     try:
         history.parent.mkdir(parents=True, exist_ok=True)
-        with history.open("a+", encoding="utf-8") as out:
+        # Non-blocking: opening a FIFO must not wait for a reader; a regular file ignores the flag.
+        fd = os.open(history, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o644)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise HarnessError(f"the history file {history} is not a regular file (a device, FIFO or "
+                               "directory); no history line appended")
+        with os.fdopen(fd, "a+", encoding="utf-8") as out:
             fcntl.flock(out, fcntl.LOCK_EX)
             try:
+                if os.fstat(fd).st_size + len(line) >= HISTORY.max_bytes:  # measured under the lock
+                    raise HarnessError(f"the history file {history} is larger than {HISTORY.max_bytes:,} bytes, "
+                                       "the bound of a history file; no history line appended (remove it, or keep "
+                                       "fewer runs: CONFORMANCE_HISTORY_RUNS)")
                 out.write(line + "\n")
                 out.flush()
                 out.seek(0)
@@ -118,6 +135,9 @@ def _append_line(history: Path, line: str) -> None:
                 fcntl.flock(out, fcntl.LOCK_UN)
     except OSError as exc:
         raise HarnessError(f"cannot append to the history file {history}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise HarnessError(f"the history file {history} is not UTF-8 (byte {exc.start}); its line was "
+                           "appended, the file not trimmed") from None
 
 
 def append_run(run_dir: Path, history: Path) -> str | None:
@@ -152,13 +172,14 @@ def history_before(history: Path, own: str | None, into: Path) -> None:
     run has none there): the history a report of that run shows."""
     lines: list[str] = []
     if history.is_file():
-        for line in history.read_text(encoding="utf-8").splitlines():
+        # Bounded (size, a regular file): a report read the whole file, whatever its size.
+        for line in read_text(history, HISTORY, HarnessError).splitlines():
             if not line.strip():
                 continue
             try:
                 if own is not None and json.loads(line).get("uuid") == own:
                     break
-            except (ValueError, AttributeError):
+            except (ValueError, AttributeError, RecursionError):  # RecursionError: a line nested 100k deep
                 raise HarnessError(f"{history} holds a line that is not a history entry (not a JSON object)") from None
             lines.append(line)
     into.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")

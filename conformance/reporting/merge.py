@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import UsageError
-from conformance.files import SUMMARY, read_text
+from conformance.files import SUMMARY, FileBounds, read_text
 from conformance.reporting.checked import checked_share
 from conformance.reporting.summary import write_atomic
 from conformance.reporting.triage import load_summary
@@ -29,6 +29,10 @@ __all__ = ["merge_runs", "merge_summaries"]
 _SAME = ("target", "profile", "harness_version", "commit")
 # Written again for the merged run (the shards' copies name only their own services).
 _EXTRAS = ("categories.json", "environment.properties", "executor.json")
+# A shard's junit.xml is pytest's, regrouped (reporting/junit.py): no DTD, five levels (testsuites,
+# testsuite, testcase, failure or properties, property), ~1 MB a service. 64 MiB as a summary.
+JUNIT = FileBounds("junit.xml", 64 * 1024 * 1024, max_depth=16)
+_FEED = 1 << 16
 
 
 def merge_summaries(summaries: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
@@ -126,10 +130,7 @@ def _junit(paths: list[Path], checked: dict[str, Any]) -> str | None:
     suites: dict[str, ET.Element] = {}
     others: dict[str, str] = {}
     for path in paths:
-        try:
-            root = ET.parse(path).getroot()
-        except (OSError, ET.ParseError) as exc:
-            raise UsageError(f"cannot read {path}: {exc}") from None
+        root = _junit_root(path)
         for shard in ([root] if root.tag == "testsuite" else root.findall("testsuite")):
             suite = suites.get(shard.get("name", ""))
             if suite is None:
@@ -138,8 +139,8 @@ def _junit(paths: list[Path], checked: dict[str, Any]) -> str | None:
                     suite.set(key, "0")
                 suite.set("time", "0")
             for key in ("tests", "errors", "failures", "skipped"):
-                suite.set(key, str(int(suite.get(key, "0")) + int(shard.get(key, "0"))))
-            suite.set("time", f"{float(suite.get('time', '0')) + float(shard.get('time', '0')):.3f}")
+                suite.set(key, str(int(suite.get(key, "0")) + _number(shard, key, path, int)))
+            suite.set("time", f"{float(suite.get('time', '0')) + _number(shard, 'time', path, float):.3f}")
             for child in shard:
                 if child.tag != "properties":
                     suite.append(child)
@@ -163,6 +164,43 @@ def _junit(paths: list[Path], checked: dict[str, Any]) -> str | None:
     for key in ("tests", "failures", "errors"):
         root.set(key, str(sum(int(s.get(key, "0")) for s in root)))
     return ET.tostring(root, encoding="unicode", xml_declaration=True)
+
+
+def _junit_root(path: Path) -> ET.Element:
+    """The root of a shard's junit.xml, read with bounds as every file (conformance/files.py): its
+    size; no DTD (an entity bomb is bounded only by the amplification limit of expat 2.4 and later);
+    and its depth, measured as it is parsed (ElementTree writes a tree recursively: a shard nested
+    100k deep was a RecursionError, "internal error, a bug")."""
+    text = read_text(path, JUNIT, UsageError)
+    if "<!DOCTYPE" in text or "<!ENTITY" in text:
+        raise UsageError(f"{path}: holds a DTD (<!DOCTYPE or <!ENTITY), which no junit.xml a run writes holds; "
+                         "not read")
+    parser = ET.XMLPullParser(events=("start", "end"))
+    root: ET.Element | None = None
+    depth = 0
+    try:
+        for offset in range(0, len(text), _FEED):
+            parser.feed(text[offset:offset + _FEED])
+            for event, element in parser.read_events():
+                root = element if root is None else root
+                depth += 1 if event == "start" else -1
+                if depth > JUNIT.max_depth:
+                    raise UsageError(f"{path}: nested deeper than {JUNIT.max_depth} levels, the bound of a "
+                                     f"{JUNIT.what}; not read")
+        parser.close()
+    except ET.ParseError as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from None
+    if root is None:
+        raise UsageError(f"cannot read {path}: no element")
+    return root
+
+
+def _number(suite: ET.Element, key: str, path: Path, kind: type[int] | type[float]) -> int | float:
+    """A testsuite's count or time, as a number (pytest writes them; another tool may not)."""
+    try:
+        return kind(suite.get(key, "0"))
+    except ValueError:
+        raise UsageError(f"{path}: a testsuite's {key} is {suite.get(key, '')[:40]!a}, not a number") from None
 
 
 def _allure(results: list[Path], out: Path, merged: dict[str, Any]) -> None:

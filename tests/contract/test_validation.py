@@ -99,3 +99,16 @@ def test_validator_keeps_references_as_written() -> None:
     plain = validator(contract, schema)
     assert plain.schema["properties"]["items"]["items"] == {"$ref": "#/$defs/Item"}
     assert validator(contract, schema) is plain
+
+
+def test_a_huge_instance_in_the_message_is_cut_in_the_middle() -> None:
+    """jsonschema writes the instance into its message with repr: a 1 MB array where an object
+    belongs made a 1.5 MB message, which every failing rule kept four times over (issue 34)."""
+    contract = _contract()
+    schema = contract.openapi["components"]["schemas"]["Page"]
+    body = b"[" + b"0," * 499_999 + b"0]"
+    where, message = body_error(contract, schema, body, json.loads(body)) or ("", "")
+    assert where == "(body)" and len(message) < 2100, len(message)
+    assert message.startswith("[0, 0, 0") and message.endswith("is not of type 'object'")
+    assert "characters cut" in message
+    assert body_error(contract, schema, b"[1]", [1]) == ("(body)", "[1] is not of type 'object'")  # short: whole

@@ -179,3 +179,99 @@ def test_an_odd_summary_is_one_line_for_triage_and_merge(command: str, case: str
     proc = conformance(tmp_path, *args)
     one_line_exit_2(proc, "summary.json")
     assert re.search(r"conformance: error: .*summary\.json", proc.stderr), proc.stderr
+
+
+def _over_the_bound(path: Path) -> None:
+    path.write_text(" " * (65 << 20) + '{"interactions": []}', encoding="ascii")  # 65 MiB: the bound is 64
+
+
+BAD_OLD_CASSETTES: dict[str, tuple[Callable[[Path], None], str]] = {
+    "a file over the bound": (_over_the_bound, "larger than"),
+    "a FIFO": (os.mkfifo, "not a regular file"),
+}
+
+
+@pytest.mark.parametrize("mode", ["once", "new_episodes"])
+@pytest.mark.parametrize("case", BAD_OLD_CASSETTES)
+def test_the_old_cassette_a_record_mode_reads_is_bounded(case: str, mode: str, tmp_path: Path) -> None:
+    """once and new_episodes read the old cassette through vcrpy, which read it whole (an 80 MiB
+    file: 250 MB and a wrong reason) and took a FIFO for no cassette (exit 0, or a hang at saving into it)."""
+    folder = tmp_path / "cassettes" / SERVICE
+    folder.mkdir(parents=True)
+    make, word = BAD_OLD_CASSETTES[case]
+    make(folder / f"{RULE}.yaml")
+    proc = conformance(tmp_path, "run", "--target", "sim", "--service", SERVICE, "-k", RULE, "--no-allure",
+                       "--record-mode", mode, "--cassette-dir", str(tmp_path / "cassettes"),
+                       "--report-dir", str(tmp_path / "r"))
+    one_line_exit_2(proc, word, "re-record")
+    rules = json.loads((tmp_path / "r" / "summary.json").read_text())["services"][SERVICE]["rules"]
+    assert [r["status"] for r in rules if r["id"] == RULE] == ["error"]
+
+
+def _sparse(path: Path) -> None:
+    with path.open("wb") as out:
+        out.truncate(129 << 20)  # 129 MiB of NULs that take no disk; the bound is 128 MiB
+
+
+HISTORIES: dict[str, tuple[Callable[[Path], object], str]] = {
+    "a line nested 100k deep": (lambda path: path.write_text("[" * 100_000 + "]" * 100_000 + "\n"),
+                                "not a history entry"),
+    "a file over the bound": (_sparse, "larger than"),
+}
+
+
+@pytest.mark.skipif(shutil.which("npx") is None, reason="conformance report needs npx before it reads the history")
+@pytest.mark.parametrize("case", HISTORIES)
+def test_a_report_reads_a_bounded_history(case: str, tmp_path: Path) -> None:
+    """A report read history.jsonl whole (129 MiB: ~400 MB) and let a deep line's RecursionError out.
+    The run has its line in the history (history.json), so the report only reads the file."""
+    run = tmp_path / "run"
+    assert conformance(tmp_path, "run", "--service", SERVICE, "-k", RULE, "--report-dir", str(run)).returncode == 0
+    make, word = HISTORIES[case]
+    make(run / "history.jsonl")
+    proc = conformance(tmp_path, "report", "--report-dir", str(run))
+    one_line_exit_2(proc, "history.jsonl", word)
+
+
+RUN_HISTORIES: dict[str, tuple[Callable[[Path], object], str]] = {
+    "a FIFO": (os.mkfifo, "history.jsonl is not a regular file"),
+    "a file over the bound": (_sparse, "larger than"),
+}
+
+
+@pytest.mark.parametrize("case", RUN_HISTORIES)
+def test_a_run_appends_only_to_a_bounded_history(case: str, tmp_path: Path) -> None:
+    """A run read its whole history.jsonl to trim it (129 MiB: read whole and kept growing; a FIFO:
+    "cannot append ...: None", the seek's error); the run's verdict stands, with one line saying why
+    its history line is missing."""
+    (tmp_path / "r").mkdir()
+    make, word = RUN_HISTORIES[case]
+    make(tmp_path / "r" / "history.jsonl")
+    proc = conformance(tmp_path, "run", "--service", SERVICE, "-k", RULE, "--report-dir", str(tmp_path / "r"))
+    out = proc.stdout + proc.stderr
+    assert "Traceback" not in out and proc.returncode == 0, out[-3000:]
+    assert word in proc.stderr and "no history line appended" in proc.stderr, proc.stderr
+
+
+_ENTITIES = "".join(f'<!ENTITY e{i} "{f"&e{i - 1};" * 10 if i else "lol"}">' for i in range(10))
+JUNITS: dict[str, tuple[str, str]] = {
+    "an entity bomb": (f'<?xml version="1.0"?>\n<!DOCTYPE s [{_ENTITIES}]>\n<testsuite name="a">&e9;</testsuite>',
+                       "DTD"),
+    "nested 100k deep": ('<testsuite name="a" tests="1">' + "<a>" * 100_000 + "</a>" * 100_000 + "</testsuite>",
+                         "nested deeper"),
+    "a count that is text": ('<testsuites><testsuite name="a" tests="many"/></testsuites>', "not a number"),
+    "a time that is text": ('<testsuites><testsuite name="a" time="long"/></testsuites>', "not a number"),
+}
+
+
+@pytest.mark.parametrize("case", JUNITS)
+def test_merge_reads_a_shard_junit_with_bounds(case: str, tmp_path: Path) -> None:
+    """merge parsed a shard's junit.xml with ET.parse: 100k levels or a count that is text were an
+    "internal error, a bug"; an entity bomb was refused only by expat's own amplification limit."""
+    shard = tmp_path / "shard"
+    shard.mkdir()
+    (shard / "summary.json").write_text(_summary({}), encoding="utf-8")
+    text, word = JUNITS[case]
+    (shard / "junit.xml").write_text(text, encoding="utf-8")
+    proc = conformance(tmp_path, "merge", str(shard), "--reports", str(tmp_path / "reports"))
+    one_line_exit_2(proc, "junit.xml", word)

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from conformance.recording.cassettes import CassetteFormat
+from conformance.recording.recorder import CASSETTE_BODY_BYTES
+from tests.hostile.peak import Peaked, run_peaked
 from tests.hostile.server import gzip_bomb, hostile_server
 
 SERVICE = "presentations"
@@ -37,48 +35,23 @@ LIMITS = {
     "CONFORMANCE_ALLOW": "spend,write",
     "CONFORMANCE_SPEND_BUDGET": "1000000",
 }
-# The run's own peak: /proc's VmHWM (getrusage's ru_maxrss carries the parent's across fork).
-_RUNNER = ("import re, sys\n"
-           "from conformance.cli import main\n"
-           "code = main(sys.argv[1:])\n"
-           "status = open('/proc/self/status', encoding='ascii').read()\n"
-           "print('PEAK_RSS_KB', re.search(r'VmHWM:\\s+(\\d+)', status).group(1), file=sys.stderr)\n"
-           "sys.exit(code)\n")
 
 
-@dataclass
-class Run:
-    code: int
-    seconds: float
-    peak_mb: float
-    output: str
-    summary: dict[str, object] | None
-
-
-def _conformance(root: Path, name: str, *args: str, url: str = "") -> Run:
+def _conformance(root: Path, name: str, *args: str, url: str = "", rules: str = RULES) -> Peaked:
     report = root / name
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("CONFORMANCE_")}, **LIMITS,
            f"CONFORMANCE_{SERVICE.upper()}_BASE_URL": url, f"CONFORMANCE_{SERVICE.upper()}_API_KEY": "bomb-key-0001"}
-    started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-c", _RUNNER, "run", "--service", SERVICE, "--no-allure", "-k", RULES,
-                           "--report-dir", str(report), *args],
-                          env=env, cwd=root, capture_output=True, text=True, timeout=WALL_SECONDS * 2)
-    seconds = time.monotonic() - started
-    peak = [line.split()[1] for line in proc.stderr.splitlines() if line.startswith("PEAK_RSS_KB")]
-    try:
-        summary = json.loads((report / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        summary = None
-    return Run(proc.returncode, seconds, int(peak[0]) / 1024 if peak else -1.0, proc.stdout + proc.stderr, summary)
+    return run_peaked(["run", "--service", SERVICE, "--no-allure", "-k", rules, "--report-dir", str(report), *args],
+                      report=report, env=env, cwd=root, timeout=WALL_SECONDS * 2)
 
 
-def _live(root: Path, mode: str, *args: str) -> Run:
+def _live(root: Path, mode: str, *args: str) -> Peaked:
     gzip_bomb(1), gzip_bomb(2)  # built before the run starts
     with hostile_server(mode) as url:
         return _conformance(root, mode, "--target", "http", *args, url=url)
 
 
-def _assert_bounded(run: Run) -> list[dict[str, str]]:
+def _assert_bounded(run: Peaked) -> list[dict[str, str]]:
     """One line per rule naming the cap, a summary, exit 2, within the bounds; the rules run."""
     assert "Traceback" not in run.output, run.output[-3000:]
     assert run.summary is not None, f"no summary.json: {run.output[-2000:]}"
@@ -143,3 +116,23 @@ def test_record_keeps_what_was_read_under_the_cap(tmp_path: Path, mode: str) -> 
             assert "CONFORMANCE_MAX_RESPONSE_BYTES" in item["response"]["cut"]
     rules = _assert_bounded(_conformance(tmp_path, "replay", "--target", "replay", "--cassette-dir", str(cassettes)))
     assert all("when recorded" in rule["message"] for rule in rules)
+
+
+@pytest.mark.slow
+def test_record_bounds_the_sum_of_a_cassette_bodies(tmp_path: Path) -> None:
+    """Each body is capped, but a rule sending many requests recorded them all: presentations' burst
+    rule against 1 MB answers recorded 80 of them (an 80 MB cassette, past the 64 MiB replay reads)
+    and peaked at 374 MB saving it. The cassette now stops at CASSETTE_BODY_BYTES, the body that
+    passes it cut and marked, and the rule ends with one line naming that bound."""
+    cassettes = tmp_path / "cassettes"
+    with hostile_server("wide-json") as url:
+        run = _conformance(tmp_path, "burst", "--target", "http", "--record", "--cassette-dir", str(cassettes),
+                           url=url, rules="rate-limit.burst")
+    assert "Traceback" not in run.output and run.code == 2, run.output[-2000:]
+    assert run.summary is not None
+    rules = [r for r in run.summary["services"][SERVICE]["rules"] if r["status"] != "not run"]  # type: ignore[index]
+    assert [r["status"] for r in rules] == ["error"] and "the most one cassette records" in rules[0]["message"]
+    path = cassettes / SERVICE / "presentations.rate-limit.burst.yaml"
+    assert path.stat().st_size < CASSETTE_BODY_BYTES + CAP
+    assert 0 < run.peak_mb < 300, f"peak {run.peak_mb:.0f} MB"  # issue 34's bound for one rule
+    print(f"peak {run.peak_mb:.0f} MB, {run.seconds:.1f} s, cassette {path.stat().st_size} bytes")

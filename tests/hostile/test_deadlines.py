@@ -144,3 +144,46 @@ def test_a_header_trickle_ends_with_the_request_bound_named(tmp_path: Path) -> N
     assert rules and all(r["status"] == "error" for r in rules)
     assert all("CONFORMANCE_REQUEST_SECONDS" in r["message"] and "headers stage" in r["message"] for r in rules)
     assert "Traceback" not in output and code == 2
+
+
+_BOUND = 4  # CONFORMANCE_REQUEST_SECONDS for the run below; every other limit is the default
+
+
+@pytest.mark.slow
+def test_a_service_that_never_answers_ends_within_four_request_bounds(tmp_path: Path) -> None:
+    """Issue 34, item 9 ("Done means"): against a target that accepts connections and never answers,
+    with every limit but the request bound at its default and each service's credentials set (so its
+    rules send), each service's rules end within 4 request bounds of the first one's start: the
+    breaker opens after CONFORMANCE_BREAKER_FAILURES (3) rules waited out the bound, and the rest
+    are reported unavailable without waiting (one service once took 435 s: 7 rules x 60 s). All
+    services in one run, so start-up is paid once; each one's span is read from its rules' Allure
+    start and stop."""
+    from conformance.layout import available_services
+    from conformance.services import create_simulator
+    from conformance.settings import env_name
+
+    services = available_services()
+    report = tmp_path / "r"
+    with hostile_server("hang") as url:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CONFORMANCE_")}
+        env["CONFORMANCE_REQUEST_SECONDS"] = str(_BOUND)
+        for service in services:
+            env[env_name(service, "BASE_URL")] = url
+            env.update({env_name(service, k): v for k, v in create_simulator(service).credentials.items()})
+        selected = [a for s in services for a in ("--service", s)]
+        proc = subprocess.run([sys.executable, "-m", "conformance", "run", *selected, "--target", "http",
+                               "--report-dir", str(report)],
+                              env=env, cwd=tmp_path, capture_output=True, text=True, timeout=len(services) * 8 * _BOUND)
+    assert "Traceback" not in proc.stdout + proc.stderr and proc.returncode == 2, proc.stderr[-2000:]
+    spans: dict[str, list[int]] = {}
+    for path in (report / "allure-results").glob("*-result.json"):
+        result = json.loads(path.read_text(encoding="utf-8"))
+        service = next(label["value"] for label in result["labels"] if label["name"] == "epic")
+        spans.setdefault(service, []).extend((result["start"], result["stop"]))
+    summary = json.loads((report / "summary.json").read_text(encoding="utf-8"))
+    for service in services:
+        rules = summary["services"][service]["rules"]
+        waited = [r["id"] for r in rules if r["status"] == "error" and "target unavailable" not in r["message"]]
+        assert 0 < len(waited) <= 3, (service, waited)  # every service sent, and the breaker opened
+        seconds = (max(spans[service]) - min(spans[service])) / 1000
+        assert seconds < 4 * _BOUND, f"{service}: its rules took {seconds:.1f} s, over 4 request bounds"

@@ -3,7 +3,12 @@
 Each mode runs `conformance run --target http` for one service in a subprocess with small
 limits, and must end with: one clear outcome per rule (no "not run", no traceback), a valid
 summary.json, the exit code its kind of trouble deserves, peak memory under ``PEAK_RSS_MB`` and
-wall time under ``WALL_SECONDS`` (both bounds are for the whole run, start-up included).
+wall time under ``WALL_SECONDS`` (both bounds are for the whole run, start-up included, so the
+peak bounds every single rule's). Each mode runs again with ``--record``, held to the same bounds.
+
+Each run has a working directory of its own, as a first run in a fresh checkout has: Hypothesis
+keeps tables there (``.hypothesis/``), and the one a missing table cost (204 MB, issue 34) is
+paid by every such run, not only by the first of a shared directory.
 """
 
 from __future__ import annotations
@@ -14,15 +19,18 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.hostile.peak import Peaked, run_peaked
 from tests.hostile.server import MODES, hostile_server
 
 SERVICE = "presentations"
-PEAK_RSS_MB = 400
+# Issue 34's bound for any single rule. A run peaks at 87-111 MB in most modes and 236 MB in the
+# widest (wide-json: a 1 MB array validated); before the Hypothesis table was written for it,
+# 296-326 MB in every mode whose rules drew text (the 500 and 503 storms the first of them).
+PEAK_RSS_MB = 300
 WALL_SECONDS = 150  # the run deadline (60 s) plus start-up and reports on two busy cores
 LIMITS = {
     "CONFORMANCE_REQUEST_SECONDS": "2",
@@ -47,51 +55,31 @@ EXIT = {
     # Bombs: every body read stops at the cap (issue 34), a harness error, never a verdict.
     "gzip-bomb": {2}, "gzip-gzip-bomb": {2}, "gzip-gzip-endless": {2},
 }
-# The run's own peak is VmHWM of its address space: getrusage's ru_maxrss is not, because Linux
-# carries the parent's high-water mark across fork and exec (a 400 MB pytest made every run "400 MB").
-_RUNNER = ("import re, sys\n"
-           "from conformance.cli import main\n"
-           "code = main(sys.argv[1:])\n"
-           "status = open('/proc/self/status', encoding='ascii').read()\n"
-           "print('PEAK_RSS_KB', re.search(r'VmHWM:\\s+(\\d+)', status).group(1), file=sys.stderr)\n"
-           "sys.exit(code)\n")
 
 
-@dataclass
-class Result:
-    mode: str
-    code: int
-    seconds: float
-    peak_mb: float
-    stdout: str
-    stderr: str
-    summary: dict[str, object] | None
-
-
-def _run_mode(mode: str, root: Path) -> Result:
-    report = root / mode
+def _run_mode(mode: str, root: Path, *extra: str) -> Peaked:
+    cwd = root / mode
+    cwd.mkdir()
     with hostile_server(mode) as url:
         env = {**os.environ, **LIMITS, f"CONFORMANCE_{SERVICE.upper()}_BASE_URL": url,
                f"CONFORMANCE_{SERVICE.upper()}_API_KEY": "hostile-canary-key-0001"}
-        started = time.monotonic()
-        proc = subprocess.run([sys.executable, "-c", _RUNNER, "run", "--service", SERVICE, "--target", "http",
-                               "--no-allure", "--report-dir", str(report)],
-                              env=env, cwd=root, capture_output=True, text=True, timeout=WALL_SECONDS * 2)
-        seconds = time.monotonic() - started
-    peak = [line.split()[1] for line in proc.stderr.splitlines() if line.startswith("PEAK_RSS_KB")]
-    try:
-        summary = json.loads((report / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        summary = None
-    return Result(mode, proc.returncode, seconds, int(peak[0]) / 1024 if peak else -1.0,
-                  proc.stdout, proc.stderr, summary)
+        return run_peaked(["run", "--service", SERVICE, "--target", "http", "--no-allure", "--report-dir", "report",
+                           *extra], report=cwd / "report", env=env, cwd=cwd, timeout=WALL_SECONDS * 2)
+
+
+def _every_mode(root: Path, *extra: str) -> dict[str, Peaked]:
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        return dict(zip(MODES, pool.map(lambda m: _run_mode(m, root, *extra), MODES), strict=True))
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
-    root = tmp_path_factory.mktemp("hostile")
-    with ThreadPoolExecutor(max_workers=3) as pool:
-        return {r.mode: r for r in pool.map(lambda m: _run_mode(m, root), MODES)}
+def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Peaked]:
+    return _every_mode(tmp_path_factory.mktemp("hostile"))
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Peaked]:
+    return _every_mode(tmp_path_factory.mktemp("hostile-record"), "--record", "--cassette-dir", "cassettes")
 
 
 def test_every_mode_has_an_expected_exit_code() -> None:
@@ -100,7 +88,7 @@ def test_every_mode_has_an_expected_exit_code() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
-def test_hostile_target_gives_one_clear_outcome_per_rule(results: dict[str, Result], mode: str) -> None:
+def test_hostile_target_gives_one_clear_outcome_per_rule(results: dict[str, Peaked], mode: str) -> None:
     r = results[mode]
     assert "Traceback" not in r.stdout + r.stderr, r.stderr[-2000:]
     assert r.code in EXIT[mode], f"exit {r.code}: {r.stderr[-1500:]}"
@@ -111,9 +99,25 @@ def test_hostile_target_gives_one_clear_outcome_per_rule(results: dict[str, Resu
     assert r.seconds < WALL_SECONDS, f"{r.seconds:.0f} s"
     assert 0 < r.peak_mb < PEAK_RSS_MB, f"peak {r.peak_mb:.0f} MB"
     assert "hostile-canary-key-0001" not in r.stdout + r.stderr + json.dumps(r.summary)
+    print(f"{mode}: peak {r.peak_mb:.0f} MB, {r.seconds:.0f} s")  # the figures, with -s
 
 
-def test_dead_targets_are_reported_once_not_per_rule(results: dict[str, Result]) -> None:
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", MODES)
+def test_recording_a_hostile_target_stays_within_the_bounds(recorded: dict[str, Peaked], mode: str) -> None:
+    """--record reads and writes every body under the same cap (issue 34, item 2): the bounds of a
+    plain run hold. Not the exit status: recording is slower, and a slow mode (the bombs, 40 s
+    alone) may meet the run's deadline on busy cores, which is exit 3, not a wrong verdict."""
+    r = recorded[mode]
+    assert "Traceback" not in r.output, r.stderr[-2000:]
+    assert r.code in EXIT[mode] | {3}, f"exit {r.code}: {r.stderr[-1500:]}"
+    assert r.summary is not None, "no valid summary.json"
+    assert r.seconds < WALL_SECONDS, f"{r.seconds:.0f} s"
+    assert 0 < r.peak_mb < PEAK_RSS_MB, f"peak {r.peak_mb:.0f} MB"
+    print(f"{mode} --record: peak {r.peak_mb:.0f} MB, {r.seconds:.0f} s")
+
+
+def test_dead_targets_are_reported_once_not_per_rule(results: dict[str, Peaked]) -> None:
     for mode in ("hang", "reset"):
         rules = results[mode].summary["services"][SERVICE]["rules"]  # type: ignore[index]
         unavailable = [r for r in rules if "target unavailable" in r["message"]]
