@@ -61,17 +61,6 @@ def _other_conversion(sim: Simulator) -> Simulator:
     return on_request(before)(sim)
 
 
-def _oldest_email(sim: Simulator) -> Simulator:
-    original = sim.data.conversions  # type: ignore[attr-defined]
-
-    def edit(request: Request, body: Any) -> Any:
-        email = json.loads(request.body).get("email")
-        rows = sorted((r for r in original if r["email"] == email), key=lambda r: r["conversion_unix_timestamp"])
-        recent = [r for r in rows if r["conversion_unix_timestamp"] >= sim.clock.now() - 365 * 86_400][:100]
-        return {"conversions": recent[::-1]}
-    return response_body(operation("POST", _REPORT + "/email"), edit, with_request=True)(sim)
-
-
 def _trending_on_cvr(body: Any) -> Any:
     body["cvr"]["trending_percentage"] = 0.0
     return body
@@ -136,10 +125,8 @@ FAULTS: list[Fault] = [
         _rules(across_types=any)),
     fault("conversion-other-row", "an id fetches the next conversion")(
         _other_conversion),
-    fault("email-oldest-100", "the email endpoint gives the oldest 100 of the year")(
-        _oldest_email),
-    fault("converted-clicks-purged", "clicks with conversions go after 3 months")(
-        lambda sim: _purge_converted(sim)),
+    fault("email-oldest-100", "the email endpoint gives the oldest 100 of the year")(_rules(email_latest=False)),
+    fault("converted-clicks-purged", "clicks with conversions go after 3 months")(_rules(converted_kept=False)),
     fault("trending-on-cvr", "cvr carries trending_percentage")(
         response_body(operation("POST", "/v1/affiliates/dashboard/summary"), _trending_on_cvr)),
     fault("zip-compressed-refused",
@@ -158,8 +145,3 @@ FAULTS: list[Fault] = [
                body={"message": "smart links cannot be replaced"})),
 ]
 
-
-def _purge_converted(sim: Simulator) -> Simulator:
-    for click in sim.data.clicks:  # type: ignore[attr-defined]
-        click["converted"] = False
-    return sim

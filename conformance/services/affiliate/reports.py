@@ -35,6 +35,9 @@ class ReportRules:
     click_cap = 5000
     click_keep_days = 90   # "3 months"
     email_limit = 100
+    email_archive_days = 365  # older conversions "may" be archived; a variant keeps them
+    email_latest = True    # the email endpoint gives the latest 100; a fault gives the oldest
+    converted_kept = True  # clicks with conversions outlive click_keep_days; a fault purges them
     clip_old_from = False  # a variant serves an older from clipped to the window (not shown)
     first_page = 1         # not shown; a variant counts pages from 0
     default_page_size = 50
@@ -129,10 +132,9 @@ def _filters(body: dict[str, Any]) -> dict[str, set[str]]:
     return grouped
 
 
-def filter_rows(rows: list[dict[str, Any]], body: dict[str, Any], value_of: Any = resource_value,
-                rules: ReportRules | None = None) -> list[dict[str, Any]]:
+def filter_rows(rows: list[dict[str, Any]], body: dict[str, Any], value_of: Any,
+                rules: ReportRules) -> list[dict[str, Any]]:
     """OR within one resource type, AND across types (as ``rules`` say)."""
-    rules = rules or ReportRules()
     grouped = _filters(body)
     if not grouped:
         return list(rows)
@@ -160,7 +162,7 @@ def select_conversions(rows: list[dict[str, Any]], body: dict[str, Any], today: 
     lo, hi = start.timestamp(), stop.timestamp()
     chosen = [r for r in rows if lo <= r["conversion_unix_timestamp"] <= hi
               and (events if r["is_event"] else conversions) and _show_only(r, flags)]
-    chosen = filter_rows(chosen, body, rules=rules)
+    chosen = filter_rows(chosen, body, resource_value, rules)
     order = -1 if rules.newest_first else 1
     return sorted(chosen, key=lambda r: (order * r["conversion_unix_timestamp"], r["conversion_id"]))
 

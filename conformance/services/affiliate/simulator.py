@@ -117,9 +117,11 @@ class AffiliateSimulator(Simulator):
         if not isinstance(email, str) or not email:
             raise SimError(400, "email is required")
         # Older than a year: archived (the document allows omitting them).
-        since = (datetime.combine(self.today(), datetime.min.time(), UTC) - timedelta(days=365)).timestamp()
-        rows = [r for r in self.data.conversions if r["email"] == email and r["conversion_unix_timestamp"] >= since]
-        rows.sort(key=lambda r: (-r["conversion_unix_timestamp"], r["conversion_id"]))
+        since = datetime.combine(self.today(), datetime.min.time(), UTC) - timedelta(days=self.rules.email_archive_days)
+        rows = [r for r in self.data.conversions
+                if r["email"] == email and r["conversion_unix_timestamp"] >= since.timestamp()]
+        order = -1 if self.rules.email_latest else 1
+        rows.sort(key=lambda r: (order * r["conversion_unix_timestamp"], r["conversion_id"]))
         return self._ok({"conversions": rows[: self.rules.email_limit]})
 
     def _stream_window(self, body: dict[str, Any]) -> tuple[float, float]:
@@ -137,7 +139,7 @@ class AffiliateSimulator(Simulator):
         lo, hi = self._stream_window(body)
         kept_since = self.clock.now() - self.rules.click_keep_days * DAY
         rows = [c for c in self.data.clicks if lo <= c["unix_timestamp"] <= hi
-                and (c["converted"] or c["unix_timestamp"] >= kept_since)]
+                and (c["converted"] and self.rules.converted_kept or c["unix_timestamp"] >= kept_since)]
         rows = reports.filter_rows(rows, body, _click_value, self.rules)
         out = [{k: v for k, v in c.items() if k != "converted"} for c in rows[: self.rules.click_cap]]
         return self._ok({"clicks": out})
