@@ -16,7 +16,7 @@ from typing import Any
 from conformance.services.affiliate.data import resource_value
 from conformance.simulators.base import SimError
 
-__all__ = ["ReportRules", "check_bool", "check_number", "filter_rows", "parse_stamp", "render_export",
+__all__ = ["Rules", "check_bool", "check_number", "filter_rows", "parse_stamp", "render_export",
            "select_conversions"]
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -25,8 +25,9 @@ SHOW_ONLY = ("show_only_scrub", "show_only_vt", "show_only_ct", "show_only_fail_
 DEFAULT_COLUMNS = ("conversion_id", "conversion_unix_timestamp", "status", "payout", "revenue")
 
 
-class ReportRules:
-    """The simulator's numbers; faults and variants patch these attributes."""
+class Rules:
+    """The simulator's numbers and switches (reports, click stream, uploads, smart links); faults and
+    variants patch these attributes."""
 
     window_days = 365      # "only the previous 365 days"
     span_days = 365        # "span at most one year" (read as 365 days)
@@ -46,6 +47,9 @@ class ReportRules:
     same_type: Any = any
     across_types: Any = all
     newest_first = True    # the report's row order (not documented; a variant reverses it)
+    conversion_shift = 0   # a fault serves the conversion this many rows after the one asked for
+    single_use = True      # an upload url serves once (a variant reads it again)
+    put_requires_all = False  # a variant refuses a PUT that omits a field ("all fields must be sent")
 
 
 def check_bool(body: dict[str, Any], name: str, required: bool = False) -> bool:
@@ -95,7 +99,7 @@ def _year_back(today: date) -> date:
         return today.replace(year=today.year - 1, day=28)
 
 
-def conversion_window(body: dict[str, Any], today: date, rules: ReportRules) -> tuple[datetime, datetime]:
+def conversion_window(body: dict[str, Any], today: date, rules: Rules) -> tuple[datetime, datetime]:
     start = parse_stamp(body, "from", time_required=False, end=False)
     stop = parse_stamp(body, "to", time_required=False, end=True)
     if stop < start:
@@ -133,7 +137,7 @@ def _filters(body: dict[str, Any]) -> dict[str, set[str]]:
 
 
 def filter_rows(rows: list[dict[str, Any]], body: dict[str, Any], value_of: Any,
-                rules: ReportRules) -> list[dict[str, Any]]:
+                rules: Rules) -> list[dict[str, Any]]:
     """OR within one resource type, AND across types (as ``rules`` say)."""
     grouped = _filters(body)
     if not grouped:
@@ -153,7 +157,7 @@ def _show_only(row: dict[str, Any], flags: dict[str, bool]) -> bool:
 
 
 def select_conversions(rows: list[dict[str, Any]], body: dict[str, Any], today: date,
-                       rules: ReportRules) -> list[dict[str, Any]]:
+                       rules: Rules) -> list[dict[str, Any]]:
     start, stop = conversion_window(body, today, rules)
     check_number(body, "timezone_id", required=True)
     conversions = check_bool(body, "show_conversions", required=True)
@@ -167,7 +171,7 @@ def select_conversions(rows: list[dict[str, Any]], body: dict[str, Any], today: 
     return sorted(chosen, key=lambda r: (order * r["conversion_unix_timestamp"], r["conversion_id"]))
 
 
-def page_of(rows: list[dict[str, Any]], body: dict[str, Any], rules: ReportRules) -> dict[str, Any]:
+def page_of(rows: list[dict[str, Any]], body: dict[str, Any], rules: Rules) -> dict[str, Any]:
     paging = body.get("paging") or {}
     if not isinstance(paging, dict):
         raise SimError(400, "paging must be an object")

@@ -43,10 +43,8 @@ class AffiliateSimulator(Simulator):
 
     def __init__(self, clock: Clock | None = None) -> None:
         super().__init__(clock)
-        self.rules = reports.ReportRules()
+        self.rules = reports.Rules()
         self.data = SeedData(self.clock.now())
-        self.single_use = True   # an upload url serves once
-        self.put_requires_all = False  # a variant refuses a PUT that omits a field ("all fields must be sent")
         self.files: dict[str, bytes] = {}
         self.campaigns: dict[int, dict[str, Any]] = {}
         self._next_id = 1
@@ -103,9 +101,10 @@ class AffiliateSimulator(Simulator):
     def _conversion(self, request: Request, conversion_id: str) -> Response:
         if len(conversion_id) != 32:
             raise SimError(400, "a conversion id has 32 characters")
-        for row in self.data.conversions:
+        rows = self.data.conversions
+        for number, row in enumerate(rows):
             if row["conversion_id"] == conversion_id:
-                full = copy.deepcopy(row)
+                full = copy.deepcopy(rows[(number + self.rules.conversion_shift) % len(rows)])
                 full["relationship"]["redirect_url"] = "https://offer.example/landing"
                 full["relationship"]["snapshots"] = {}
                 return self._ok(full)
@@ -192,7 +191,7 @@ class AffiliateSimulator(Simulator):
         return self._ok({"urls": urls})
 
     def _file(self, request: Request, token: str) -> Response:
-        content = self.files.pop(token, None) if self.single_use else self.files.get(token)
+        content = self.files.pop(token, None) if self.rules.single_use else self.files.get(token)
         if content is None:
             raise SimError(404, "no such file (temporary files can be used once)")
         return Response(200, {"content-type": "application/octet-stream"}, content)
@@ -245,7 +244,7 @@ class AffiliateSimulator(Simulator):
         old = self._find(campaign_id)
         body = self.json_body(request)
         missing = sorted(set(DEFAULTS) - set(body))
-        if self.put_requires_all and missing:
+        if self.rules.put_requires_all and missing:
             raise SimError(400, f"all fields must be sent; missing {', '.join(missing)}")
         fields = validate_smart_link(body)
         # Replace: every field not sent goes back to its default.

@@ -10,7 +10,7 @@ from typing import Any
 
 from conformance.faults.base import Variant, variant
 from conformance.faults.toolkit import operation, request_body, response_body
-from conformance.services.affiliate.faults import _REPORT, _attr, _rules
+from conformance.services.affiliate.faults import _REPORT, _rules
 from conformance.simulators import Simulator
 from conformance.transport.model import Request
 
@@ -54,7 +54,7 @@ VARIANTS: list[Variant] = [
         _other_paging_members),
     # Gap upload-use: "used once" does not say its url can be read only once (the use may be an
     # import by an endpoint not shown): the url stays readable.
-    variant("temp-url-readable-twice", "a temporary file's url can be read more than once")(_attr(single_use=False)),
+    variant("temp-url-readable-twice", "a temporary file's url can be read more than once")(_rules(single_use=False)),
     # "span at most one year" read as a calendar year (366 days when it holds 29 February).
     variant("one-calendar-year", "the conversion window and span read as one calendar year")(
         _rules(calendar_year=True)),
@@ -69,7 +69,7 @@ VARIANTS: list[Variant] = [
     variant("zero-based-pages", "report pages are counted from 0")(_rules(first_page=0)),
     variant("raw-clicks-kept-longer", "raw clicks are kept about 13 months, not 3")(_rules(click_keep_days=400)),
     variant("put-requires-all-fields", "a PUT omitting a field is refused 400 (all fields must be sent)")(
-        _attr(put_requires_all=True)),
+        _rules(put_requires_all=True)),
     variant("unzip-any-mime", "unzip takes any mime_type and unzips the archive")(
         request_body(_unzip_asked, lambda body: {**body, "mime_type": "application/zip"})),
 ]
