@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["DAY", "HEAVY_EMAIL", "SeedData", "build_clicks", "build_conversions", "first_conversion_id",
-           "resource_value"]
+__all__ = ["DAY", "HEAVY_EMAIL", "SeedData", "build_clicks", "build_conversions", "first_conversion_id"]
 
 DAY = 86_400
 HEAVY_EMAIL = "heavy@example.com"
@@ -126,13 +125,6 @@ def build_clicks(anchor: float, conversions: list[dict[str, Any]]) -> list[dict[
         clicks.append(click(_hex("burst", i), start + i * (DAY / RECENT_CLICKS), False))
     clicks.sort(key=lambda c: c["unix_timestamp"])
     return clicks
-
-
-def resource_value(row: dict[str, Any], resource_type: str) -> str | None:
-    """The row member named as the resource type: what an id-backed type (offer, affiliate, ...)
-    filters on is not shown (gap filter-values), and the simulator does not invent it."""
-    value = row.get(resource_type)
-    return None if value is None or isinstance(value, (dict, list)) else str(value)
 
 
 @dataclass
