@@ -122,4 +122,3 @@ FAULTS: list[Fault] = [
         status(operation("PUT", _CAMPAIGNS + "/{campaign_id}"), 400, when=200,
                body={"message": "smart links cannot be replaced"})),
 ]
-

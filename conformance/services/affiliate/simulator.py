@@ -137,7 +137,7 @@ class AffiliateSimulator(Simulator):
         lo, hi = self._stream_window(body)
         kept_since = self.clock.now() - self.rules.click_keep_days * DAY
         rows = [c for c in self.data.clicks if lo <= c["unix_timestamp"] <= hi
-                and (c["converted"] and self.rules.converted_kept or c["unix_timestamp"] >= kept_since)]
+                and ((c["converted"] and self.rules.converted_kept) or c["unix_timestamp"] >= kept_since)]
         rows = reports.filter_rows(rows, body, self.rules)
         out = [{k: v for k, v in c.items() if k != "converted"} for c in rows[:5000]]  # "at most 5000 clicks"
         return self._ok({"clicks": out})
