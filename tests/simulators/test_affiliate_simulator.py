@@ -120,7 +120,7 @@ def test_put_requires_all_fields_when_told(sim: AffiliateSimulator) -> None:
     link = call(sim, "GET", "/v1/networks/campaigns/1").json()
     writable = {k: v for k, v in link.items() if k not in ("network_campaign_id", "network_id", "time_created",
                                                           "time_saved", "encoded_value")}
-    sim.put_requires_all = True
+    sim.rules.put_requires_all = True
     assert call(sim, "PUT", "/v1/networks/campaigns/1", writable).status == 200
     without = {k: v for k, v in writable.items() if k != "labels"}
     assert call(sim, "PUT", "/v1/networks/campaigns/1", without).status == 400

@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["DAY", "HEAVY_EMAIL", "SeedData", "build_clicks", "build_conversions", "first_conversion_id",
-           "resource_value"]
+__all__ = ["DAY", "HEAVY_EMAIL", "SeedData", "build_clicks", "build_conversions", "first_conversion_id"]
 
 DAY = 86_400
 HEAVY_EMAIL = "heavy@example.com"
@@ -128,34 +127,12 @@ def build_clicks(anchor: float, conversions: list[dict[str, Any]]) -> list[dict[
     return clicks
 
 
-# Resource types whose filter value is a member of the row of the same name; the id-backed
-# ones reach into relationship (the simulator's reading; the document does not say).
-_RELATIONSHIP_IDS = {"offer": ("offer", "network_offer_id"), "affiliate": ("affiliate", "network_affiliate_id"),
-                     "advertiser": ("advertiser", "network_advertiser_id")}
-
-
-def resource_value(row: dict[str, Any], resource_type: str) -> str | None:
-    if resource_type in _RELATIONSHIP_IDS:
-        holder, key = _RELATIONSHIP_IDS[resource_type]
-        value = row.get("relationship", {}).get(holder, {}).get(key)
-        return None if value is None else str(value)
-    if resource_type == "country":
-        return str(row.get("country_code"))
-    value = row.get(resource_type)
-    return None if value is None or isinstance(value, (dict, list)) else str(value)
-
-
 @dataclass
 class SeedData:
     anchor: float
-    conversions: list[dict[str, Any]] = field(default_factory=list)
-    _clicks: list[dict[str, Any]] | None = None
+    conversions: list[dict[str, Any]] = field(init=False)
+    clicks: list[dict[str, Any]] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.conversions = list(_seeded(self.anchor)[0])
-
-    @property
-    def clicks(self) -> list[dict[str, Any]]:
-        if self._clicks is None:
-            self._clicks = list(_seeded(self.anchor)[1])
-        return self._clicks
+        conversions, clicks = _seeded(self.anchor)
+        self.conversions, self.clicks = list(conversions), list(clicks)

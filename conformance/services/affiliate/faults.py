@@ -1,6 +1,6 @@
 """Faults of the affiliate simulator: each makes it break one documented rule.
 
-Most patch one of the simulator's own numbers or switches (``sim.rules``, ``single_use``); the rest
+Most patch one of the simulator's own numbers or switches (``sim.rules``); the rest
 rewrite a request before the simulator sees it or a response after.
 """
 
@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from conformance.faults.base import Fault, fault, on_request, on_response
+from conformance.faults.base import Fault, fault, on_response
 from conformance.faults.toolkit import operation, request_body, response_body, status
 from conformance.simulators import Simulator
 from conformance.transport.model import Request, Response
@@ -29,14 +29,6 @@ def _rules(**values: Any) -> Callable[[Simulator], Simulator]:
     return apply
 
 
-def _attr(**values: Any) -> Callable[[Simulator], Simulator]:
-    def apply(sim: Simulator) -> Simulator:
-        for name, value in values.items():
-            setattr(sim, name, value)
-        return sim
-    return apply
-
-
 def _routing_value(body: dict[str, Any]) -> dict[str, Any]:
     for redirect in body.get("redirects") or []:
         if isinstance(redirect, dict):
@@ -44,32 +36,8 @@ def _routing_value(body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def _zip_compressed_refused(request: Request) -> Request:
-    if request.path == "/v1/networks/uploads/temp" and b"x-zip-compressed" in request.body:
-        request.body = request.body.replace(b"application/x-zip-compressed", b"text/plain")
-    return request
-
-
-def _other_conversion(sim: Simulator) -> Simulator:
-    def before(request: Request) -> Request:
-        tail = request.path.rsplit("/", 1)[-1]
-        if request.method == "GET" and request.path.startswith(_REPORT + "/") and len(tail) == 32:
-            ids = [r["conversion_id"] for r in sim.data.conversions]  # type: ignore[attr-defined]
-            if tail in ids:
-                request.path = f"{_REPORT}/{ids[(ids.index(tail) + 1) % len(ids)]}"
-        return request
-    return on_request(before)(sim)
-
-
-def _oldest_email(sim: Simulator) -> Simulator:
-    original = sim.data.conversions  # type: ignore[attr-defined]
-
-    def edit(request: Request, body: Any) -> Any:
-        email = json.loads(request.body).get("email")
-        rows = sorted((r for r in original if r["email"] == email), key=lambda r: r["conversion_unix_timestamp"])
-        recent = [r for r in rows if r["conversion_unix_timestamp"] >= sim.clock.now() - 365 * 86_400][:100]
-        return {"conversions": recent[::-1]}
-    return response_body(operation("POST", _REPORT + "/email"), edit, with_request=True)(sim)
+def _zip_compressed_refused(body: dict[str, Any]) -> dict[str, Any]:
+    return {**body, "mime_type": "text/plain"} if body.get("mime_type") == "application/x-zip-compressed" else body
 
 
 def _trending_on_cvr(body: Any) -> Any:
@@ -129,21 +97,18 @@ FAULTS: list[Fault] = [
         on_response(_old_from_crashes)),
     fault("first-page-misstated", "the answer without a page number states page 2")(
         response_body(operation("POST", _REPORT), _first_page_misstated, with_request=True)),
-    fault("span-366-days", "a 366-day span is accepted")(_rules(span_days=366)),
     fault("filters-one-type-anded", "filters of one type combine with AND")(
         _rules(same_type=all)),
     fault("filters-two-types-ored", "filters of different types combine with OR")(
         _rules(across_types=any)),
-    fault("conversion-other-row", "an id fetches the next conversion")(
-        _other_conversion),
-    fault("email-oldest-100", "the email endpoint gives the oldest 100 of the year")(
-        _oldest_email),
-    fault("converted-clicks-purged", "clicks with conversions go after 3 months")(
-        lambda sim: _purge_converted(sim)),
+    fault("conversion-other-row", "an id fetches the next conversion")(_rules(conversion_shift=1)),
+    fault("email-oldest-100", "the email endpoint gives the oldest 100 of the year")(_rules(email_latest=False)),
+    fault("converted-clicks-purged", "clicks with conversions go after 3 months")(_rules(converted_kept=False)),
     fault("trending-on-cvr", "cvr carries trending_percentage")(
         response_body(operation("POST", "/v1/affiliates/dashboard/summary"), _trending_on_cvr)),
     fault("zip-compressed-refused",
-          "unzip refuses application/x-zip-compressed")(on_request(_zip_compressed_refused)),
+          "unzip refuses application/x-zip-compressed")(
+        request_body(operation("POST", "/v1/networks/uploads/temp"), _zip_compressed_refused)),
     fault("priority-without-routing-value",
           "priority routing without routing_value is accepted")(
         request_body(operation("POST", _CAMPAIGNS), _routing_value)),
@@ -157,9 +122,3 @@ FAULTS: list[Fault] = [
         status(operation("PUT", _CAMPAIGNS + "/{campaign_id}"), 400, when=200,
                body={"message": "smart links cannot be replaced"})),
 ]
-
-
-def _purge_converted(sim: Simulator) -> Simulator:
-    for click in sim.data.clicks:  # type: ignore[attr-defined]
-        click["converted"] = False
-    return sim

@@ -71,15 +71,11 @@ def validate_smart_link(body: dict[str, Any]) -> dict[str, Any]:
     for name, allowed in ENUMS.items():
         if name in body and body[name] not in allowed:
             raise SimError(400, f"{name} must be one of {', '.join(allowed)}")
-    for name in _INTS:
-        if name in body and not _int(body[name]):
-            raise SimError(400, f"{name} must be an integer")
-    for name in _BOOLS:
-        if name in body and not isinstance(body[name], bool):
-            raise SimError(400, f"{name} must be a boolean")
-    for name in _STRINGS:
-        if name in body and not isinstance(body[name], str):
-            raise SimError(400, f"{name} must be a string")
+    for names, valid, kind in ((_INTS, _int, "an integer"), (_BOOLS, lambda v: isinstance(v, bool), "a boolean"),
+                               (_STRINGS, lambda v: isinstance(v, str), "a string")):
+        for name in names:
+            if name in body and not valid(body[name]):
+                raise SimError(400, f"{name} must be {kind}")
     labels = body.get("labels", [])
     if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
         raise SimError(400, "labels must be an array of strings")

@@ -1,7 +1,7 @@
 """Report logic of the affiliate simulator: dates, windows, filters, paging, export.
 
 Written from the document (volume 3, part C), independently of the contract: the simulator's
-own reading of "previous 365 days", "span at most one year", "14 days", "5000 clicks".
+own reading of "previous 365 days" and "span at most one year"; the click stream's are in simulator.py.
 """
 
 from __future__ import annotations
@@ -13,28 +13,30 @@ import re
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from conformance.services.affiliate.data import resource_value
 from conformance.simulators.base import SimError
 
-__all__ = ["ReportRules", "check_bool", "check_number", "filter_rows", "parse_stamp", "render_export",
+__all__ = ["Rules", "check_bool", "check_number", "filter_rows", "parse_stamp", "render_export",
            "select_conversions"]
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _STAMP = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$")
-SHOW_ONLY = ("show_only_scrub", "show_only_vt", "show_only_ct", "show_only_fail_traffic")
+# What each show_only_* flag keeps, when true (the simulator's reading of the names: gap show-flags-meaning).
+SHOW_ONLY: dict[str, Any] = {"show_only_scrub": lambda r: r["is_scrub"], "show_only_vt": lambda r: r["is_view_through"],
+                             "show_only_ct": lambda r: not r["is_view_through"],
+                             "show_only_fail_traffic": lambda r: bool(r["error_code"])}
 DEFAULT_COLUMNS = ("conversion_id", "conversion_unix_timestamp", "status", "payout", "revenue")
 
 
-class ReportRules:
-    """The simulator's numbers; faults and variants patch these attributes."""
+class Rules:
+    """The simulator's numbers and switches (reports, click stream, uploads, smart links); faults and
+    variants patch these attributes."""
 
     window_days = 365      # "only the previous 365 days"
-    span_days = 365        # "span at most one year" (read as 365 days)
     calendar_year = False  # a variant reads "one year" as a calendar year
-    click_span_days = 14
-    click_cap = 5000
     click_keep_days = 90   # "3 months"
-    email_limit = 100
+    email_archive_days = 365  # older conversions "may" be archived; a variant keeps them
+    email_latest = True    # the email endpoint gives the latest 100; a fault gives the oldest
+    converted_kept = True  # clicks with conversions outlive click_keep_days; a fault purges them
     clip_old_from = False  # a variant serves an older from clipped to the window (not shown)
     first_page = 1         # not shown; a variant counts pages from 0
     default_page_size = 50
@@ -43,28 +45,29 @@ class ReportRules:
     same_type: Any = any
     across_types: Any = all
     newest_first = True    # the report's row order (not documented; a variant reverses it)
+    conversion_shift = 0   # a fault serves the conversion this many rows after the one asked for
+    single_use = True      # an upload url serves once (a variant reads it again)
+    put_requires_all = False  # a variant refuses a PUT that omits a field ("all fields must be sent")
 
 
-def check_bool(body: dict[str, Any], name: str, required: bool = False) -> bool:
+def _checked(body: dict[str, Any], name: str, required: bool, valid: Any, kind: str) -> Any:
+    """The member ``name`` (None when absent and not ``required``); anything else is refused 400."""
     value = body.get(name)
-    if value is None:
-        if required:
-            raise SimError(400, f"{name} is required")
-        return False
-    if not isinstance(value, bool):
-        raise SimError(400, f"{name} must be a boolean")
+    if value is None and required:
+        raise SimError(400, f"{name} is required")
+    if value is not None and not valid(value):
+        raise SimError(400, f"{name} must be {kind}")
     return value
 
 
+def check_bool(body: dict[str, Any], name: str, required: bool = False) -> bool:
+    return bool(_checked(body, name, required, lambda v: isinstance(v, bool), "a boolean"))
+
+
 def check_number(body: dict[str, Any], name: str, required: bool = False) -> float | None:
-    value = body.get(name)
-    if value is None:
-        if required:
-            raise SimError(400, f"{name} is required")
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise SimError(400, f"{name} must be a number")
-    return float(value)
+    value = _checked(body, name, required, lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+                     "a number")
+    return None if value is None else float(value)
 
 
 def parse_stamp(body: dict[str, Any], name: str, *, time_required: bool, end: bool) -> datetime:
@@ -92,13 +95,14 @@ def _year_back(today: date) -> date:
         return today.replace(year=today.year - 1, day=28)
 
 
-def conversion_window(body: dict[str, Any], today: date, rules: ReportRules) -> tuple[datetime, datetime]:
+def conversion_window(body: dict[str, Any], today: date, rules: Rules) -> tuple[datetime, datetime]:
     start = parse_stamp(body, "from", time_required=False, end=False)
     stop = parse_stamp(body, "to", time_required=False, end=True)
     if stop < start:
         raise SimError(400, "to is before from")
     span = (stop.date() - start.date()).days
-    limit = (today - _year_back(today)).days if rules.calendar_year else rules.span_days
+    # "span at most one year", read as 365 days (a variant reads a calendar year).
+    limit = (today - _year_back(today)).days if rules.calendar_year else 365
     if span > limit:
         raise SimError(400, "the span is above the 365-day conversion range")
     earliest = _year_back(today) if rules.calendar_year else today - timedelta(days=rules.window_days)
@@ -129,43 +133,38 @@ def _filters(body: dict[str, Any]) -> dict[str, set[str]]:
     return grouped
 
 
-def filter_rows(rows: list[dict[str, Any]], body: dict[str, Any], value_of: Any = resource_value,
-                rules: ReportRules | None = None) -> list[dict[str, Any]]:
+def _value_of(row: dict[str, Any], resource_type: str) -> str | None:
+    """The row member named as the resource type: what an id-backed type (offer, affiliate, ...)
+    or a click's s1-s5 filters on is not shown (gap filter-values), and the simulator does not invent it."""
+    value = row.get(resource_type)
+    return None if value is None or isinstance(value, (dict, list)) else str(value)
+
+
+def filter_rows(rows: list[dict[str, Any]], body: dict[str, Any], rules: Rules) -> list[dict[str, Any]]:
     """OR within one resource type, AND across types (as ``rules`` say)."""
-    rules = rules or ReportRules()
     grouped = _filters(body)
     if not grouped:
         return list(rows)
     return [r for r in rows if rules.across_types(
-        rules.same_type(value_of(r, kind) == v for v in values) for kind, values in grouped.items())]
-
-
-def _show_only(row: dict[str, Any], flags: dict[str, bool]) -> bool:
-    if flags["show_only_scrub"] and not row["is_scrub"]:
-        return False
-    if flags["show_only_vt"] and not row["is_view_through"]:
-        return False
-    if flags["show_only_ct"] and row["is_view_through"]:
-        return False
-    return not (flags["show_only_fail_traffic"] and not row["error_code"])
+        rules.same_type(_value_of(r, kind) == v for v in values) for kind, values in grouped.items())]
 
 
 def select_conversions(rows: list[dict[str, Any]], body: dict[str, Any], today: date,
-                       rules: ReportRules) -> list[dict[str, Any]]:
+                       rules: Rules) -> list[dict[str, Any]]:
     start, stop = conversion_window(body, today, rules)
     check_number(body, "timezone_id", required=True)
     conversions = check_bool(body, "show_conversions", required=True)
     events = check_bool(body, "show_events", required=True)
-    flags = {name: check_bool(body, name) if name in body else False for name in SHOW_ONLY}
+    shown = [keeps for name, keeps in SHOW_ONLY.items() if check_bool(body, name)]
     lo, hi = start.timestamp(), stop.timestamp()
     chosen = [r for r in rows if lo <= r["conversion_unix_timestamp"] <= hi
-              and (events if r["is_event"] else conversions) and _show_only(r, flags)]
-    chosen = filter_rows(chosen, body, rules=rules)
+              and (events if r["is_event"] else conversions) and all(keeps(r) for keeps in shown)]
+    chosen = filter_rows(chosen, body, rules)
     order = -1 if rules.newest_first else 1
     return sorted(chosen, key=lambda r: (order * r["conversion_unix_timestamp"], r["conversion_id"]))
 
 
-def page_of(rows: list[dict[str, Any]], body: dict[str, Any], rules: ReportRules) -> dict[str, Any]:
+def page_of(rows: list[dict[str, Any]], body: dict[str, Any], rules: Rules) -> dict[str, Any]:
     paging = body.get("paging") or {}
     if not isinstance(paging, dict):
         raise SimError(400, "paging must be an object")

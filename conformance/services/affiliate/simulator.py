@@ -43,10 +43,8 @@ class AffiliateSimulator(Simulator):
 
     def __init__(self, clock: Clock | None = None) -> None:
         super().__init__(clock)
-        self.rules = reports.ReportRules()
+        self.rules = reports.Rules()
         self.data = SeedData(self.clock.now())
-        self.single_use = True   # an upload url serves once
-        self.put_requires_all = False  # a variant refuses a PUT that omits a field ("all fields must be sent")
         self.files: dict[str, bytes] = {}
         self.campaigns: dict[int, dict[str, Any]] = {}
         self._next_id = 1
@@ -96,16 +94,16 @@ class AffiliateSimulator(Simulator):
 
     def _export(self, request: Request) -> Response:
         body = self.json_body(request)
-        rows = self._rows(body)
-        media, payload = reports.render_export(rows, body)
+        media, payload = reports.render_export(self._rows(body), body)
         return Response(200, {"content-type": media}, payload)
 
     def _conversion(self, request: Request, conversion_id: str) -> Response:
         if len(conversion_id) != 32:
             raise SimError(400, "a conversion id has 32 characters")
-        for row in self.data.conversions:
+        rows = self.data.conversions
+        for number, row in enumerate(rows):
             if row["conversion_id"] == conversion_id:
-                full = copy.deepcopy(row)
+                full = copy.deepcopy(rows[(number + self.rules.conversion_shift) % len(rows)])
                 full["relationship"]["redirect_url"] = "https://offer.example/landing"
                 full["relationship"]["snapshots"] = {}
                 return self._ok(full)
@@ -117,10 +115,12 @@ class AffiliateSimulator(Simulator):
         if not isinstance(email, str) or not email:
             raise SimError(400, "email is required")
         # Older than a year: archived (the document allows omitting them).
-        since = (datetime.combine(self.today(), datetime.min.time(), UTC) - timedelta(days=365)).timestamp()
-        rows = [r for r in self.data.conversions if r["email"] == email and r["conversion_unix_timestamp"] >= since]
-        rows.sort(key=lambda r: (-r["conversion_unix_timestamp"], r["conversion_id"]))
-        return self._ok({"conversions": rows[: self.rules.email_limit]})
+        since = datetime.combine(self.today(), datetime.min.time(), UTC) - timedelta(days=self.rules.email_archive_days)
+        rows = [r for r in self.data.conversions
+                if r["email"] == email and r["conversion_unix_timestamp"] >= since.timestamp()]
+        order = -1 if self.rules.email_latest else 1
+        rows.sort(key=lambda r: (order * r["conversion_unix_timestamp"], r["conversion_id"]))
+        return self._ok({"conversions": rows[:100]})  # "at most the latest 100"
 
     def _stream_window(self, body: dict[str, Any]) -> tuple[float, float]:
         start = reports.parse_stamp(body, "from", time_required=True, end=False)
@@ -128,7 +128,7 @@ class AffiliateSimulator(Simulator):
         reports.check_number(body, "timezone_id", required=True)
         if stop < start:
             raise SimError(400, "to is before from")
-        if stop - start > timedelta(days=self.rules.click_span_days):
+        if stop - start > timedelta(days=14):
             raise SimError(400, "the span is above the 14-day range")
         return start.timestamp(), stop.timestamp()
 
@@ -137,9 +137,9 @@ class AffiliateSimulator(Simulator):
         lo, hi = self._stream_window(body)
         kept_since = self.clock.now() - self.rules.click_keep_days * DAY
         rows = [c for c in self.data.clicks if lo <= c["unix_timestamp"] <= hi
-                and (c["converted"] or c["unix_timestamp"] >= kept_since)]
-        rows = reports.filter_rows(rows, body, _click_value, self.rules)
-        out = [{k: v for k, v in c.items() if k != "converted"} for c in rows[: self.rules.click_cap]]
+                and ((c["converted"] and self.rules.converted_kept) or c["unix_timestamp"] >= kept_since)]
+        rows = reports.filter_rows(rows, body, self.rules)
+        out = [{k: v for k, v in c.items() if k != "converted"} for c in rows[:5000]]  # "at most 5000 clicks"
         return self._ok({"clicks": out})
 
     def _impressions(self, request: Request) -> Response:
@@ -159,12 +159,12 @@ class AffiliateSimulator(Simulator):
         for card, pick in (("revenue", "revenue"), ("click", None), ("conversion", False), ("events", True),
                            ("redirect_revenue", "payout"), ("impression", None)):
             out[card] = {name: self._sum(lo, hi, pick) for name, (lo, hi) in spans.items()}
+            before = out[card]["yesterday"]
+            out[card]["trending_percentage"] = round(100 * (out[card]["today"] - before) / before, 2) if before else 0.0
+        # The rates carry no trending_percentage (the document lists it for the counts only).
         for card, num in (("cvr", "conversion"), ("evr", "events")):
             clicks = out["click"]
             out[card] = {k: round(100 * out[num][k] / clicks[k], 2) if clicks[k] else 0.0 for k in spans}
-        for card in ("revenue", "click", "conversion", "events", "redirect_revenue", "impression"):
-            before = out[card]["yesterday"]
-            out[card]["trending_percentage"] = round(100 * (out[card]["today"] - before) / before, 2) if before else 0.0
         return self._ok(out)
 
     def _sum(self, lo: date, hi: date, pick: str | bool | None) -> float:
@@ -190,7 +190,7 @@ class AffiliateSimulator(Simulator):
         return self._ok({"urls": urls})
 
     def _file(self, request: Request, token: str) -> Response:
-        content = self.files.pop(token, None) if self.single_use else self.files.get(token)
+        content = self.files.pop(token, None) if self.rules.single_use else self.files.get(token)
         if content is None:
             raise SimError(404, "no such file (temporary files can be used once)")
         return Response(200, {"content-type": "application/octet-stream"}, content)
@@ -243,22 +243,14 @@ class AffiliateSimulator(Simulator):
         old = self._find(campaign_id)
         body = self.json_body(request)
         missing = sorted(set(DEFAULTS) - set(body))
-        if self.put_requires_all and missing:
+        if self.rules.put_requires_all and missing:
             raise SimError(400, f"all fields must be sent; missing {', '.join(missing)}")
         fields = validate_smart_link(body)
         # Replace: every field not sent goes back to its default.
-        base = copy.deepcopy(DEFAULTS)
-        link = {**base, **fields, **{k: old[k] for k in (
+        link = {**copy.deepcopy(DEFAULTS), **fields, **{k: old[k] for k in (
             "network_campaign_id", "network_id", "time_created", "encoded_value")}}
         link["time_saved"] = int(self.clock.now())
         self._number_redirects(link)
         self.campaigns[old["network_campaign_id"]] = link
         return self._ok(link)
 
-
-_CLICK_FIELDS = {"s1": "sub1", "s2": "sub2", "s3": "sub3", "s4": "sub4", "s5": "sub5"}
-
-
-def _click_value(row: dict[str, Any], resource_type: str) -> str | None:
-    value = row.get(_CLICK_FIELDS.get(resource_type, resource_type))
-    return None if value is None else str(value)

@@ -14,17 +14,11 @@ from conformance.checks.expect import expect, expect_json_schema, expect_status,
 from conformance.checks.paging import PAGING_PARAMS, member_names
 from conformance.checks.registry import named
 from conformance.errors import ContractFileError
-from conformance.transport.model import Exchange
 
 __all__: list[str] = []
 
 REPORT = "POST /v1/networks/reporting/conversions"
 CLICKS = "POST /v1/affiliates/reporting/clicks/stream"
-
-
-def _clicks(ctx: CheckContext, first: str, last: str) -> Exchange:
-    """The click stream's example (re-dated from the target's today) from ``first`` to ``last``."""
-    return ctx.call(CLICKS, json_body={**example_body(ctx, CLICKS), "from": first, "to": last})
 
 
 def _stamp(day: date) -> str:
@@ -43,7 +37,8 @@ def clicks_retention(ctx: CheckContext) -> None:
         raise ContractFileError(f"{ctx.rule.id}: the window must end more than {params['months']} months back")
     end = today(ctx) - timedelta(days=params["window_end_days_back"])
     start = end - timedelta(days=params["window_days"])
-    exchange = _clicks(ctx, _stamp(start), _stamp(end))
+    # The click stream's example (re-dated from the target's today) over the old window.
+    exchange = ctx.call(CLICKS, json_body={**example_body(ctx, CLICKS), "from": _stamp(start), "to": _stamp(end)})
     expect_status(ctx.rule.id, exchange, success_statuses(ctx.contract, CLICKS), "an old click window")
     answer = expect_json_schema(ctx.rule.id, ctx.contract, exchange, ctx.contract.response_schema(CLICKS, 200) or {},
                                 "an old click window")

@@ -6,12 +6,11 @@ as well).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from conformance.faults.base import Variant, variant
 from conformance.faults.toolkit import operation, request_body, response_body
-from conformance.services.affiliate.faults import _REPORT, _attr, _rules
+from conformance.services.affiliate.faults import _REPORT, _rules
 from conformance.simulators import Simulator
 from conformance.transport.model import Request
 
@@ -26,16 +25,6 @@ def _other_file_urls(body: Any) -> Any:
         item["url"] = item["url"] + "?sig=conformance"
         item["name"] = f"file-{number}"
     return body
-
-
-def _archive_kept(sim: Simulator) -> Simulator:
-    """The email endpoint keeps conversions older than a year (it "may" omit them)."""
-    def edit(request: Request, body: Any) -> Any:
-        email = json.loads(request.body).get("email")
-        rows = sorted((r for r in sim.data.conversions if r["email"] == email),  # type: ignore[attr-defined]
-                      key=lambda r: -r["conversion_unix_timestamp"])
-        return {"conversions": rows[:100]}
-    return response_body(operation("POST", _REPORT + "/email"), edit, with_request=True)(sim)
 
 
 def _unzip_asked(request: Request) -> bool:
@@ -65,7 +54,7 @@ VARIANTS: list[Variant] = [
         _other_paging_members),
     # Gap upload-use: "used once" does not say its url can be read only once (the use may be an
     # import by an endpoint not shown): the url stays readable.
-    variant("temp-url-readable-twice", "a temporary file's url can be read more than once")(_attr(single_use=False)),
+    variant("temp-url-readable-twice", "a temporary file's url can be read more than once")(_rules(single_use=False)),
     # "span at most one year" read as a calendar year (366 days when it holds 29 February).
     variant("one-calendar-year", "the conversion window and span read as one calendar year")(
         _rules(calendar_year=True)),
@@ -73,13 +62,14 @@ VARIANTS: list[Variant] = [
     variant("report-oldest-first", "report rows oldest first")(_rules(newest_first=False)),
     variant("other-upload-urls", "upload urls with a query and other names")(
         response_body(operation("POST", _UPLOAD), _other_file_urls)),
-    variant("email-keeps-archive", "the email endpoint also gives conversions older than a year")(_archive_kept),
+    variant("email-keeps-archive", "the email endpoint also gives conversions older than a year")(
+        _rules(email_archive_days=100_000)),
     variant("old-from-clipped", "a report from before the previous 365 days is served from the window's start")(
         _rules(clip_old_from=True)),
     variant("zero-based-pages", "report pages are counted from 0")(_rules(first_page=0)),
     variant("raw-clicks-kept-longer", "raw clicks are kept about 13 months, not 3")(_rules(click_keep_days=400)),
     variant("put-requires-all-fields", "a PUT omitting a field is refused 400 (all fields must be sent)")(
-        _attr(put_requires_all=True)),
+        _rules(put_requires_all=True)),
     variant("unzip-any-mime", "unzip takes any mime_type and unzips the archive")(
         request_body(_unzip_asked, lambda body: {**body, "mime_type": "application/zip"})),
 ]
