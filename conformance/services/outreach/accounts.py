@@ -5,6 +5,7 @@ Choices the document leaves open are marked SIM-CHOICE."""
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Callable
 from typing import Any
 
 from conformance.simulators.base import SimError
@@ -22,10 +23,9 @@ _REQUIRED_STRINGS = ("email", "first_name", "last_name")
 _CREATE_STRINGS = ("imap_username", "imap_password", "imap_host", "smtp_username", "smtp_password", "smtp_host")
 _CREATE_NUMBERS = ("imap_port", "smtp_port")
 CREATE_ONLY = frozenset({*_CREATE_STRINGS, *_CREATE_NUMBERS, "reply_to", "skip_cname_check"})
-# Writable fields with their type test and whether null is allowed.
-_NULLABLE_NUMBERS = ("daily_limit", "inbox_placement_test_limit")
-_NULLABLE_STRINGS = ("tracking_domain_name", "tracking_domain_status", "signature")
-_NULLABLE_BOOLS = ("enable_slow_ramp",)
+# Writable fields the table types "or null", by their type.
+_NULLABLE = {"daily_limit": "number", "inbox_placement_test_limit": "number", "tracking_domain_name": "string",
+             "tracking_domain_status": "string", "signature": "string", "enable_slow_ramp": "boolean"}
 # SIM-CHOICE: the organization every seeded key belongs to.
 ORGANIZATION = "5b1f3c2e-7d4a-4c8e-9a0b-1c2d3e4f5a6b"
 
@@ -34,56 +34,38 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _string(body: dict[str, Any], name: str, required: bool) -> None:
+_IS: dict[str, Callable[[Any], Any]] = {"number": _is_number, "string": lambda v: isinstance(v, str),
+                       "boolean": lambda v: isinstance(v, bool), "non-empty string": lambda v: isinstance(v, str) and v}
+
+
+def _typed(body: dict[str, Any], name: str, kind: str, required: bool = False) -> None:
+    """``body[name]`` is of ``kind`` (a key of _IS) where present; absent, refused if ``required``."""
     if name not in body:
         if required:
             raise SimError(400, f"{name} is required")
-        return
-    if not isinstance(body[name], str) or not body[name]:
-        raise SimError(400, f"{name} must be a non-empty string")
-
-
-def _number(body: dict[str, Any], name: str, required: bool) -> None:
-    if name not in body:
-        if required:
-            raise SimError(400, f"{name} is required")
-        return
-    if not _is_number(body[name]):
-        raise SimError(400, f"{name} must be a number")
+    elif not _IS[kind](body[name]):
+        raise SimError(400, f"{name} must be a {kind}")
 
 
 def _writable(body: dict[str, Any]) -> None:
     """Types of the Account's writable fields, shared by create and update."""
-    for name in _NULLABLE_NUMBERS:
-        if name in body and body[name] is not None and not _is_number(body[name]):
-            raise SimError(400, f"{name} must be a number or null")
-    for name in _NULLABLE_STRINGS:
-        if name in body and body[name] is not None and not isinstance(body[name], str):
-            raise SimError(400, f"{name} must be a string or null")
-    for name in _NULLABLE_BOOLS:
-        if name in body and body[name] is not None and not isinstance(body[name], bool):
-            raise SimError(400, f"{name} must be a boolean or null")
-    if "sending_gap" in body:
-        gap = body["sending_gap"]
-        if not _is_number(gap):
-            raise SimError(400, "sending_gap must be a number")
-        if not SENDING_GAP_MIN <= gap <= SENDING_GAP_MAX:
-            raise SimError(400, f"sending_gap must be {SENDING_GAP_MIN} to {SENDING_GAP_MAX} minutes")
+    for name, kind in _NULLABLE.items():
+        if body.get(name) is not None and not _IS[kind](body[name]):
+            raise SimError(400, f"{name} must be a {kind} or null")
+    _typed(body, "sending_gap", "number")
+    if "sending_gap" in body and not SENDING_GAP_MIN <= body["sending_gap"] <= SENDING_GAP_MAX:
+        raise SimError(400, f"sending_gap must be {SENDING_GAP_MIN} to {SENDING_GAP_MAX} minutes")
     if "warmup" in body:
         warmup = body["warmup"]
         if not isinstance(warmup, dict):
             raise SimError(400, "warmup must be an object")
-        for name in ("limit", "reply_rate"):
-            if name in warmup and not _is_number(warmup[name]):
-                raise SimError(400, f"warmup.{name} must be a number")
-        for name in ("warmup_custom_ftag", "increment"):
-            if name in warmup and not isinstance(warmup[name], str):
-                raise SimError(400, f"warmup.{name} must be a string")
+        for name, kind in (("limit", "number"), ("reply_rate", "number"), ("warmup_custom_ftag", "string"),
+                           ("increment", "string")):
+            _typed(warmup, name, kind)
         if "advanced" in warmup and not isinstance(warmup["advanced"], dict):
             raise SimError(400, "warmup.advanced must be an object")
     for name in ("first_name", "last_name"):
-        if name in body:
-            _string(body, name, False)
+        _typed(body, name, "non-empty string")
     if "provider_code" in body:
         code = body["provider_code"]
         if not _is_number(code) or code not in PROVIDER_CODES:
@@ -102,19 +84,18 @@ def _no_read_only(body: dict[str, Any], refuse: bool) -> dict[str, Any]:
 def check_create(body: dict[str, Any], refuse_read_only: bool = True) -> dict[str, Any]:
     body = _no_read_only(body, refuse_read_only)
     for name in _REQUIRED_STRINGS:
-        _string(body, name, True)
+        _typed(body, name, "non-empty string", required=True)
     if "@" not in body["email"] or "/" in body["email"]:
         raise SimError(400, "email must be an email address")
     if "provider_code" not in body:
         raise SimError(400, "provider_code is required")
     for name in _CREATE_STRINGS:
-        _string(body, name, True)
+        _typed(body, name, "non-empty string", required=True)
     for name in _CREATE_NUMBERS:
-        _number(body, name, True)
+        _typed(body, name, "number", required=True)
     for name in ("reply_to", "warmup_custom_ftag"):
-        _string(body, name, False)
-    if "skip_cname_check" in body and not isinstance(body["skip_cname_check"], bool):
-        raise SimError(400, "skip_cname_check must be a boolean")
+        _typed(body, name, "non-empty string")
+    _typed(body, "skip_cname_check", "boolean")
     _writable(body)
     return body
 

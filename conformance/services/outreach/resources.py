@@ -161,14 +161,16 @@ class ResourcesMixin:
         return lambda request: self.ok({"items": list(store.values())})
 
     # -- campaigns -------------------------------------------------------------------------------
+    @staticmethod
+    def page(store: dict[str, dict[str, Any]], after: str | None, size: int, member: str) -> dict[str, Any]:
+        """``size`` records of ``store`` in key order after the key ``after`` (SIM-CHOICE: the container,
+        and the next page's starting_after as the last record's ``member``, null on the last page)."""
+        keys = [k for k in sorted(store) if after is None or k > after]
+        page = [store[k] for k in keys[:size]]
+        return {"items": page, "next_starting_after": page[-1][member] if len(keys) > size else None}
+
     def list_campaigns(self, request: Request) -> Response:
-        after = request.params.get("starting_after")
-        ids = sorted(self.campaigns)
-        if after is not None:
-            ids = [i for i in ids if i > after]
-        page = [self.campaigns[i] for i in ids[:CAMPAIGN_PAGE_SIZE]]
-        more = len(ids) > CAMPAIGN_PAGE_SIZE
-        return self.ok({"items": page, "next_starting_after": page[-1]["id"] if more else None})
+        return self.ok(self.page(self.campaigns, request.params.get("starting_after"), CAMPAIGN_PAGE_SIZE, "id"))
 
     def update_campaign(self, request: Request, cid: str) -> Response:
         campaign = self._found(self.campaigns, cid, "campaign")

@@ -177,12 +177,7 @@ class OutreachSimulator(ResourcesMixin, Simulator):
                 raise SimError(400, "limit must be an integer") from None
             if not 1 <= limit <= ACCOUNTS_PAGE_MAX:
                 raise SimError(400, f"limit must be 1 to {ACCOUNTS_PAGE_MAX}")
-        emails = sorted(self.accounts)
-        if "starting_after" in params:
-            emails = [e for e in emails if e > params["starting_after"]]
-        page = [self.accounts[e] for e in emails[:limit]]
-        more = len(emails) > limit
-        return self.ok({"items": page, "next_starting_after": page[-1]["email"] if page and more else None})
+        return self.ok(self.page(self.accounts, params.get("starting_after"), limit, "email"))
 
     def warmup(self, status: int, kind: str) -> Handler:
         """Warm-up enable (status 1) and disable (0) of the accounts the body lists; a job of ``kind``."""
