@@ -8,7 +8,6 @@ harness never checks them. Campaigns, leads, emails, tags, verification and OAut
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, ClassVar
 from urllib.parse import unquote
@@ -146,8 +145,8 @@ class OutreachSimulator(ResourcesMixin, Simulator):
         return Simulator.json_body(request)
 
     @staticmethod
-    def ok(body: Any, status: int = 200) -> Response:
-        return Response(status, {"content-type": "application/json"}, json.dumps(body).encode())
+    def ok(body: Any) -> Response:
+        return Response.json_response(200, body)
 
     # -- accounts ------------------------------------------------------------------------------
     def create_account(self, request: Request) -> Response:
