@@ -10,7 +10,7 @@ from typing import Any
 
 from conformance.simulators.base import SimError
 
-__all__ = ["PROVIDER_CODES", "READ_ONLY", "check_create", "check_update", "new_account"]
+__all__ = ["PROVIDER_CODES", "READ_ONLY", "check_create", "check_update", "new_account", "typed"]
 
 PROVIDER_CODES = (1, 2, 3, 4, 8)
 SENDING_GAP_MIN, SENDING_GAP_MAX = 0, 1440
@@ -24,8 +24,8 @@ _CREATE_STRINGS = ("imap_username", "imap_password", "imap_host", "smtp_username
 _CREATE_NUMBERS = ("imap_port", "smtp_port")
 CREATE_ONLY = frozenset({*_CREATE_STRINGS, *_CREATE_NUMBERS, "reply_to", "skip_cname_check"})
 # Writable fields the table types "or null", by their type.
-_NULLABLE = {"daily_limit": "number", "inbox_placement_test_limit": "number", "tracking_domain_name": "string",
-             "tracking_domain_status": "string", "signature": "string", "enable_slow_ramp": "boolean"}
+_NULLABLE = {"daily_limit": "a number", "inbox_placement_test_limit": "a number", "tracking_domain_name": "a string",
+             "tracking_domain_status": "a string", "signature": "a string", "enable_slow_ramp": "a boolean"}
 # SIM-CHOICE: the organization every seeded key belongs to.
 ORGANIZATION = "5b1f3c2e-7d4a-4c8e-9a0b-1c2d3e4f5a6b"
 
@@ -34,38 +34,36 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-_IS: dict[str, Callable[[Any], Any]] = {"number": _is_number, "string": lambda v: isinstance(v, str),
-                       "boolean": lambda v: isinstance(v, bool), "non-empty string": lambda v: isinstance(v, str) and v}
+_IS: dict[str, Callable[[Any], Any]] = {
+    "a number": _is_number, "a string": lambda v: isinstance(v, str), "a boolean": lambda v: isinstance(v, bool),
+    "a non-empty string": lambda v: isinstance(v, str) and v, "an object": lambda v: isinstance(v, dict),
+}
 
 
-def _typed(body: dict[str, Any], name: str, kind: str, required: bool = False) -> None:
-    """``body[name]`` is of ``kind`` (a key of _IS) where present; absent, refused if ``required``."""
+def typed(body: dict[str, Any], name: str, kind: str, required: bool = False, within: str = "") -> None:
+    """``body[name]`` is ``kind`` (a key of _IS) where present; absent, refused if ``required``.
+    ``within`` names the object ``body`` is a member of, for the message."""
     if name not in body:
         if required:
-            raise SimError(400, f"{name} is required")
+            raise SimError(400, f"{within}{name} is required")
     elif not _IS[kind](body[name]):
-        raise SimError(400, f"{name} must be a {kind}")
+        raise SimError(400, f"{within}{name} must be {kind}")
 
 
 def _writable(body: dict[str, Any]) -> None:
     """Types of the Account's writable fields, shared by create and update."""
     for name, kind in _NULLABLE.items():
         if body.get(name) is not None and not _IS[kind](body[name]):
-            raise SimError(400, f"{name} must be a {kind} or null")
-    _typed(body, "sending_gap", "number")
+            raise SimError(400, f"{name} must be {kind} or null")
+    typed(body, "sending_gap", "a number")
     if "sending_gap" in body and not SENDING_GAP_MIN <= body["sending_gap"] <= SENDING_GAP_MAX:
         raise SimError(400, f"sending_gap must be {SENDING_GAP_MIN} to {SENDING_GAP_MAX} minutes")
-    if "warmup" in body:
-        warmup = body["warmup"]
-        if not isinstance(warmup, dict):
-            raise SimError(400, "warmup must be an object")
-        for name, kind in (("limit", "number"), ("reply_rate", "number"), ("warmup_custom_ftag", "string"),
-                           ("increment", "string")):
-            _typed(warmup, name, kind)
-        if "advanced" in warmup and not isinstance(warmup["advanced"], dict):
-            raise SimError(400, "warmup.advanced must be an object")
+    typed(body, "warmup", "an object")
+    for name, kind in (("limit", "a number"), ("reply_rate", "a number"), ("warmup_custom_ftag", "a string"),
+                       ("increment", "a string"), ("advanced", "an object")):
+        typed(body.get("warmup", {}), name, kind, within="warmup.")
     for name in ("first_name", "last_name"):
-        _typed(body, name, "non-empty string")
+        typed(body, name, "a non-empty string")
     if "provider_code" in body:
         code = body["provider_code"]
         if not _is_number(code) or code not in PROVIDER_CODES:
@@ -84,18 +82,18 @@ def _no_read_only(body: dict[str, Any], refuse: bool) -> dict[str, Any]:
 def check_create(body: dict[str, Any], refuse_read_only: bool = True) -> dict[str, Any]:
     body = _no_read_only(body, refuse_read_only)
     for name in _REQUIRED_STRINGS:
-        _typed(body, name, "non-empty string", required=True)
+        typed(body, name, "a non-empty string", required=True)
     if "@" not in body["email"] or "/" in body["email"]:
         raise SimError(400, "email must be an email address")
     if "provider_code" not in body:
         raise SimError(400, "provider_code is required")
     for name in _CREATE_STRINGS:
-        _typed(body, name, "non-empty string", required=True)
+        typed(body, name, "a non-empty string", required=True)
     for name in _CREATE_NUMBERS:
-        _typed(body, name, "number", required=True)
+        typed(body, name, "a number", required=True)
     for name in ("reply_to", "warmup_custom_ftag"):
-        _typed(body, name, "non-empty string")
-    _typed(body, "skip_cname_check", "boolean")
+        typed(body, name, "a non-empty string")
+    typed(body, "skip_cname_check", "a boolean")
     _writable(body)
     return body
 

@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from conformance.services.outreach.accounts import ORGANIZATION, iso
+from conformance.services.outreach.accounts import ORGANIZATION, iso, typed
 from conformance.services.outreach.analytics import campaign_row, overview
 from conformance.services.outreach.mailbox import reply_record, seed_emails
 from conformance.simulators.base import SimError
@@ -175,16 +175,14 @@ class ResourcesMixin:
     def update_campaign(self, request: Request, cid: str) -> Response:
         campaign = self._found(self.campaigns, cid, "campaign")
         body = self.json_body(request)
-        if "name" in body and (not isinstance(body["name"], str) or not body["name"]):
-            raise SimError(400, "name must be a non-empty string")
+        typed(body, "name", "a non-empty string")
         if "email_list" in body:
             emails = body["email_list"]
             if not isinstance(emails, list) or not all(isinstance(x, str) for x in emails):
                 raise SimError(400, "email_list must be an array of account emails")
             if any(x not in self.accounts for x in emails):
                 raise SimError(400, "email_list names an unknown account")
-        if "campaign_schedule" in body and not isinstance(body["campaign_schedule"], dict):
-            raise SimError(400, "campaign_schedule must be an object")
+        typed(body, "campaign_schedule", "an object")
         campaign.update({k: body[k] for k in ("name", "email_list", "campaign_schedule") if k in body})
         campaign["timestamp_updated"] = iso(self.clock.now())
         return self.ok(campaign)
@@ -214,8 +212,7 @@ class ResourcesMixin:
     # -- leads and block list ----------------------------------------------------------------
     def add_lead(self, request: Request) -> Response:
         body = self.body_or_empty(request)
-        if "email" in body and not isinstance(body["email"], str):
-            raise SimError(400, "email must be a string")
+        typed(body, "email", "a string")
         lead = self._lead(body, self.next_uuid())
         self.leads[lead["id"]] = lead
         return self.ok(lead)
@@ -227,8 +224,7 @@ class ResourcesMixin:
     def update_lead(self, request: Request, lid: str) -> Response:
         lead = self._found(self.leads, lid, "lead")
         body = self.json_body(request)
-        if "payload" in body and not isinstance(body["payload"], dict):
-            raise SimError(400, "payload must be an object")
+        typed(body, "payload", "an object")
         lead.update({k: body[k] for k in ("interest_status", "payload") if k in body})
         lead["timestamp_updated"] = iso(self.clock.now())
         return self.ok(lead)
