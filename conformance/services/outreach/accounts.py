@@ -19,10 +19,12 @@ READ_ONLY = frozenset({
     "is_managed_account", "added_by", "modified_by", "timestamp_last_used", "timestamp_warmup_start",
     "status_message", "warmup_pool_id", "dfy_password_changed", "stat_warmup_score",
 })
-_REQUIRED_STRINGS = ("email", "first_name", "last_name")
 _CREATE_STRINGS = ("imap_username", "imap_password", "imap_host", "smtp_username", "smtp_password", "smtp_host")
 _CREATE_NUMBERS = ("imap_port", "smtp_port")
 CREATE_ONLY = frozenset({*_CREATE_STRINGS, *_CREATE_NUMBERS, "reply_to", "skip_cname_check"})
+# Members a create requires, by their type (provider_code's list is checked with the writable fields).
+_REQUIRED = {**dict.fromkeys(("email", "first_name", "last_name", *_CREATE_STRINGS), "a non-empty string"),
+             **dict.fromkeys(("provider_code", *_CREATE_NUMBERS), "a number")}
 # Writable fields the table types "or null", by their type.
 _NULLABLE = {"daily_limit": "a number", "inbox_placement_test_limit": "a number", "tracking_domain_name": "a string",
              "tracking_domain_status": "a string", "signature": "a string", "enable_slow_ramp": "a boolean"}
@@ -81,16 +83,10 @@ def _no_read_only(body: dict[str, Any], refuse: bool) -> dict[str, Any]:
 
 def check_create(body: dict[str, Any], refuse_read_only: bool = True) -> dict[str, Any]:
     body = _no_read_only(body, refuse_read_only)
-    for name in _REQUIRED_STRINGS:
-        typed(body, name, "a non-empty string", required=True)
+    for name, kind in _REQUIRED.items():
+        typed(body, name, kind, required=True)
     if "@" not in body["email"] or "/" in body["email"]:
         raise SimError(400, "email must be an email address")
-    if "provider_code" not in body:
-        raise SimError(400, "provider_code is required")
-    for name in _CREATE_STRINGS:
-        typed(body, name, "a non-empty string", required=True)
-    for name in _CREATE_NUMBERS:
-        typed(body, name, "a number", required=True)
     for name in ("reply_to", "warmup_custom_ftag"):
         typed(body, name, "a non-empty string")
     typed(body, "skip_cname_check", "a boolean")
