@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from conformance.services.outreach.accounts import ORGANIZATION, iso, typed
 from conformance.services.outreach.analytics import campaign_row, overview
 from conformance.services.outreach.mailbox import reply_record, seed_emails
-from conformance.simulators.base import SimError
+from conformance.simulators.base import Handler, SimError
 from conformance.transport.model import Request, Response
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ CAMPAIGN_PAGE_SIZE = 10
 CAMPAIGN_COUNT = 23
 DRAFT, ACTIVE, PAUSED = 0, 1, 2
 
-Route = tuple[str, str, tuple[str, str], Callable[..., Response]]
+Route = tuple[str, str, tuple[str, str], Handler]
 
 
 class ResourcesMixin:
@@ -32,7 +32,7 @@ class ResourcesMixin:
 
     accounts: dict[str, dict[str, Any]]
     clock: Clock
-    ok: Callable[..., Response]
+    ok: Callable[[Any], Response]
     body_or_empty: Callable[[Request], dict[str, Any]]
     json_body: Callable[[Request], dict[str, Any]]
 
@@ -147,17 +147,20 @@ class ResourcesMixin:
     # One handler per kind of answer, for every store: the record the path's one id names, that
     # record removed (SIM-CHOICE, client-shaped: the removed record, as the vendor's client reads a
     # delete; no rule reads it), or every record as {"items": [...]}.
-    def read(self, store: dict[str, dict[str, Any]], what: str) -> Callable[..., Response]:
-        return lambda request, **ids: self.ok(self._found(store, *ids.values(), what))
+    def read(self, store: dict[str, dict[str, Any]], what: str) -> Handler:
+        def run(request: Request, **ids: str) -> Response:
+            (key,) = ids.values()
+            return self.ok(self._found(store, key, what))
+        return run
 
-    def delete(self, store: dict[str, dict[str, Any]], what: str) -> Callable[..., Response]:
+    def delete(self, store: dict[str, dict[str, Any]], what: str) -> Handler:
         def run(request: Request, **ids: str) -> Response:
             (key,) = ids.values()
             self._found(store, key, what)
             return self.ok(store.pop(key))
         return run
 
-    def items(self, store: dict[str, dict[str, Any]]) -> Callable[..., Response]:
+    def items(self, store: dict[str, dict[str, Any]]) -> Handler:
         return lambda request: self.ok({"items": list(store.values())})
 
     # -- campaigns -------------------------------------------------------------------------------
@@ -187,7 +190,7 @@ class ResourcesMixin:
         campaign["timestamp_updated"] = iso(self.clock.now())
         return self.ok(campaign)
 
-    def campaign_state(self, state: int) -> Callable[..., Response]:
+    def campaign_state(self, state: int) -> Handler:
         """POST /campaigns/{id}/activate and /pause: the campaign, now in ``state``."""
         def run(request: Request, cid: str) -> Response:
             campaign = self._found(self.campaigns, cid, "campaign")

@@ -8,14 +8,13 @@ harness never checks them. Campaigns, leads, emails, tags, verification and OAut
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar
 from urllib.parse import unquote
 
 from conformance.services.outreach.accounts import ORGANIZATION, check_create, check_update, iso, new_account
 from conformance.services.outreach.mailbox import SEED_EMAILS
 from conformance.services.outreach.resources import SEED_LEAD, ResourcesMixin, Route
-from conformance.simulators.base import Clock, SimError, Simulator
+from conformance.simulators.base import Clock, Handler, SimError, Simulator
 from conformance.transport.model import Request, Response
 
 __all__ = ["OutreachSimulator", "SIM_KEYS"]
@@ -35,8 +34,6 @@ CREATE_LIMIT = 30
 CREATE_WINDOW_SECONDS = 60.0
 ACCOUNTS_PAGE_MAX = 100
 SEED_EMAIL = "sender@outreach.example"
-
-Handler = Callable[..., Response]
 
 
 class OutreachSimulator(ResourcesMixin, Simulator):
@@ -167,16 +164,13 @@ class OutreachSimulator(ResourcesMixin, Simulator):
         return self.ok(account)
 
     def list_accounts(self, request: Request) -> Response:
-        params = request.params
-        limit = ACCOUNTS_PAGE_MAX
-        if "limit" in params:
-            try:
-                limit = int(params["limit"])
-            except ValueError:
-                raise SimError(400, "limit must be an integer") from None
-            if not 1 <= limit <= ACCOUNTS_PAGE_MAX:
-                raise SimError(400, f"limit must be 1 to {ACCOUNTS_PAGE_MAX}")
-        return self.ok(self.page(self.accounts, params.get("starting_after"), limit, "email"))
+        try:
+            limit = int(request.params.get("limit", ACCOUNTS_PAGE_MAX))
+        except ValueError:
+            limit = 0  # not an integer: refused with the ones out of range
+        if not 1 <= limit <= ACCOUNTS_PAGE_MAX:
+            raise SimError(400, f"limit must be an integer from 1 to {ACCOUNTS_PAGE_MAX}")
+        return self.ok(self.page(self.accounts, request.params.get("starting_after"), limit, "email"))
 
     def warmup(self, status: int, kind: str) -> Handler:
         """Warm-up enable (status 1) and disable (0) of the accounts the body lists; a job of ``kind``."""
