@@ -5,11 +5,12 @@ Choices the document leaves open are marked SIM-CHOICE."""
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Callable
 from typing import Any
 
 from conformance.simulators.base import SimError
 
-__all__ = ["PROVIDER_CODES", "READ_ONLY", "check_create", "check_update", "new_account"]
+__all__ = ["PROVIDER_CODES", "READ_ONLY", "check_create", "check_update", "new_account", "typed"]
 
 PROVIDER_CODES = (1, 2, 3, 4, 8)
 SENDING_GAP_MIN, SENDING_GAP_MAX = 0, 1440
@@ -18,14 +19,15 @@ READ_ONLY = frozenset({
     "is_managed_account", "added_by", "modified_by", "timestamp_last_used", "timestamp_warmup_start",
     "status_message", "warmup_pool_id", "dfy_password_changed", "stat_warmup_score",
 })
-_REQUIRED_STRINGS = ("email", "first_name", "last_name")
 _CREATE_STRINGS = ("imap_username", "imap_password", "imap_host", "smtp_username", "smtp_password", "smtp_host")
 _CREATE_NUMBERS = ("imap_port", "smtp_port")
 CREATE_ONLY = frozenset({*_CREATE_STRINGS, *_CREATE_NUMBERS, "reply_to", "skip_cname_check"})
-# Writable fields with their type test and whether null is allowed.
-_NULLABLE_NUMBERS = ("daily_limit", "inbox_placement_test_limit")
-_NULLABLE_STRINGS = ("tracking_domain_name", "tracking_domain_status", "signature")
-_NULLABLE_BOOLS = ("enable_slow_ramp",)
+# Members a create requires, by their type (provider_code's list is checked with the writable fields).
+_REQUIRED = {**dict.fromkeys(("email", "first_name", "last_name", *_CREATE_STRINGS), "a non-empty string"),
+             **dict.fromkeys(("provider_code", *_CREATE_NUMBERS), "a number")}
+# Writable fields the table types "or null", by their type.
+_NULLABLE = {"daily_limit": "a number", "inbox_placement_test_limit": "a number", "tracking_domain_name": "a string",
+             "tracking_domain_status": "a string", "signature": "a string", "enable_slow_ramp": "a boolean"}
 # SIM-CHOICE: the organization every seeded key belongs to.
 ORGANIZATION = "5b1f3c2e-7d4a-4c8e-9a0b-1c2d3e4f5a6b"
 
@@ -34,56 +36,36 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _string(body: dict[str, Any], name: str, required: bool) -> None:
-    if name not in body:
-        if required:
-            raise SimError(400, f"{name} is required")
-        return
-    if not isinstance(body[name], str) or not body[name]:
-        raise SimError(400, f"{name} must be a non-empty string")
+_IS: dict[str, Callable[[Any], Any]] = {
+    "a number": _is_number, "a string": lambda v: isinstance(v, str), "a boolean": lambda v: isinstance(v, bool),
+    "a non-empty string": lambda v: isinstance(v, str) and v, "an object": lambda v: isinstance(v, dict),
+}
 
 
-def _number(body: dict[str, Any], name: str, required: bool) -> None:
+def typed(body: dict[str, Any], name: str, kind: str, required: bool = False, within: str = "") -> None:
+    """``body[name]`` is ``kind`` (a key of _IS) where present; absent, refused if ``required``.
+    ``within`` names the object ``body`` is a member of, for the message."""
     if name not in body:
         if required:
-            raise SimError(400, f"{name} is required")
-        return
-    if not _is_number(body[name]):
-        raise SimError(400, f"{name} must be a number")
+            raise SimError(400, f"{within}{name} is required")
+    elif not _IS[kind](body[name]):
+        raise SimError(400, f"{within}{name} must be {kind}")
 
 
 def _writable(body: dict[str, Any]) -> None:
     """Types of the Account's writable fields, shared by create and update."""
-    for name in _NULLABLE_NUMBERS:
-        if name in body and body[name] is not None and not _is_number(body[name]):
-            raise SimError(400, f"{name} must be a number or null")
-    for name in _NULLABLE_STRINGS:
-        if name in body and body[name] is not None and not isinstance(body[name], str):
-            raise SimError(400, f"{name} must be a string or null")
-    for name in _NULLABLE_BOOLS:
-        if name in body and body[name] is not None and not isinstance(body[name], bool):
-            raise SimError(400, f"{name} must be a boolean or null")
-    if "sending_gap" in body:
-        gap = body["sending_gap"]
-        if not _is_number(gap):
-            raise SimError(400, "sending_gap must be a number")
-        if not SENDING_GAP_MIN <= gap <= SENDING_GAP_MAX:
-            raise SimError(400, f"sending_gap must be {SENDING_GAP_MIN} to {SENDING_GAP_MAX} minutes")
-    if "warmup" in body:
-        warmup = body["warmup"]
-        if not isinstance(warmup, dict):
-            raise SimError(400, "warmup must be an object")
-        for name in ("limit", "reply_rate"):
-            if name in warmup and not _is_number(warmup[name]):
-                raise SimError(400, f"warmup.{name} must be a number")
-        for name in ("warmup_custom_ftag", "increment"):
-            if name in warmup and not isinstance(warmup[name], str):
-                raise SimError(400, f"warmup.{name} must be a string")
-        if "advanced" in warmup and not isinstance(warmup["advanced"], dict):
-            raise SimError(400, "warmup.advanced must be an object")
+    for name, kind in _NULLABLE.items():
+        if body.get(name) is not None and not _IS[kind](body[name]):
+            raise SimError(400, f"{name} must be {kind} or null")
+    typed(body, "sending_gap", "a number")
+    if "sending_gap" in body and not SENDING_GAP_MIN <= body["sending_gap"] <= SENDING_GAP_MAX:
+        raise SimError(400, f"sending_gap must be {SENDING_GAP_MIN} to {SENDING_GAP_MAX} minutes")
+    typed(body, "warmup", "an object")
+    for name, kind in (("limit", "a number"), ("reply_rate", "a number"), ("warmup_custom_ftag", "a string"),
+                       ("increment", "a string"), ("advanced", "an object")):
+        typed(body.get("warmup", {}), name, kind, within="warmup.")
     for name in ("first_name", "last_name"):
-        if name in body:
-            _string(body, name, False)
+        typed(body, name, "a non-empty string")
     if "provider_code" in body:
         code = body["provider_code"]
         if not _is_number(code) or code not in PROVIDER_CODES:
@@ -101,20 +83,13 @@ def _no_read_only(body: dict[str, Any], refuse: bool) -> dict[str, Any]:
 
 def check_create(body: dict[str, Any], refuse_read_only: bool = True) -> dict[str, Any]:
     body = _no_read_only(body, refuse_read_only)
-    for name in _REQUIRED_STRINGS:
-        _string(body, name, True)
+    for name, kind in _REQUIRED.items():
+        typed(body, name, kind, required=True)
     if "@" not in body["email"] or "/" in body["email"]:
         raise SimError(400, "email must be an email address")
-    if "provider_code" not in body:
-        raise SimError(400, "provider_code is required")
-    for name in _CREATE_STRINGS:
-        _string(body, name, True)
-    for name in _CREATE_NUMBERS:
-        _number(body, name, True)
     for name in ("reply_to", "warmup_custom_ftag"):
-        _string(body, name, False)
-    if "skip_cname_check" in body and not isinstance(body["skip_cname_check"], bool):
-        raise SimError(400, "skip_cname_check must be a boolean")
+        typed(body, name, "a non-empty string")
+    typed(body, "skip_cname_check", "a boolean")
     _writable(body)
     return body
 

@@ -49,12 +49,10 @@ def campaign_row(campaign: dict[str, Any], leads: Iterable[dict[str, Any]],
 def overview(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """GET /campaigns/analytics/overview: the rows' counters summed. The simulator keeps no steps, so a
     count by step is its count; interest and meetings are opportunities it does not hold (zero)."""
-    summed = ("open_count", "open_count_unique", "link_click_count", "link_click_count_unique", "reply_count",
-              "reply_count_unique", "reply_count_automatic", "bounced_count", "unsubscribed_count",
-              "completed_count", "emails_sent_count", "contacted_count", "new_leads_contacted_count",
-              "total_opportunities")
-    total: dict[str, Any] = {name: sum(row[name] for row in rows) for name in summed}
-    total["total_opportunity_value"] = float(sum(row["total_opportunity_value"] for row in rows))
+    # Every counter a row carries (those of a campaign of no leads or emails) but leads_count.
+    counters = [name for name in _counts("", (), ()) if name != "leads_count"]
+    total: dict[str, Any] = {name: sum(row[name] for row in rows) for name in counters}
+    total["total_opportunity_value"] = float(total["total_opportunity_value"])
     for name in ("open_count", "link_click_count", "reply_count"):
         total[f"{name}_unique_by_step"] = total[f"{name}_unique"]
     total["reply_count_automatic_unique"] = total["reply_count_automatic_unique_by_step"] = 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.faults.base import Fault, fault, on_request, on_response
-from conformance.faults.toolkit import Match, Wrap, operation, request_body, response_body, status
+from conformance.faults.toolkit import operation, request_body, response_body, status
 from conformance.transport.model import Request, Response
 
 __all__ = ["FAULTS"]
@@ -21,17 +21,11 @@ def _provider_8_refused(body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def _key_as(match: Match, old: str, new: str | None) -> Wrap:
-    """Requests ``match`` picks carrying ``old`` (or no key when old is '') travel with ``new`` instead."""
-    def before(request: Request) -> Request:
-        current = request.header("authorization") or ""
-        if match(request) and (current == old or (old == "" and not current)):
-            if new is None:
-                request.headers.pop("authorization", None)
-            else:
-                request.headers["authorization"] = new
-        return request
-    return on_request(before)
+def _create_key_as_campaigns_key(request: Request) -> Request:
+    # A create with the accounts:create key is served as one with a key for campaigns only.
+    if _CREATE(request) and request.header("authorization") == "Bearer sim-outreach-accounts-create":
+        request.headers["authorization"] = "Bearer sim-outreach-campaigns-all"
+    return request
 
 
 def _cursor_loops(request: Request, body: Any) -> Any:
@@ -67,8 +61,7 @@ FAULTS: list[Fault] = [
           "a create with reply_to is refused")(
         request_body(_CREATE, lambda b: {**b, "reply_to": 1} if "reply_to" in b else b, b"{}")),
     fault("accounts-create-key-refused",
-          "a key with accounts:create is refused for account creation")(
-        _key_as(_CREATE, "Bearer sim-outreach-accounts-create", "Bearer sim-outreach-campaigns-all")),
+          "a key with accounts:create is refused for account creation")(on_request(_create_key_as_campaigns_key)),
     fault("create-answers-201",
           "a create is answered 201, not the documented 200")(status(_CREATE, 201, when=200)),
     fault("warmup-enable-no-job",

@@ -7,10 +7,10 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from conformance.services.outreach.accounts import ORGANIZATION, iso
+from conformance.services.outreach.accounts import ORGANIZATION, iso, typed
 from conformance.services.outreach.analytics import campaign_row, overview
 from conformance.services.outreach.mailbox import reply_record, seed_emails
-from conformance.simulators.base import SimError
+from conformance.simulators.base import Handler, SimError
 from conformance.transport.model import Request, Response
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ CAMPAIGN_PAGE_SIZE = 10
 CAMPAIGN_COUNT = 23
 DRAFT, ACTIVE, PAUSED = 0, 1, 2
 
-Route = tuple[str, str, tuple[str, str], Callable[..., Response]]
+Route = tuple[str, str, tuple[str, str], Handler]
 
 
 class ResourcesMixin:
@@ -32,7 +32,7 @@ class ResourcesMixin:
 
     accounts: dict[str, dict[str, Any]]
     clock: Clock
-    ok: Callable[..., Response]
+    ok: Callable[[Any], Response]
     body_or_empty: Callable[[Request], dict[str, Any]]
     json_body: Callable[[Request], dict[str, Any]]
 
@@ -95,38 +95,39 @@ class ResourcesMixin:
 
     def resource_routes(self) -> list[Route]:
         c, lead, e, t, v = "campaigns", "leads", "emails", "custom_tags", "email_verification"
+        b = "block_lists_entries"
         return [
             ("GET", "/campaigns", (c, "read"), self.list_campaigns),
             ("GET", "/campaigns/analytics", (c, "read"), self.campaign_analytics),
             ("GET", "/campaigns/analytics/overview", (c, "read"), self.analytics_overview),
             ("GET", "/campaigns/analytics/daily", (c, "read"), self.ok_list),
             ("GET", "/campaigns/analytics/steps", (c, "read"), self.ok_list),
-            ("GET", "/campaigns/{cid}", (c, "read"), self.get_campaign),
+            ("GET", "/campaigns/{cid}", (c, "read"), self.read(self.campaigns, "campaign")),
             ("PATCH", "/campaigns/{cid}", (c, "update"), self.update_campaign),
-            ("POST", "/campaigns/{cid}/activate", (c, "update"), self.activate),
-            ("POST", "/campaigns/{cid}/pause", (c, "update"), self.pause),
+            ("POST", "/campaigns/{cid}/activate", (c, "update"), self.campaign_state(ACTIVE)),
+            ("POST", "/campaigns/{cid}/pause", (c, "update"), self.campaign_state(PAUSED)),
             ("POST", "/leads", (lead, "create"), self.add_lead),
             ("POST", "/leads/list", (lead, "read"), self.list_leads),
             ("PATCH", "/leads/{lid}", (lead, "update"), self.update_lead),
-            ("DELETE", "/leads/{lid}", (lead, "delete"), self.delete_lead),
-            ("POST", "/block-lists-entries", ("block_lists_entries", "create"), self.add_block_entry),
-            ("DELETE", "/block-lists-entries/{bid}", ("block_lists_entries", "delete"), self.delete_block_entry),
-            ("GET", "/emails", (e, "read"), self.list_emails),
+            ("DELETE", "/leads/{lid}", (lead, "delete"), self.delete(self.leads, "lead")),
+            ("POST", "/block-lists-entries", (b, "create"), self.add_block_entry),
+            ("DELETE", "/block-lists-entries/{bid}", (b, "delete"), self.delete(self.block_list, "block-list entry")),
+            ("GET", "/emails", (e, "read"), self.items(self.emails)),
             ("GET", "/emails/unread/count", (e, "read"), self.unread_count),
             ("POST", "/emails/reply", (e, "create"), self.reply),
             # SIM-CHOICE: mark-as-read served with POST (the path column); PATCH answers 405.
             ("POST", "/emails/threads/{thread_id}/mark-as-read", (e, "update"), self.mark_read),
             ("POST", "/custom-tags/toggle-resource", (t, "update"), self.ok_object),
             ("POST", "/custom-tags", (t, "create"), self.create_tag),
-            ("GET", "/custom-tags", (t, "read"), self.list_tags),
-            ("GET", "/custom-tags/{tid}", (t, "read"), self.get_tag),
+            ("GET", "/custom-tags", (t, "read"), self.items(self.tags)),
+            ("GET", "/custom-tags/{tid}", (t, "read"), self.read(self.tags, "tag")),
             ("PATCH", "/custom-tags/{tid}", (t, "update"), self.update_tag),
-            ("DELETE", "/custom-tags/{tid}", (t, "delete"), self.delete_tag),
+            ("DELETE", "/custom-tags/{tid}", (t, "delete"), self.delete(self.tags, "tag")),
             ("POST", "/email-verification", (v, "create"), self.verify),
-            ("GET", "/email-verification/{address}", (v, "read"), self.verification),
+            ("GET", "/email-verification/{address}", (v, "read"), self.read(self.verifications, "verification")),
             ("POST", "/oauth/google/init", ("oauth", "create"), self.oauth_init),
             ("POST", "/oauth/microsoft/init", ("oauth", "create"), self.oauth_init),
-            ("GET", "/oauth/session/status/{sid}", ("oauth", "read"), self.oauth_status),
+            ("GET", "/oauth/session/status/{sid}", ("oauth", "read"), self.read(self.sessions, "session")),
         ]
 
     # -- generic answers -------------------------------------------------------------------------
@@ -143,45 +144,59 @@ class ResourcesMixin:
             raise SimError(404, f"no such {what}")
         return store[key]
 
-    # -- campaigns -------------------------------------------------------------------------------
-    def list_campaigns(self, request: Request) -> Response:
-        after = request.params.get("starting_after")
-        ids = sorted(self.campaigns)
-        if after is not None:
-            ids = [i for i in ids if i > after]
-        page = [self.campaigns[i] for i in ids[:CAMPAIGN_PAGE_SIZE]]
-        more = len(ids) > CAMPAIGN_PAGE_SIZE
-        return self.ok({"items": page, "next_starting_after": page[-1]["id"] if more else None})
+    # One handler per kind of answer, for every store: the record the path's one id names, that
+    # record removed (SIM-CHOICE, client-shaped: the removed record, as the vendor's client reads a
+    # delete; no rule reads it), or every record as {"items": [...]}.
+    def read(self, store: dict[str, dict[str, Any]], what: str) -> Handler:
+        def run(request: Request, **ids: str) -> Response:
+            (key,) = ids.values()
+            return self.ok(self._found(store, key, what))
+        return run
 
-    def get_campaign(self, request: Request, cid: str) -> Response:
-        return self.ok(self._found(self.campaigns, cid, "campaign"))
+    def delete(self, store: dict[str, dict[str, Any]], what: str) -> Handler:
+        def run(request: Request, **ids: str) -> Response:
+            (key,) = ids.values()
+            self._found(store, key, what)
+            return self.ok(store.pop(key))
+        return run
+
+    def items(self, store: dict[str, dict[str, Any]]) -> Handler:
+        return lambda request: self.ok({"items": list(store.values())})
+
+    # -- campaigns -------------------------------------------------------------------------------
+    @staticmethod
+    def page(store: dict[str, dict[str, Any]], after: str | None, size: int, member: str) -> dict[str, Any]:
+        """``size`` records of ``store`` in key order after the key ``after`` (SIM-CHOICE: the container,
+        and the next page's starting_after as the last record's ``member``, null on the last page)."""
+        keys = [k for k in sorted(store) if after is None or k > after]
+        page = [store[k] for k in keys[:size]]
+        return {"items": page, "next_starting_after": page[-1][member] if len(keys) > size else None}
+
+    def list_campaigns(self, request: Request) -> Response:
+        return self.ok(self.page(self.campaigns, request.params.get("starting_after"), CAMPAIGN_PAGE_SIZE, "id"))
 
     def update_campaign(self, request: Request, cid: str) -> Response:
         campaign = self._found(self.campaigns, cid, "campaign")
         body = self.json_body(request)
-        if "name" in body and (not isinstance(body["name"], str) or not body["name"]):
-            raise SimError(400, "name must be a non-empty string")
+        typed(body, "name", "a non-empty string")
         if "email_list" in body:
             emails = body["email_list"]
             if not isinstance(emails, list) or not all(isinstance(x, str) for x in emails):
                 raise SimError(400, "email_list must be an array of account emails")
             if any(x not in self.accounts for x in emails):
                 raise SimError(400, "email_list names an unknown account")
-        if "campaign_schedule" in body and not isinstance(body["campaign_schedule"], dict):
-            raise SimError(400, "campaign_schedule must be an object")
+        typed(body, "campaign_schedule", "an object")
         campaign.update({k: body[k] for k in ("name", "email_list", "campaign_schedule") if k in body})
         campaign["timestamp_updated"] = iso(self.clock.now())
         return self.ok(campaign)
 
-    def activate(self, request: Request, cid: str) -> Response:
-        campaign = self._found(self.campaigns, cid, "campaign")
-        campaign["status"], campaign["timestamp_updated"] = ACTIVE, iso(self.clock.now())
-        return self.ok(campaign)
-
-    def pause(self, request: Request, cid: str) -> Response:
-        campaign = self._found(self.campaigns, cid, "campaign")
-        campaign["status"], campaign["timestamp_updated"] = PAUSED, iso(self.clock.now())
-        return self.ok(campaign)
+    def campaign_state(self, state: int) -> Handler:
+        """POST /campaigns/{id}/activate and /pause: the campaign, now in ``state``."""
+        def run(request: Request, cid: str) -> Response:
+            campaign = self._found(self.campaigns, cid, "campaign")
+            campaign["status"], campaign["timestamp_updated"] = state, iso(self.clock.now())
+            return self.ok(campaign)
+        return run
 
     def _analytics_rows(self, request: Request) -> list[dict[str, Any]]:
         # SIM-CHOICE (client-shaped): rows counted from the simulator's leads and emails (analytics.py);
@@ -200,8 +215,7 @@ class ResourcesMixin:
     # -- leads and block list ----------------------------------------------------------------
     def add_lead(self, request: Request) -> Response:
         body = self.body_or_empty(request)
-        if "email" in body and not isinstance(body["email"], str):
-            raise SimError(400, "email must be a string")
+        typed(body, "email", "a string")
         lead = self._lead(body, self.next_uuid())
         self.leads[lead["id"]] = lead
         return self.ok(lead)
@@ -213,14 +227,10 @@ class ResourcesMixin:
     def update_lead(self, request: Request, lid: str) -> Response:
         lead = self._found(self.leads, lid, "lead")
         body = self.json_body(request)
-        if "payload" in body and not isinstance(body["payload"], dict):
-            raise SimError(400, "payload must be an object")
+        typed(body, "payload", "an object")
         lead.update({k: body[k] for k in ("interest_status", "payload") if k in body})
         lead["timestamp_updated"] = iso(self.clock.now())
         return self.ok(lead)
-
-    def delete_lead(self, request: Request, lid: str) -> Response:
-        return self.ok(self.leads.pop(self._found(self.leads, lid, "lead")["id"]))
 
     def add_block_entry(self, request: Request) -> Response:
         body = self.body_or_empty(request)
@@ -231,13 +241,7 @@ class ResourcesMixin:
         self.block_list[entry["id"]] = entry
         return self.ok(entry)
 
-    def delete_block_entry(self, request: Request, bid: str) -> Response:
-        return self.ok(self.block_list.pop(self._found(self.block_list, bid, "block-list entry")["id"]))
-
     # -- emails ------------------------------------------------------------------------------
-    def list_emails(self, request: Request) -> Response:
-        return self.ok({"items": list(self.emails.values())})
-
     def unread_count(self, request: Request) -> Response:
         return self.ok({"count": sum(1 for t in self.threads.values() if t["unread"])})
 
@@ -270,12 +274,6 @@ class ResourcesMixin:
         self.tags[tag["id"]] = tag
         return self.ok(tag)
 
-    def list_tags(self, request: Request) -> Response:
-        return self.ok({"items": list(self.tags.values())})
-
-    def get_tag(self, request: Request, tid: str) -> Response:
-        return self.ok(self._found(self.tags, tid, "tag"))
-
     def update_tag(self, request: Request, tid: str) -> Response:
         tag = self._found(self.tags, tid, "tag")
         body = self.body_or_empty(request)
@@ -283,9 +281,6 @@ class ResourcesMixin:
             tag["label"] = body["label"]
         tag["timestamp_updated"] = iso(self.clock.now())
         return self.ok(tag)
-
-    def delete_tag(self, request: Request, tid: str) -> Response:
-        return self.ok(self.tags.pop(self._found(self.tags, tid, "tag")["id"]))
 
     # -- verification and OAuth --------------------------------------------------------------
     def verify(self, request: Request) -> Response:
@@ -296,13 +291,7 @@ class ResourcesMixin:
         self.verifications[str(email)] = {"email": email, "verification_status": "pending"}
         return self.ok(self.verifications[str(email)])
 
-    def verification(self, request: Request, address: str) -> Response:
-        return self.ok(self._found(self.verifications, address, "verification"))
-
     def oauth_init(self, request: Request) -> Response:
         sid = self.next_id("session")
         self.sessions[sid] = {"session_id": sid, "status": "pending"}
         return self.ok({"session_id": sid, "auth_url": f"https://login.outreach.example/{sid}"})
-
-    def oauth_status(self, request: Request, sid: str) -> Response:
-        return self.ok(self._found(self.sessions, sid, "session"))

@@ -8,15 +8,13 @@ harness never checks them. Campaigns, leads, emails, tags, verification and OAut
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
 from typing import Any, ClassVar
 from urllib.parse import unquote
 
 from conformance.services.outreach.accounts import ORGANIZATION, check_create, check_update, iso, new_account
 from conformance.services.outreach.mailbox import SEED_EMAILS
 from conformance.services.outreach.resources import SEED_LEAD, ResourcesMixin, Route
-from conformance.simulators.base import Clock, SimError, Simulator
+from conformance.simulators.base import Clock, Handler, SimError, Simulator
 from conformance.transport.model import Request, Response
 
 __all__ = ["OutreachSimulator", "SIM_KEYS"]
@@ -37,11 +35,10 @@ CREATE_WINDOW_SECONDS = 60.0
 ACCOUNTS_PAGE_MAX = 100
 SEED_EMAIL = "sender@outreach.example"
 
-Handler = Callable[..., Response]
-
 
 class OutreachSimulator(ResourcesMixin, Simulator):
     service = "outreach"
+    organization: ClassVar[str] = ORGANIZATION
     credentials: ClassVar[dict[str, str]] = {
         "API_KEY": "sim-outreach-all-all",
         "ACCOUNTS_CREATE_API_KEY": "sim-outreach-accounts-create",
@@ -68,7 +65,6 @@ class OutreachSimulator(ResourcesMixin, Simulator):
         # SIM-CHOICE (gap duplicate-email): a create with an existing email replaces the account;
         # the variant duplicate-create-refused refuses it with 400 instead.
         self.refuse_duplicates = False
-        self.scope_refusal_status = 403  # SIM-CHOICE: not shown
         self.accounts: dict[str, dict[str, Any]] = {}
         self._window: dict[str, tuple[float, int]] = {}
         now = self.clock.now()
@@ -82,13 +78,15 @@ class OutreachSimulator(ResourcesMixin, Simulator):
             ("GET", "/accounts", ("accounts", "read"), self.list_accounts),
             ("GET", "/accounts/ctd-status", ("accounts", "read"), self.ok_object),
             ("GET", "/accounts/analytics/daily", ("accounts", "read"), self.ok_list),
-            ("POST", "/accounts/warmup/enable", ("accounts", "update"), self.warmup_enable),
-            ("POST", "/accounts/warmup/disable", ("accounts", "update"), self.warmup_disable),
+            ("POST", "/accounts/warmup/enable", ("accounts", "update"), self.warmup(1, "warmup-enable")),
+            # SIM-CHOICE (client-shaped): the disable body is not shown; a job, as for enable, which the
+            # vendor's client reads. No rule reads it.
+            ("POST", "/accounts/warmup/disable", ("accounts", "update"), self.warmup(0, "warmup-disable")),
             ("POST", "/accounts/warmup-analytics", ("accounts", "read"), self.ok_object),
             ("POST", "/accounts/test/vitals", ("accounts", "read"), self.ok_object),
-            ("GET", "/accounts/{email}", ("accounts", "read"), self.get_account),
+            ("GET", "/accounts/{email}", ("accounts", "read"), self.read(self.accounts, "account")),
             ("PATCH", "/accounts/{email}", ("accounts", "update"), self.update_account),
-            ("DELETE", "/accounts/{email}", ("accounts", "delete"), self.delete_account),
+            ("DELETE", "/accounts/{email}", ("accounts", "delete"), self.delete(self.accounts, "account")),
             *self.resource_routes(),
         ]
         for method, path, scope, handler in routes:
@@ -115,7 +113,7 @@ class OutreachSimulator(ResourcesMixin, Simulator):
         def run(request: Request, **values: str) -> Response:
             key = self._key(request)
             if not any(self._grants(s, scope) for s in SIM_KEYS[key]):
-                raise SimError(self.scope_refusal_status, f"scope {scope[0]}:{scope[1]} required")
+                raise SimError(403, f"scope {scope[0]}:{scope[1]} required")  # SIM-CHOICE: not shown
             if limited:
                 self._take(key)
             return handler(request, **{k: unquote(v) for k, v in values.items()})
@@ -144,8 +142,8 @@ class OutreachSimulator(ResourcesMixin, Simulator):
         return Simulator.json_body(request)
 
     @staticmethod
-    def ok(body: Any, status: int = 200) -> Response:
-        return Response(status, {"content-type": "application/json"}, json.dumps(body).encode())
+    def ok(body: Any) -> Response:
+        return Response.json_response(200, body)
 
     # -- accounts ------------------------------------------------------------------------------
     def create_account(self, request: Request) -> Response:
@@ -156,16 +154,8 @@ class OutreachSimulator(ResourcesMixin, Simulator):
         self.accounts[body["email"]] = account
         return self.ok(account)
 
-    def _account(self, email: str) -> dict[str, Any]:
-        if email not in self.accounts:
-            raise SimError(404, "no such account")
-        return self.accounts[email]
-
-    def get_account(self, request: Request, email: str) -> Response:
-        return self.ok(self._account(email))
-
     def update_account(self, request: Request, email: str) -> Response:
-        account = self._account(email)
+        account = self._found(self.accounts, email, "account")
         changes = check_update(self.json_body(request), self.refuse_read_only)
         if "warmup" in changes:
             changes["warmup"] = {**account["warmup"], **changes["warmup"]}
@@ -173,41 +163,23 @@ class OutreachSimulator(ResourcesMixin, Simulator):
         account["timestamp_updated"] = iso(self.clock.now())
         return self.ok(account)
 
-    def delete_account(self, request: Request, email: str) -> Response:
-        # SIM-CHOICE (client-shaped): the delete body is not shown; the deleted account itself, as
-        # the vendor's client reads it. No rule reads it.
-        return self.ok(self.accounts.pop(self._account(email)["email"]))
-
     def list_accounts(self, request: Request) -> Response:
-        params = request.params
-        limit = ACCOUNTS_PAGE_MAX
-        if "limit" in params:
-            try:
-                limit = int(params["limit"])
-            except ValueError:
-                raise SimError(400, "limit must be an integer") from None
-            if not 1 <= limit <= ACCOUNTS_PAGE_MAX:
-                raise SimError(400, f"limit must be 1 to {ACCOUNTS_PAGE_MAX}")
-        emails = sorted(self.accounts)
-        if "starting_after" in params:
-            emails = [e for e in emails if e > params["starting_after"]]
-        page = [self.accounts[e] for e in emails[:limit]]
-        more = len(emails) > limit
-        return self.ok({"items": page, "next_starting_after": page[-1]["email"] if page and more else None})
+        try:
+            limit = int(request.params.get("limit", ACCOUNTS_PAGE_MAX))
+        except ValueError:
+            limit = 0  # not an integer: refused with the ones out of range
+        if not 1 <= limit <= ACCOUNTS_PAGE_MAX:
+            raise SimError(400, f"limit must be an integer from 1 to {ACCOUNTS_PAGE_MAX}")
+        return self.ok(self.page(self.accounts, request.params.get("starting_after"), limit, "email"))
 
-    def warmup_enable(self, request: Request) -> Response:
-        emails = self._emails(self.body_or_empty(request))
-        for email in emails:
-            self.accounts[email]["warmup_status"] = 1
-        return self.ok(self.new_job("warmup-enable", emails))
-
-    def warmup_disable(self, request: Request) -> Response:
-        emails = self._emails(self.body_or_empty(request))
-        for email in emails:
-            self.accounts[email]["warmup_status"] = 0
-        # SIM-CHOICE (client-shaped): the disable body is not shown; a job, as for enable, which the
-        # vendor's client reads. No rule reads it.
-        return self.ok(self.new_job("warmup-disable", emails))
+    def warmup(self, status: int, kind: str) -> Handler:
+        """Warm-up enable (status 1) and disable (0) of the accounts the body lists; a job of ``kind``."""
+        def run(request: Request) -> Response:
+            emails = self._emails(self.body_or_empty(request))
+            for email in emails:
+                self.accounts[email]["warmup_status"] = status
+            return self.ok(self.new_job(kind, emails))
+        return run
 
     def _emails(self, body: dict[str, Any]) -> list[str]:
         emails = body.get("emails", [])
@@ -217,7 +189,3 @@ class OutreachSimulator(ResourcesMixin, Simulator):
         if unknown:
             raise SimError(404, f"no such account: {unknown[0]}")
         return emails
-
-    @property
-    def organization(self) -> str:
-        return ORGANIZATION

@@ -41,44 +41,29 @@ def _all_not_wildcard(sim: Simulator) -> Simulator:
 _LIST = operation(None, "/api/v2/campaigns")
 
 
-def _opaque(cid: str) -> str:
-    return "c1." + base64.urlsafe_b64encode(cid.encode()).decode()
-
-
 def _opaque_cursor(sim: Simulator) -> Simulator:
     # What starting_after takes is not shown (gap list-shapes): an opaque token the page names
     # in next_starting_after; a bare id is refused.
+    def key(token: str) -> str:  # a token this server did not issue names nothing to start after
+        return base64.urlsafe_b64decode(token[3:].encode()).decode() if token.startswith("c1.") else "\uffff"
+
     def before(request: Request) -> Request:
         if request.method == "GET" and _LIST(request):
-            query = []
-            for name, value in request.query:
-                if name == "starting_after":
-                    if not value.startswith("c1."):
-                        value = "\uffff"  # not a token this server issued: nothing after it
-                    else:
-                        value = base64.urlsafe_b64decode(value[3:].encode()).decode()
-                query.append((name, value))
-            request.query = query
+            request.query = [(n, key(v) if n == "starting_after" else v) for n, v in request.query]
         return request
 
     def after(body: Any) -> Any:
         if isinstance(body, dict) and body.get("next_starting_after"):
-            body["next_starting_after"] = _opaque(body["next_starting_after"])
+            cid = body["next_starting_after"].encode()
+            body["next_starting_after"] = "c1." + base64.urlsafe_b64encode(cid).decode()
         return body
 
     return on_request(before)(response_body(_LIST, after)(sim))
 
 
-def _cursor_absent(body: Any) -> Any:
-    # The page names no next cursor: clients pass the last item's id.
-    if isinstance(body, dict) and "next_starting_after" in body:
-        del body["next_starting_after"]
-    return body
-
-
 def _ids_named_campaign_id(body: Any) -> Any:
-    body = _cursor_absent(body)
     if isinstance(body, dict) and isinstance(body.get("items"), list):
+        body.pop("next_starting_after", None)  # no next cursor: clients pass the last item's id
         body["items"] = [{("campaign_id" if k == "id" else k): v for k, v in item.items()}
                          for item in body["items"]]
     return body
