@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from hypothesis import example, given
+from hypothesis import example
 from hypothesis import strategies as st
 
 from conformance.checks.context import CheckContext
@@ -70,8 +70,7 @@ def filters_combine(ctx: CheckContext) -> None:
     other = next(t for t in types if t != wide)
     pair = st.sampled_from(types).flatmap(lambda t: st.tuples(st.just(t), st.sampled_from([*values[t], ABSENT])))
 
-    @ctx.property_test(REPORT)
-    @given(st.lists(pair, min_size=1, max_size=4, unique=True))
+    @ctx.given(REPORT, strategy=st.lists(pair, min_size=1, max_size=4, unique=True))
     @example([(wide, values[wide][0]), (wide, values[wide][1])])  # OR within one type
     @example([(wide, values[wide][0]), (other, values[other][0])])  # AND across types
     def matches(filters: list[tuple[str, str]]) -> None:
