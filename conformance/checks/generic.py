@@ -108,10 +108,10 @@ def schemathesis_checks(ctx: CheckContext) -> None:
         operation = result.ok()
         statuses = contract.documented_statuses(operation_key(operation))
 
-        # as_strategy's repr names no operation: the label does (its definition is in the contract digest).
-        strategy = operation.as_strategy()
-        @ctx.given(operation.label, strategy=strategy, drawn_from=f"{operation.label}: {strategy!r}", scale=_SCALE,
-                   codec=_case_codec(operation))
+        # Built where it draws only (replay takes the recorded cases); its repr names no operation, so
+        # the label stands for it (the operation's definition is in the contract digest).
+        @ctx.given(operation.label, strategy=operation.as_strategy, drawn_from=f"schemathesis {operation.label}",
+                   scale=_SCALE, codec=_case_codec(operation))
         def conforms(case: Any) -> None:
             # Path- and operation-level servers (an unshown path segment, another host) win.
             kwargs = case.as_transport_kwargs(
