@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import assume
 from hypothesis import strategies as st
 
 from conformance.checks import drawn
@@ -128,6 +129,17 @@ def test_a_hypothesis_error_keeps_no_examples() -> None:
         drawn.run_drawn(lambda value: None, st.nothing(), parts=("x",), book=book, replays=False,
                         configured=drawn.hypothesis_settings("gate"), run_seed=1, drawn_from=None)
     assert not isinstance(raised.value, CassetteMismatch)
+    assert book.saved() == {}
+
+
+def test_a_test_that_assumes_keeps_no_examples() -> None:
+    """Replay calls a test outside Hypothesis, where ``assume`` does not work: such a test is drawn."""
+    def test(value: int) -> None:
+        assume(value % 3 != 0)
+
+    book = ExampleBook()
+    drawn.run_drawn(test, st.integers(0, 10**6), parts=("x",), book=book, replays=False,
+                    configured=drawn.hypothesis_settings("gate"), run_seed=7, drawn_from=None)
     assert book.saved() == {}
 
 
