@@ -139,15 +139,13 @@ def run_drawn(test: Callable[..., None], strategy: Strategy, *, parts: tuple[str
               codec: Codec = PLAIN) -> None:
     """Run ``test`` over what ``strategy`` draws (settings ``configured``, seed ``run_seed``), or
     over the examples ``book`` recorded when replaying, as the module says."""
-    if drawn_from is None:
-        if not isinstance(strategy, SearchStrategy):
-            raise TypeError("a strategy given by what builds it needs drawn_from: the text it is drawn from")
-        drawn_from = repr(strategy)
+    if drawn_from is None and not isinstance(strategy, SearchStrategy):
+        raise TypeError("a strategy given by what builds it needs drawn_from: the text it is drawn from")
     raised: list[BaseException] = []
     key = mark = ""
-    if book is not None:
+    if book is not None:  # a cassette is read or written: only then is the strategy named
         key = book.claim(parts)
-        mark = fingerprint(configured, run_seed, drawn_from, test)
+        mark = fingerprint(configured, run_seed, repr(strategy) if drawn_from is None else drawn_from, test)
         if replays:
             calls = book.replayable(key, mark)
             if calls is not None:
