@@ -245,6 +245,9 @@ class RunSettings:
     # Wall-clock time the run started (time.time()): CONFORMANCE_RUN_SECONDS counts from here for
     # every service and every xdist worker; None: from when each target is made.
     run_started: float | None = None
+    # Replay draws every property test's examples again instead of taking those the cassette
+    # recorded (checks/drawn.py): slower, and holds the cassettes to today's draws exactly.
+    draw_on_replay: bool = False
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import example, given
+from hypothesis import example
 from hypothesis import strategies as st
 
 from conformance.checks.boundary import with_member
@@ -101,8 +101,7 @@ def filters_combine(ctx: CheckContext) -> None:
     other = next(m for m in members if m != wide)
     pair = st.sampled_from(members).flatmap(lambda m: st.tuples(st.just(m), st.sampled_from([*values[m], ABSENT])))
 
-    @ctx.property_test(str(ctx.rule.operation))
-    @given(st.lists(pair, min_size=1, max_size=4, unique=True))
+    @ctx.given(str(ctx.rule.operation), strategy=st.lists(pair, min_size=1, max_size=4, unique=True))
     @example([(wide, values[wide][0]), (wide, values[wide][1])])  # OR within one member
     @example([(wide, values[wide][0]), (other, values[other][0])])  # AND across members
     def matches(filters: list[tuple[str, str]]) -> None:

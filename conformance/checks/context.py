@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-from hypothesis import HealthCheck, Phase, seed, settings
+from hypothesis import seed
 
 from conformance.auth.variants import DEFAULT, NONE, AuthAs, apply_auth, render
-from conformance.checks.codec_table import write_utf8_table
+from conformance.checks.drawn import PLAIN, Codec, Strategy, hypothesis_settings, run_drawn, seed_for
 from conformance.contract import Contract, Rule
 from conformance.errors import ContractFileError, RuleSkipped, SkipKind
 from conformance.settings import env_name
@@ -41,24 +40,6 @@ def _freeze_local_constants() -> None:
 _freeze_local_constants()
 
 
-def hypothesis_settings(profile: str, *, scale: float = 1.0) -> settings:
-    """gate: derandomized and bounded; nightly: deep and random. ``scale`` shrinks costly tests."""
-    write_utf8_table()  # before any draw: Hypothesis would build it from every code point (204 MB)
-    base: dict[str, Any] = dict(
-        database=None,
-        deadline=None,
-        report_multiple_bugs=False,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
-                               HealthCheck.data_too_large, HealthCheck.large_base_example],
-    )
-    if profile == "nightly":
-        return settings(max_examples=max(1, int(200 * scale)), derandomize=False, **base)
-    # No shrinking in the gate: the first failing example is reported as generated, which keeps
-    # a failing gate (and the kill matrix, which fails on purpose) as fast as a passing one.
-    return settings(max_examples=max(1, int(20 * scale)), derandomize=True,
-                    phases=[Phase.explicit, Phase.reuse, Phase.generate], **base)
-
-
 @dataclass
 class CheckContext:
     contract: Contract
@@ -78,24 +59,34 @@ class CheckContext:
 
     # -- generation ----------------------------------------------------------------------
     def property_test(self, *parts: str, scale: float = 1.0) -> Callable[[Callable[..., None]], Callable[..., None]]:
-        """Settings (and, in the gate, a seed) for a Hypothesis test inside this check.
-
-        The gate's seed comes from the rule id and ``parts`` (e.g. the operation), not from the
-        test function's source as ``derandomize`` would: editing a check's code then leaves the
-        generated requests, and so the committed cassettes, unchanged."""
+        """Settings (and, in the gate, a seed) for a Hypothesis test inside this check
+        (``checks/drawn.py``: the seed comes from the rule id and ``parts``, e.g. the operation)."""
         configured = hypothesis_settings(self.profile, scale=scale)
-
-        run_seed = self.target.settings.seed
+        run_seed = seed_for(self.rule.id, parts, self.profile, self.target.settings.seed)
 
         def decorate(test: Callable[..., None]) -> Callable[..., None]:
             test = configured(test)
-            if self.profile == "gate" or run_seed is not None:
-                # The nightly profile with --seed: the run's seed and the rule, so every rule
-                # draws its own examples and the same seed draws them again.
-                salt = () if self.profile == "gate" else (str(run_seed),)
-                digest = hashlib.sha256("|".join((self.rule.id, *parts, *salt)).encode()).digest()
-                test = seed(int.from_bytes(digest[:8], "big"))(test)
-            return test
+            return test if run_seed is None else seed(run_seed)(test)
+
+        return decorate
+
+    def given(self, *parts: str, strategy: Strategy, scale: float = 1.0, drawn_from: str | None = None,
+              codec: Codec = PLAIN) -> Callable[[Callable[..., None]], Callable[[], None]]:
+        """A property test of this check over what ``strategy`` draws, with ``property_test``'s
+        settings and seed; calling what it returns runs it. On replay, the examples the cassette
+        recorded stand in for drawing when they were drawn as today's would be (``checks/drawn.py``).
+        ``drawn_from``: a text for the strategy where its repr says little or the strategy is
+        given by what builds it; ``codec``: for arguments that are not plain values."""
+        configured = hypothesis_settings(self.profile, scale=scale)
+        run_seed = seed_for(self.rule.id, parts, self.profile, self.target.settings.seed)
+        # Targets made by hand (the checks' own tests) keep no cassettes, so no examples either.
+        book = getattr(self.target, "examples", None)
+        if book is not None and self.target.settings.draw_on_replay:
+            book = None
+
+        def decorate(test: Callable[..., None]) -> Callable[[], None]:
+            return lambda: run_drawn(test, strategy, parts=parts, book=book, replays=self.can.replays,
+                                     configured=configured, run_seed=run_seed, drawn_from=drawn_from, codec=codec)
 
         return decorate
 

@@ -12,12 +12,14 @@ from typing import Any
 
 import httpx
 import schemathesis
-from hypothesis import given
+from schemathesis.core import NOT_SET
 from schemathesis.specs.openapi import checks as openapi_checks
 
 from conformance.checks.context import CheckContext
+from conformance.checks.drawn import Codec
 from conformance.checks.registry import named
-from conformance.errors import ContractFailure
+from conformance.errors import CassetteMismatch, ContractFailure
+from conformance.recording.examples import decode, encode
 from conformance.transport.model import Request
 
 __all__ = ["schemathesis_checks"]
@@ -63,6 +65,33 @@ def _to_request(kwargs: dict[str, Any]) -> Request:
 _SCALE = 0.25
 
 
+# What of a drawn case the request and the checks read; the case id (a random header we drop) and
+# its generation metadata are not kept.
+_CASE_FIELDS = ("method", "path_parameters", "headers", "cookies", "query", "media_type", "multipart_content_types")
+
+
+def _case_codec(operation: Any) -> Codec:
+    """A drawn case to JSON and back into a case of ``operation`` (replay's recorded examples)."""
+
+    def to_json(kwargs: dict[str, Any]) -> dict[str, Any]:
+        case = kwargs["case"]
+        fields = {name: getattr(case, name) for name in _CASE_FIELDS}
+        fields["headers"] = dict(case.headers or {})
+        if case.body is not NOT_SET:
+            fields["body"] = case.body
+        return {"case": encode(fields)}
+
+    def from_json(data: dict[str, Any]) -> dict[str, Any]:
+        fields = decode(data.get("case"))
+        try:
+            return {"case": operation.Case(**fields)}
+        except TypeError as exc:
+            raise CassetteMismatch(f"recorded case of {operation.label} does not make a case ({exc}); "
+                                   "re-record it") from None
+
+    return Codec(to_json, from_json)
+
+
 def operation_key(operation: Any) -> str:
     """'METHOD /path' of a schemathesis operation, as the contract names it."""
     return f"{operation.method.upper()} {operation.path}"
@@ -79,8 +108,10 @@ def schemathesis_checks(ctx: CheckContext) -> None:
         operation = result.ok()
         statuses = contract.documented_statuses(operation_key(operation))
 
-        @ctx.property_test(operation.label, scale=_SCALE)
-        @given(operation.as_strategy())
+        # Built where it draws only (replay takes the recorded cases); its repr names no operation, so
+        # the label stands for it (the operation's definition is in the contract digest).
+        @ctx.given(operation.label, strategy=operation.as_strategy, drawn_from=f"schemathesis {operation.label}",
+                   scale=_SCALE, codec=_case_codec(operation))
         def conforms(case: Any) -> None:
             # Path- and operation-level servers (an unshown path segment, another host) win.
             kwargs = case.as_transport_kwargs(

@@ -14,6 +14,7 @@ from vcr.serializers import yamlserializer
 
 from conformance.errors import CassetteMismatch, CassetteMissing, CassetteStale
 from conformance.files import CASSETTE, parse_json, parse_yaml, read_text
+from conformance.recording.examples import EXAMPLES, ExampleBook, examples_problem
 from conformance.transport.scrub import scrub_headers, scrub_json_text, scrub_pairs, scrub_text
 
 __all__ = ["MATCH_ON", "BoundedPersister", "CassetteFormat", "check_digest", "read_cassette", "request_scrubber",
@@ -70,14 +71,18 @@ class CassetteFormat:
     PyYAML (measured on the committed cassettes, benchmarks/bench.py). An interaction JSON cannot
     hold (a body that is not UTF-8) is written as YAML, and older YAML cassettes still load.
     A cassette that is not readable, or holds an interaction vcrpy would trip over with a
-    traceback, is a ``CassetteMismatch`` naming the file and saying to re-record it."""
+    traceback, is a ``CassetteMismatch`` naming the file and saying to re-record it.
+    With a ``book``, the examples the rule's property tests drew (``examples.py``) are read into
+    it and written from it."""
 
-    def __init__(self, path: Path, secrets: list[str] | None = None, contract_digest: str | None = None) -> None:
+    def __init__(self, path: Path, secrets: list[str] | None = None, contract_digest: str | None = None,
+                 book: ExampleBook | None = None) -> None:
         self.path = path
         # The session's list, by reference: what the case learned after an exchange was
         # recorded (a token its answer issued) is scrubbed from the whole file when it is saved.
         self.secrets = secrets
         self.contract_digest = contract_digest
+        self.book = book
 
     def deserialize(self, text: str) -> Any:
         # Bounded as every file the project reads (conformance/files.py): depth, and values once
@@ -94,6 +99,12 @@ class CassetteFormat:
             problem = _interaction_problem(item)
             if problem:
                 raise CassetteMismatch(f"cassette {self.path}: interaction {i} {problem}; re-record it")
+        if EXAMPLES in data:
+            problem = examples_problem(data[EXAMPLES])
+            if problem:
+                raise CassetteMismatch(f"cassette {self.path} {problem}; re-record it")
+            if self.book is not None:
+                self.book.found = dict(data[EXAMPLES])
         return data
 
     def serialize(self, data: Any) -> str:
@@ -103,6 +114,8 @@ class CassetteFormat:
             # The contract the responses were checked against when recorded (summary.json's
             # contract_digest): replay under another contract says so instead of judging them.
             data = {"contract_digest": self.contract_digest, **data}
+        if self.book is not None and self.book.saved() and isinstance(data, dict):
+            data = {**data, EXAMPLES: self.book.saved()}
         try:
             return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
         except (TypeError, ValueError):  # bytes that are not text: YAML can hold them (!!binary)
@@ -134,15 +147,15 @@ def check_digest(path: Path, data: dict[str, Any], contract_digest: str, rule_id
                             f"`conformance run --service {service} --record -k {rule_id}`")
 
 
-def read_cassette(path: Path, *, contract_digest: str | None = None, rule_id: str = "",
-                  service: str = "") -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def read_cassette(path: Path, *, contract_digest: str | None = None, rule_id: str = "", service: str = "",
+                  book: ExampleBook | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The recorded requests and responses of ``path``, as stored (checked as vcrpy would need
-    them). Not vcrpy's Request objects: building one per recorded request cost more than the
-    replay reading them (benchmarks/bench.py, replay)."""
+    them), and into ``book`` the examples its property tests drew. Not vcrpy's Request objects:
+    building one per recorded request cost more than the replay reading them (benchmarks/bench.py, replay)."""
     if not path.exists() and not path.is_symlink():
         raise CassetteMissing(f"no cassette {path}: record it first with `conformance run --record` "
                               "(against the simulator or a live target)")
-    data = CassetteFormat(path).deserialize(_cassette_text(path))
+    data = CassetteFormat(path, book=book).deserialize(_cassette_text(path))
     if contract_digest is not None:
         check_digest(path, data, contract_digest, rule_id, service)
     interactions = data["interactions"]

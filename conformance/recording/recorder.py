@@ -28,8 +28,14 @@ from vcr.errors import CannotOverwriteExistingCassetteException
 from vcr.request import Request as VcrRequest
 
 from conformance.errors import CassetteMismatch, HarnessError, ResponseTooLarge
-from conformance.recording.cassettes import (MATCH_ON, BoundedPersister, CassetteFormat, request_scrubber,
-                                             response_scrubber)
+from conformance.recording.cassettes import (
+    MATCH_ON,
+    BoundedPersister,
+    CassetteFormat,
+    request_scrubber,
+    response_scrubber,
+)
+from conformance.recording.examples import ExampleBook
 from conformance.recording.replay import response_from_cassette
 from conformance.settings import Limits
 from conformance.transport.deadline import current
@@ -162,9 +168,10 @@ class Recorder:
 
 @contextmanager
 def cassette_context(path: Path, *, secrets: list[str], mode: str = "rewrite", contract_digest: str | None = None,
-                     limits: Limits | None = None) -> Iterator[Recorder]:
+                     limits: Limits | None = None, book: ExampleBook | None = None) -> Iterator[Recorder]:
     """Record into ``path`` what the clients ``Recorder.wrap`` gives are sent inside the block,
-    scrubbed of ``secrets``, with bodies read under ``limits``.
+    scrubbed of ``secrets``, with bodies read under ``limits``, and what ``book`` holds once the
+    block ends (the examples the rule's property tests drew).
 
     ``mode``: pytest-recording's vocabulary (settings.RECORD_MODES); "rewrite" replaces the old
     cassette whole, the others are vcrpy's own modes over the existing file."""
@@ -180,7 +187,7 @@ def cassette_context(path: Path, *, secrets: list[str], mode: str = "rewrite", c
         before_record_request=request_scrubber(secrets),
         before_record_response=response_scrubber(secrets),
     )
-    config.register_serializer("cassette", CassetteFormat(path, secrets, contract_digest))
+    config.register_serializer("cassette", CassetteFormat(path, secrets, contract_digest, book))
     config.register_persister(BoundedPersister)
     arguments = config.get_merged_config(path=str(path), serializer="cassette")
     for name in _NOT_THE_CASSETTES:

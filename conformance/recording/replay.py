@@ -26,6 +26,7 @@ import httpx
 
 from conformance.errors import CassetteMismatch
 from conformance.recording.cassettes import read_cassette, request_scrubber
+from conformance.recording.examples import ExampleBook
 from conformance.transport.session import CUT_EXTENSION
 
 __all__ = ["ReplayTransport", "match_key", "response_from_cassette"]
@@ -102,12 +103,13 @@ class ReplayTransport(httpx.BaseTransport):
     """Serves each recorded response once, in recorded order per request, and never the network.
 
     A request the cassette does not hold is a ``CassetteMismatch`` (the suite changed since the
-    recording): an error telling to re-record, never a verdict."""
+    recording): an error telling to re-record, never a verdict. ``book`` gets the examples the
+    rule's property tests drew when it was recorded."""
 
     def __init__(self, path: Path, secrets: list[str], *, contract_digest: str | None = None, rule_id: str = "",
-                 service: str = "") -> None:
+                 service: str = "", book: ExampleBook | None = None) -> None:
         requests, self._responses = read_cassette(path, contract_digest=contract_digest, rule_id=rule_id,
-                                                  service=service)
+                                                  service=service, book=book)
         self._scrub = request_scrubber(secrets)
         self._index: dict[Key, deque[int]] = {}
         for i, recorded in enumerate(requests):

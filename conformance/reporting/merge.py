@@ -13,7 +13,7 @@ import json
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from conformance.errors import UsageError
 from conformance.files import SUMMARY, FileBounds, read_text
@@ -175,14 +175,14 @@ def _junit_root(path: Path) -> ET.Element:
     if "<!DOCTYPE" in text or "<!ENTITY" in text:
         raise UsageError(f"{path}: holds a DTD (<!DOCTYPE or <!ENTITY), which no junit.xml a run writes holds; "
                          "not read")
-    parser = ET.XMLPullParser(events=("start", "end"))
+    parser: Any = ET.XMLPullParser(events=("start", "end"))  # typeshed's generic varies by version
     root: ET.Element | None = None
     depth = 0
     try:
         for offset in range(0, len(text), _FEED):
             parser.feed(text[offset:offset + _FEED])
             for event, element in parser.read_events():
-                root = element if root is None else root
+                root = cast(ET.Element, element) if root is None else root
                 depth += 1 if event == "start" else -1
                 if depth > JUNIT.max_depth:
                     raise UsageError(f"{path}: nested deeper than {JUNIT.max_depth} levels, the bound of a "

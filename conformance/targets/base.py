@@ -25,6 +25,7 @@ import httpx
 from conformance.auth.forms import CredentialForms
 from conformance.contract import Contract
 from conformance.errors import CassetteMissing
+from conformance.recording.examples import ExampleBook
 from conformance.recording.recorder import cassette_context
 from conformance.recording.replay import ReplayTransport
 from conformance.settings import RunSettings, env_name
@@ -82,6 +83,9 @@ class Target:
         self._started = run_clock_start(settings.run_started)
         # The session of the case under way: real waits end with its rule's or the run's budget.
         self._session: Session | None = None
+        # The examples the current case's property tests drew, as its cassette holds them (replay)
+        # or as they are recorded into it; None when the case has no cassette (checks/drawn.py).
+        self.examples: ExampleBook | None = None
         self._credential_forms: CredentialForms | None = None
 
     def transport_failed(self, why: str) -> None:
@@ -165,6 +169,7 @@ class Target:
         self.rule_spent = 0  # one session per rule: its spend count starts afresh
         # Shared by reference: the session learns obtained tokens into it, the cassette scrubs them.
         secrets = self.secrets()
+        self.examples = None
         with ExitStack() as stack:
             session = Session(self._rule_client(case_id, secrets, stack), base_url=self.base_url(),
                               sleep=self._sleep(), secrets=secrets, limits=self.settings.limits,
@@ -176,6 +181,7 @@ class Target:
                 yield session
             finally:
                 self._session = None
+                self.examples = None
                 session.close()
 
     def _rule_client(self, case_id: str, secrets: list[str], stack: ExitStack) -> httpx.Client:
@@ -184,18 +190,22 @@ class Target:
         cassette-missing), else the target's own, wrapped by the recorder when recording."""
         cassette = Path(self.settings.cassette_dir) / self.service / f"{case_id}.yaml"
         if self.capabilities.replays:
-            transport: httpx.BaseTransport = (
-                ReplayTransport(cassette, secrets, contract_digest=self.contract.digest, rule_id=case_id,
-                                service=self.service)
-                if cassette.is_file() else httpx.MockTransport(partial(_no_cassette, cassette)))
+            if not cassette.is_file():
+                return httpx.Client(base_url=self.base_url(),
+                                    transport=httpx.MockTransport(partial(_no_cassette, cassette)))
+            book = ExampleBook()
+            transport = ReplayTransport(cassette, secrets, contract_digest=self.contract.digest, rule_id=case_id,
+                                        service=self.service, book=book)
+            self.examples = book
             return httpx.Client(base_url=self.base_url(), transport=transport)
         client = self._client()
         if not self.settings.record:
             return client
         remember_configured(cassette.parent, self.configured(), self.recorded_settings())
+        self.examples = ExampleBook()
         recorder = stack.enter_context(cassette_context(cassette, secrets=secrets, mode=self.settings.record_mode,
                                                         contract_digest=self.contract.digest,
-                                                        limits=self.settings.limits))
+                                                        limits=self.settings.limits, book=self.examples))
         return recorder.wrap(client)
 
     def secrets(self) -> list[str]:

@@ -15,7 +15,7 @@ from typing import Any
 
 __all__ = ["CUSTOMER", "FOREIGN_PROFILE", "GROUPS", "MAIN_PROFILES", "NETWORKS", "OTHER_CUSTOMER",
            "OTHER_GROUP", "OTHER_GROUP_PROFILE", "PROFILES", "TAGS", "TOPIC", "USERS", "WORDS", "iso",
-           "listening_messages", "messages", "number", "posts", "topics"]
+           "first_post_guid", "listening_messages", "messages", "number", "posts", "topics"]
 
 CUSTOMER = 1001
 OTHER_CUSTOMER = 2002
@@ -133,6 +133,13 @@ def posts() -> tuple[dict[str, Any], ...]:
                 row["activity_metadata"] = {"first_like": {"time_elapsed": 60 + number(pid, i, "first") % 86_400}}
             out.append(row)
     return tuple(sorted(out, key=lambda p: p["guid"]))
+
+
+def first_post_guid() -> str:
+    """``posts()[0]["guid"]`` without building the year of posts (the seeded MESSAGE_ID: a
+    replay, which runs no simulator, read it when the package was imported)."""
+    return min(f"{NETWORKS[p['network_type']][0]}_{p['customer_profile_id']}{0:05d}"
+               for p in (*MAIN_PROFILES, OTHER_GROUP_PROFILE))
 
 
 @lru_cache(maxsize=1)

@@ -13,7 +13,7 @@ import re
 from datetime import UTC, date, datetime
 from typing import Any
 
-from hypothesis import example, given
+from hypothesis import example
 from hypothesis import strategies as st
 
 from conformance.checks.context import CheckContext
@@ -180,8 +180,8 @@ def filter_language(ctx: CheckContext) -> None:
     if len({r.get("network") for r in universe}) < 2:
         ctx.skip("the topic's messages do not vary by network: filters not exercised")
 
-    @ctx.property_test(TOPIC_MESSAGES, scale=params.get("examples_scale", 1.0))
-    @given(st.lists(_filters(universe), min_size=1, max_size=3))
+    @ctx.given(TOPIC_MESSAGES, strategy=st.lists(_filters(universe), min_size=1, max_size=3),
+               scale=params.get("examples_scale", 1.0))
     @example([f"network.eq({universe[0]['network']}, {universe[-1]['network']})", "likes.gte(100)"])
     def agrees(filters: list[str]) -> None:
         got = {r["guid"] for r in read_topic(ctx, [span, *filters])}

@@ -52,7 +52,7 @@ class SocialSimulator(Reports, Simulator):
         "OTHER_GROUP_PROFILE_ID": str(data.OTHER_GROUP_PROFILE["customer_profile_id"]),
         "TOPIC_ID": data.TOPIC,
         "ARCHIVED_TAG_ID": "3",
-        "MESSAGE_ID": data.posts()[0]["guid"],
+        "MESSAGE_ID": data.first_post_guid(),
         "LANGUAGE_CODE": "en",
         "PUBLISHING_POST_ID": "pp-1",
         "SUBMISSION_ID": "sub-1",
