@@ -67,9 +67,18 @@ def _run_mode(mode: str, root: Path, *extra: str) -> Peaked:
                            *extra], report=cwd / "report", env=env, cwd=cwd, timeout=WALL_SECONDS * 2)
 
 
-def _every_mode(root: Path, *extra: str) -> dict[str, Peaked]:
+# What --record reads differently is the body (issue 34, item 2: the whole raw body read before any
+# cap, then decoded whole): the modes whose bodies are large, endless, layered or deep, and the
+# first to draw text (the storm). A target that fails before or without a body (no answer, a reset,
+# headers held back, a 429, a redirect), or sends a small wrong one, gives the recorder nothing
+# bigger to hold than a plain run reads, and would only wait out the same bounds again.
+BODY_MODES = ["500-storm", "big-body", "deep-json", "endless-body", "gzip-bomb", "gzip-gzip-bomb",
+              "gzip-gzip-endless", "wide-json"]
+
+
+def _every_mode(root: Path, *extra: str, modes: list[str] = MODES) -> dict[str, Peaked]:
     with ThreadPoolExecutor(max_workers=3) as pool:
-        return dict(zip(MODES, pool.map(lambda m: _run_mode(m, root, *extra), MODES), strict=True))
+        return dict(zip(modes, pool.map(lambda m: _run_mode(m, root, *extra), modes), strict=True))
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +88,8 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Peaked]:
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Peaked]:
-    return _every_mode(tmp_path_factory.mktemp("hostile-record"), "--record", "--cassette-dir", "cassettes")
+    return _every_mode(tmp_path_factory.mktemp("hostile-record"), "--record", "--cassette-dir", "cassettes",
+                       modes=BODY_MODES)
 
 
 def test_every_mode_has_an_expected_exit_code() -> None:
@@ -103,7 +113,7 @@ def test_hostile_target_gives_one_clear_outcome_per_rule(results: dict[str, Peak
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", BODY_MODES)
 def test_recording_a_hostile_target_stays_within_the_bounds(recorded: dict[str, Peaked], mode: str) -> None:
     """--record reads and writes every body under the same cap (issue 34, item 2): the bounds of a
     plain run hold. Not the exit status: recording is slower, and a slow mode (the bombs, 40 s
