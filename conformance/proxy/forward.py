@@ -23,6 +23,7 @@ import httpx
 from conformance.errors import HarnessError
 from conformance.settings import Limits
 from conformance.transport.decoding import decoded
+from conformance.transport.urls import http_url
 
 __all__ = ["HOP_BY_HOP", "Forwarder", "Upstream", "UpstreamFailed"]
 
@@ -50,12 +51,7 @@ class Upstream:
 
 class Forwarder:
     def __init__(self, upstream: str, limits: Limits, transport: httpx.AsyncBaseTransport | None = None) -> None:
-        try:
-            url = httpx.URL(upstream)
-        except (httpx.InvalidURL, ValueError, TypeError) as exc:
-            raise HarnessError(f"--upstream is not a URL ({exc}), got {upstream!r}") from None
-        if url.scheme not in ("http", "https") or not url.host:
-            raise HarnessError(f"--upstream must be an http(s) URL with a host, got {upstream!r}")
+        url = http_url(upstream, "--upstream", HarnessError)
         if url.userinfo or url.query or url.fragment:
             # Credentials go in the caller's requests, not in the URL (it would be printed and written).
             raise HarnessError("--upstream takes scheme://host[:port][/path] only: no user, password, query "

@@ -19,6 +19,7 @@ from conformance.errors import UsageError
 from conformance.settings import RunSettings, env_name
 from conformance.targets.base import Capabilities, Target
 from conformance.transport.deadline import bounded_client
+from conformance.transport.urls import http_url
 
 __all__ = ["HttpTarget", "rate_scale"]
 
@@ -83,12 +84,7 @@ class HttpTarget(Target):
                 f"target http needs {env_name(self.service, 'BASE_URL')} "
                 f"(e.g. http://127.0.0.1:8080 for `conformance serve {self.service} --port 8080`)"
             )
-        try:
-            parsed = httpx.URL(url)
-        except (httpx.InvalidURL, TypeError, ValueError) as exc:
-            raise UsageError(f"{env_name(self.service, 'BASE_URL')} is not a URL ({exc}): {url!r}") from None
-        if parsed.scheme not in ("http", "https") or not parsed.host:
-            raise UsageError(f"{env_name(self.service, 'BASE_URL')} must be an http(s) URL with a host, got {url!r}")
+        http_url(url, env_name(self.service, "BASE_URL"), UsageError)
         return url.rstrip("/")
 
     def _client(self) -> httpx.Client:
