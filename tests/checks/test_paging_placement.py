@@ -1,6 +1,7 @@
 """paging-walk with its page members in the request body (``in: body``, ``body_member``), member
 names and numbers from target settings, a budget read from the stated page count, the first page
-the target states (``first_page_field``), and ``present_only_when_more`` checked both ways."""
+the target states (``first_page_field``), and ``present_only_when_more`` checked both ways (the
+pages it announced also where the budget ends the walk)."""
 
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ def body_server(*, first: int = 1, size: int = 10, holder: str = "", break_: str
         rows = ITEMS[start:start + step]
         body: dict[str, Any] = {"data": rows, "page": int(members.get("page", first)),
                                 "total_pages": -(-len(ITEMS) // step)}
-        if start + step < len(ITEMS) or (break_ == "member-on-last" and rows):
+        if start + step < len(ITEMS) or (break_ == "member-on-last" and rows) or break_ == "member-always":
             body["paging"] = {"next": str(start + step)}
         return httpx.Response(200, json=body)
 
@@ -93,6 +94,13 @@ def test_a_member_present_only_when_more_passes_both_ways() -> None:
 def test_the_member_on_the_last_page_fails() -> None:
     with pytest.raises(ContractFailure, match="holds no items|still carries paging"):
         run(body_server(break_="member-on-last"), CURSOR)
+
+
+def test_the_member_on_every_page_fails_although_the_budget_ends_the_walk() -> None:
+    # A cursor past the data on every empty page: the walk never ends within max_pages, yet the
+    # pages the member announced hold nothing, which fails (it read as a long list before).
+    with pytest.raises(ContractFailure, match="page 4, announced by the previous page's paging, holds no items"):
+        run(body_server(break_="member-always"), CURSOR)
 
 
 def test_one_page_carrying_the_member_fails_one_page_without_it_skips() -> None:
