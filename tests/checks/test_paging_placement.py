@@ -101,6 +101,9 @@ def test_the_member_on_every_page_fails_although_the_budget_ends_the_walk() -> N
     # pages the member announced hold nothing, which fails (it read as a long list before).
     with pytest.raises(ContractFailure, match="page 4, announced by the previous page's paging, holds no items"):
         run(body_server(break_="member-always"), CURSOR)
+    # A conforming list longer than the budget (12 pages of 2) is still not exercised, never failed.
+    with pytest.raises(RuleSkipped, match="reading budget"):
+        run(body_server(size=2), {**CURSOR, "set": {"size": 2}})
 
 
 def test_one_page_carrying_the_member_fails_one_page_without_it_skips() -> None:
