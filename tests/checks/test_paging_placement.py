@@ -117,3 +117,29 @@ def test_a_walk_without_a_page_count_or_budget_is_a_contract_error() -> None:
     params = {k: v for k, v in NUMBERED.items() if k != "total_pages_field"}
     with pytest.raises(Exception, match="needs max_pages"):
         run(body_server(), params)
+
+
+def named_server(*, break_: str = "") -> Server:
+    """POST /report: the example's filter lists every item (10 a page); ``id.eq(...)`` only those
+    items, ``size`` a page by cursor, paging present only when more data exists."""
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        sent = json.loads(request.content or b"{}")
+        [entry] = sent["filters"]
+        rows = ITEMS if entry == "all" else [i for i in ITEMS if i["guid"] in entry[6:-1].split(", ")]
+        start, step = int(sent.get("cursor", 0)), int(sent.get("size", 10))
+        body: dict[str, Any] = {"data": rows[start:start + step]}
+        if start + step < len(rows) or (break_ == "member-on-last" and rows[start:start + step]):
+            body["paging"] = {"next": str(start + step)}
+        return httpx.Response(200, json=body)
+
+    return handle
+
+
+def test_values_read_by_the_operations_example_body_make_a_list_the_walk_ends() -> None:
+    # Five items named by id, two a page: the end is reached whatever the whole list holds.
+    named = {**CURSOR, "set": {"size": 2, "filters": ["id.eq({values})"]},
+             "values_from": {"operation": "POST /report", "items_field": "data", "member": "guid", "count": 5}}
+    run(named_server(), named)
+    with pytest.raises(ContractFailure, match="page 4, announced by the previous page's paging, holds no items"):
+        run(named_server(break_="member-on-last"), named)
