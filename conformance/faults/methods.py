@@ -3,7 +3,10 @@
 ``method-as-404`` for every such rule: a method a documented path does not document is answered
 404 on every path but the first openapi.yaml lists, where the documented status is kept: a router
 keyed on method and path that knows only the documented pairs (many do), so one wrong-method probe
-of the first route shows nothing of the rest.
+of the first route shows nothing of the rest. ``method-as-501`` for the same rules: a wrong method
+on the last path openapi.yaml lists is answered 501 (RFC 9110 section 15.6.2: a method the server
+does not recognize), where a check stopping early or taking a 5xx for a refusal passes (a 5xx the
+document says to retry, social's 500, would be retried, never judged: 501 is not one).
 """
 
 from __future__ import annotations
@@ -34,8 +37,8 @@ def _routes(contract: Contract) -> list[tuple[re.Pattern[str], set[str]]]:
     return routes
 
 
-def _as_404(contract: Contract, rule: Rule) -> Wrap:
-    routes = _routes(contract)[1:]
+def _answered(contract: Contract, rule: Rule, routes: list[tuple[re.Pattern[str], set[str]]], instead: int) -> Wrap:
+    """The documented answer to a wrong method on one of ``routes`` replaced by ``instead``."""
     status = int((rule.violation or {}).get("status") or 405)
 
     def after(request: Request, response: Response) -> Response:
@@ -43,7 +46,7 @@ def _as_404(contract: Contract, rule: Rule) -> Wrap:
             return response
         for route, methods in routes:
             if route.search(request.path) and request.method.upper() not in methods:
-                return Response.json_response(404, {"error": "not found"})
+                return Response.json_response(instead, {"error": "not found" if instead == 404 else "not implemented"})
         return response
 
     return on_response(after)
@@ -54,8 +57,14 @@ def method_faults(contract: Contract) -> list[Fault]:
     for rule in contract.rules:
         if rule.params.get("check") != CHECK:
             continue
-        first: Any = next(iter(contract.openapi.get("paths") or {}), "")
-        faults.append(derived_fault(f"method-as-404:{rule.id.split('.', 1)[1]}", rule.id,
-                                    f"a method a path does not document is answered 404 on every path but {first}")(
-            _as_404(contract, rule)))
+        paths: list[Any] = list(contract.openapi.get("paths") or {})
+        routes, short = _routes(contract), rule.id.split(".", 1)[1]
+        if not routes:
+            continue
+        faults.append(derived_fault(f"method-as-404:{short}", rule.id,
+                                    f"a method a path does not document is answered 404 on every path but {paths[0]}")(
+            _answered(contract, rule, routes[1:], 404)))
+        faults.append(derived_fault(f"method-as-501:{short}", rule.id,
+                                    f"a method {paths[-1]} does not document is answered 501")(
+            _answered(contract, rule, routes[-1:], 501)))
     return faults

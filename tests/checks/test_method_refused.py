@@ -3,7 +3,8 @@ documented 405 to a method a path does not serve passes on every path (also one 
 path's documented method with a 400 for a payload, or a 404 for an id it does not hold); a server
 answering 404 (where the documented method shows the path served), 200 or 500 to a wrong method
 on any path fails, the last path included; no path judged is not exercised. The derived fault
-``method-as-404`` makes the conforming server fail."""
+``method-as-404`` (every path but the first) and ``method-as-501`` (the last path) make the
+conforming server fail."""
 
 from __future__ import annotations
 
@@ -128,10 +129,14 @@ def test_more_paths_than_most_and_no_documented_status_are_contract_errors() -> 
         run(things(), violation={})
 
 
-def test_the_derived_method_as_404_fault_makes_a_conforming_server_fail() -> None:
+@pytest.mark.parametrize(("family", "message"), [("method-as-404", r"PATCH /things/\{id\} .* answered 404"),
+                                               ("method-as-501", "GET /search .* answered 501")])
+def test_the_derived_faults_make_a_conforming_server_fail(family: str, message: str) -> None:
     made = rule()
-    [fault] = method_faults(Contract("demo", "demo", OPENAPI, [made], [], [], {}))
-    assert fault.name == "method-as-404:errors.wrong-method" and fault.breaks == made.id
+    faults = {f.name: f for f in method_faults(Contract("demo", "demo", OPENAPI, [made], [], [], {}))}
+    assert sorted(faults) == ["method-as-404:errors.wrong-method", "method-as-501:errors.wrong-method"]
+    fault = faults[f"{family}:errors.wrong-method"]
+    assert fault.breaks == made.id
     faulty = fault.apply(SimpleNamespace(handle=things()))  # type: ignore[arg-type]
-    with pytest.raises(ContractFailure, match="404"):
+    with pytest.raises(ContractFailure, match=message):
         run(faulty.handle)
