@@ -125,6 +125,7 @@ _GENERIC = (
     "conformance.checks.prefixes",
     "conformance.checks.selects",
     "conformance.checks.units",
+    "conformance.checks.export_values",
 )
 _loaded = False
 
