@@ -17,7 +17,7 @@ from typing import Any
 from conformance.faults.base import on_request, on_response
 from conformance.faults.gap_params import Params
 from conformance.faults.member_families import MEMBER_FAMILIES, Build
-from conformance.faults.toolkit import Wrap, operation
+from conformance.faults.toolkit import Match, Wrap, operation
 from conformance.simulators.base import SimError, Simulator
 from conformance.transport.model import Request, Response
 
@@ -175,7 +175,7 @@ class _AnsweredLater:
     the next of ``statuses`` in turn, without serving it; the request after it is served. Counted per
     simulator, so per rule: deterministic, no randomness and no clock."""
 
-    def __init__(self, inner: Simulator, every: int, statuses: list[int], match: Any) -> None:
+    def __init__(self, inner: Simulator, every: int, statuses: list[int], match: Match) -> None:
         self._inner, self._every, self._statuses, self._match = inner, every, statuses, match
         self._seen = 0
 
@@ -208,7 +208,8 @@ def _answered_later(p: Params) -> tuple[Wrap, str]:
     def wrap(sim: Simulator) -> Simulator:
         return _AnsweredLater(sim, every, statuses, match)  # type: ignore[return-value]
 
-    return wrap, f"one request in {every} answered {'/'.join(map(str, statuses))} first, the real answer when asked again"
+    said = "/".join(map(str, statuses))
+    return wrap, f"one request in {every} answered {said} first, the real answer when asked again"
 
 
 # family -> (builder from the allows entry's params, its description)
