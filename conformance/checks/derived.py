@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 from typing import Any
 
 from conformance.checks.context import CheckContext
@@ -48,7 +49,9 @@ def _send(ctx: CheckContext, operation: str, base: ExampleRequest, probe: Probe 
     path = dict(base.path)
     if probe is not None:
         area, _, rest = probe.where.partition(".")
-        if area == "body":
+        if probe.scaffold is not None:
+            _set_at(body, probe.scaffold[0].partition(".")[2].split("."), copy.deepcopy(probe.scaffold[1][0]))
+        if area == "body" and probe.label:
             _set_at(body, rest.split("."), probe.value)
         elif area == "query":
             if probe.value is MISSING:
@@ -101,12 +104,58 @@ def _controlled(ctx: CheckContext, operation: str, base: ExampleRequest) -> None
                  "refusal would show nothing; check the target's settings (conformance env)")
 
 
+def _scaffolds_taken(ctx: CheckContext, operation: str, base: ExampleRequest, probes: list[Probe],
+                     first: int) -> tuple[list[Probe], list[str]]:
+    """The probes whose scaffold (a documented value of a member the example lacks: the smallest,
+    else the fullest) was accepted alone, their control, each with the value accepted; the others
+    are not sent, as a refusal would show nothing (their scaffolds are named). A 5xx to a scaffold,
+    a valid body, fails the rule."""
+    taken: dict[str, Any] = {}
+    dropped: list[str] = []
+    sent = first
+    for probe in probes:
+        if probe.scaffold is None:
+            continue
+        anchor, tries = probe.scaffold
+        key = f"{anchor}={json.dumps(tries, sort_keys=True)}"
+        if key in taken:
+            continue
+        taken[key] = None
+        for tree in tries:
+            exchange = _send(ctx, operation, base, Probe(anchor, "", None, scaffold=(anchor, (tree,))), sent)
+            sent += 1
+            status = exchange.response.status
+            if status >= 500:
+                raise ContractFailure(ctx.rule.id, f"{operation}: the example with {anchor} = {_shown(tree)} (a "
+                                      "value its schema documents, the control of the probes inside it) answered "
+                                      f"{status}", expected="a 2xx or a 4xx, never a 5xx", exchange=exchange)
+            if status == 429:
+                expect_status(ctx.rule.id, exchange, set(range(200, 300)), f"{operation}: a scaffold's control")
+            if 200 <= status < 300:
+                taken[key] = tree
+                break
+            dropped.append(f"{anchor} = {_shown(tree)} ({status})")
+    kept = []
+    for probe in probes:
+        if probe.scaffold is None:
+            kept.append(probe)
+            continue
+        tree = taken[f"{probe.scaffold[0]}={json.dumps(probe.scaffold[1], sort_keys=True)}"]
+        if tree is not None:
+            kept.append(replace(probe, scaffold=(probe.scaffold[0], (tree,))))
+    return kept, dropped
+
+
 @for_kind("fields")
 def fields_refused(ctx: CheckContext) -> None:
     operation = str(ctx.rule.operation)
     probes = field_probes(ctx.contract, operation)
     base = example_request(ctx, operation)
     _controlled(ctx, operation, base)
+    probes, dropped = _scaffolds_taken(ctx, operation, base, probes, len(probes) + 1)
+    if not probes:
+        ctx.skip(f"{operation}: every probe needs a member the example lacks, and the target refused each "
+                 f"smallest documented value of it: {'; '.join(dropped)}")
     status = refusal_status(ctx.contract, operation, "invalid")
     answers = [(f"{p.where} {p.label} ({_shown(p.value)})", _send(ctx, operation, base, p, n), status)
                for n, p in enumerate(probes, start=1)]
