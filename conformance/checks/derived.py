@@ -14,11 +14,11 @@ from dataclasses import replace
 from typing import Any
 
 from conformance.checks.context import CheckContext
-from conformance.checks.examples import ExampleRequest, example_request, unique
+from conformance.checks.examples import ExampleRequest, example_request, fill, unique
 from conformance.checks.expect import expect_status
 from conformance.checks.registry import for_kind
 from conformance.contract.derive import MISSING, Probe, body_probes, field_probes, refusal_status
-from conformance.errors import ContractFailure
+from conformance.errors import ContractFailure, RuleSkipped
 from conformance.transport.model import Exchange
 
 __all__ = ["broken_bodies_refused", "fields_refused"]
@@ -121,7 +121,12 @@ def _scaffolds_taken(ctx: CheckContext, operation: str, base: ExampleRequest, pr
         if key in taken:
             continue
         taken[key] = None
-        for tree in tries:
+        for raw in tries:
+            try:
+                tree = fill(ctx, raw)  # a schema's example may name a target setting ("{ACCOUNT_EMAIL}")
+            except RuleSkipped as exc:
+                dropped.append(f"{anchor} = {_shown(raw)} ({exc})")
+                continue
             exchange = _send(ctx, operation, base, Probe(anchor, "", None, scaffold=(anchor, (tree,))), sent)
             sent += 1
             status = exchange.response.status

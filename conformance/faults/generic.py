@@ -15,6 +15,10 @@ the answer with a good one is a refusal (a server may hide a resource): no fault
 field (the first one probed): whatever is sent there, it uses the example's value, or, for a
 query parameter, ignores it. The derived check must catch it.
 
+``lenient-deep-field``: for each derived ``fields`` rule with probes below the example's depth,
+a server that drops the first optional such member whatever its value (so takes any type there).
+The derived check must reach it through its scaffold and catch it.
+
 ``broken-body-500``: for each derived ``body`` rule, a server that crashes (500) on a body that
 does not parse as JSON: a client's mistake answered with a 5xx.
 
@@ -249,6 +253,49 @@ def _leniency_point(contract: Contract, rule: Rule) -> str | None:
     return None
 
 
+def _deep_point(contract: Contract, operation: str) -> str | None:
+    """The first optional member the example does not hold whose wrong-type probe needs a scaffold
+    (the probes below the example's depth, contract/derive.py)."""
+    for probe in field_probes(contract, operation):
+        if probe.scaffold is None or probe.aspect != "type" or probe.where == probe.scaffold[0]:
+            continue
+        parent, _, name = probe.where.rpartition(".")
+        if name.isdigit():
+            continue  # a list's item: dropping it is not taking a wrong type
+        try:
+            required = contract.where_schema(operation, parent).get("required") or ()
+        except (KeyError, TypeError):
+            continue
+        if name not in required:
+            return probe.where
+    return None
+
+
+def _dropped(rule: Rule, where: str) -> Callable[[Simulator], Simulator]:
+    on_operation = _on_operation(rule)
+    parts = where.partition(".")[2].split(".")
+
+    def before(request: Request) -> Request:
+        if not on_operation(request):
+            return request
+        try:
+            body = json.loads(request.body)
+        except ValueError:
+            return request
+        node = body
+        for part in parts[:-1]:
+            try:
+                node = node[int(part)] if isinstance(node, list) else node[part]
+            except (KeyError, IndexError, TypeError, ValueError):
+                return request
+        if isinstance(node, dict) and parts[-1] in node:
+            del node[parts[-1]]
+            request.body = json.dumps(body).encode()
+        return request
+
+    return on_request(before)
+
+
 def _formatted_members(contract: Contract, schema: Any,
                        path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], str]]:
     """(member path, format) of each formatted member of a response schema (objects only)."""
@@ -298,6 +345,12 @@ def derived_faults(contract: Contract) -> list[Fault]:
                 faults.append(derived_fault(f"lenient-field:{short}", rule.id,
                                     f"{rule.operation} does not validate {where}: any value is taken")(
                     _lenient(rule, where, contract.request_example(rule.operation))))
+        if rule.kind == "fields" and rule.operation:
+            deep = _deep_point(contract, rule.operation)
+            if deep:
+                faults.append(derived_fault(f"lenient-deep-field:{short}", rule.id,
+                                    f"{rule.operation} does not validate {deep}, which the example does not hold: "
+                                    "a value of any type there is dropped")(_dropped(rule, deep)))
         elif rule.kind == "body" and rule.operation:
             faults.append(derived_fault(f"broken-body-500:{short}", rule.id,
                                         f"{rule.operation} answers a body that is not JSON with 500")(
