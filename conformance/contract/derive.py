@@ -35,7 +35,7 @@ from typing import Any
 from conformance.contract.model import Contract, Rule, Source
 
 __all__ = ["FORMAT_MISSES", "MISSING", "Probe", "body_probes", "derived_rules", "field_probes", "minimal_value",
-           "refusal_status"]
+           "refusal_status", "under_gap"]
 
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<left out>"})()
 
@@ -318,6 +318,13 @@ def _is_open(probe: Probe, open_points: list[tuple[str | None, bool]]) -> bool:
     # type: a wrong-typed value stays refused unless the gap says the type is open too. A gap over a whole operation (no member) leaves everything of it open.
     return any(p is None or ((probe.where == p or probe.where.startswith(p + "."))
                              and (probe.aspect != "type" or type_open)) for p, type_open in open_points)
+
+
+def under_gap(contract: Contract, operation: str, where: str) -> bool:
+    """Whether a gap's about names ``where`` (or a member around it) on the operation: a probe
+    there is sent only for the member's documented type (module doc)."""
+    return any(p is not None and (where == p or where.startswith(p + "."))
+               for p, _open in _open_points(contract, operation))
 
 
 def _has_example(contract: Contract, operation: str) -> bool:

@@ -15,6 +15,10 @@ the answer with a good one is a refusal (a server may hide a resource): no fault
 field (the first one probed): whatever is sent there, it uses the example's value, or, for a
 query parameter, ignores it. The derived check must catch it.
 
+``lenient-gap-type``: for each derived ``fields`` rule whose probes send a wrong type to a member a
+gap's about names (its values open, its type stated), a server that takes any value there (the
+example's is used). A gap must not switch the type probe off.
+
 ``lenient-deep-field``: for each derived ``fields`` rule with probes below the example's depth,
 a server that drops the first optional such member whatever its value (so takes any type there).
 The derived check must reach it through its scaffold and catch it.
@@ -46,7 +50,7 @@ from urllib.parse import parse_qsl, urlencode
 from conformance.auth.variants import INVALID_CREDENTIAL, render, scheme_location
 from conformance.checks.routes import held_settings
 from conformance.contract import Contract, Rule
-from conformance.contract.derive import FORMAT_MISSES, MISSING, field_probes
+from conformance.contract.derive import FORMAT_MISSES, MISSING, field_probes, under_gap
 from conformance.faults.alternatives import alternative_faults
 from conformance.faults.answers import answer_faults
 from conformance.faults.base import Fault, derived_fault, on_request, on_response, path_pattern
@@ -253,6 +257,23 @@ def _leniency_point(contract: Contract, rule: Rule) -> str | None:
     return None
 
 
+def _gap_type_point(contract: Contract, operation: str) -> str | None:
+    """The first member a gap's about names, that the example holds, whose documented type is
+    still probed (a gap leaves open only what it names, contract/derive.py)."""
+    example = contract.request_example(operation)
+    for probe in field_probes(contract, operation):
+        area, _, dotted = probe.where.partition(".")
+        if area != "body" or probe.aspect != "type" or probe.scaffold is not None \
+                or not under_gap(contract, operation, probe.where):
+            continue
+        node: Any = example
+        for part in dotted.split("."):
+            node = node.get(part, MISSING) if isinstance(node, dict) else MISSING
+        if node is not MISSING:
+            return probe.where
+    return None
+
+
 def _deep_point(contract: Contract, operation: str) -> str | None:
     """The first optional member the example does not hold whose wrong-type probe needs a scaffold
     (the probes below the example's depth, contract/derive.py)."""
@@ -346,6 +367,12 @@ def derived_faults(contract: Contract) -> list[Fault]:
                                     f"{rule.operation} does not validate {where}: any value is taken")(
                     _lenient(rule, where, contract.request_example(rule.operation))))
         if rule.kind == "fields" and rule.operation:
+            kept = _gap_type_point(contract, rule.operation)
+            if kept:
+                faults.append(derived_fault(f"lenient-gap-type:{short}", rule.id,
+                                    f"{rule.operation} does not validate {kept}, whose values a gap leaves open but "
+                                    "whose type the document states: any value is taken")(
+                    _lenient(rule, kept, contract.request_example(rule.operation))))
             deep = _deep_point(contract, rule.operation)
             if deep:
                 faults.append(derived_fault(f"lenient-deep-field:{short}", rule.id,
