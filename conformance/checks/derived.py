@@ -70,7 +70,7 @@ def _send(ctx: CheckContext, operation: str, base: ExampleRequest, probe: Probe 
 
 
 def _verdict(ctx: CheckContext, operation: str, what: str,
-             answers: list[tuple[str, Exchange, int | None]]) -> None:
+             answers: list[tuple[str, Exchange, int | None]], note: str = "") -> None:
     """Every answer refused as documented (its status, else any 4xx), or one failure naming each
     that was not; a 429 means the rule was not checked (rate-limited), never failed."""
     disputes: list[tuple[str, Exchange]] = []
@@ -88,7 +88,8 @@ def _verdict(ctx: CheckContext, operation: str, what: str,
         lines = "\n".join(f"  - {label}: got {e.response.status}" for label, e in disputes)
         crashed = [e for _l, e in disputes if e.response.status >= 500]
         raise ContractFailure(ctx.rule.id, f"{operation}: {len(disputes)} of {len(answers)} {what} not refused as "
-                              f"documented:\n{lines}", expected=expected, exchange=(crashed or [disputes[0][1]])[0])
+                              f"documented:\n{lines}{note}", expected=expected,
+                              exchange=(crashed or [disputes[0][1]])[0])
 
 
 def _controlled(ctx: CheckContext, operation: str, base: ExampleRequest) -> None:
@@ -164,7 +165,9 @@ def fields_refused(ctx: CheckContext) -> None:
     status = refusal_status(ctx.contract, operation, "invalid")
     answers = [(f"{p.where} {p.label} ({_shown(p.value)})", _send(ctx, operation, base, p, n), status)
                for n, p in enumerate(probes, start=1)]
-    _verdict(ctx, operation, "wrong requests", answers)
+    # Probes whose scaffold the target refused were not sent: said where the verdict is read.
+    note = f"\n  not sent (their scaffold was refused alone): {'; '.join(dropped)}" if dropped else ""
+    _verdict(ctx, operation, "wrong requests", answers, note)
 
 
 @for_kind("body")

@@ -15,9 +15,9 @@ the answer with a good one is a refusal (a server may hide a resource): no fault
 field (the first one probed): whatever is sent there, it uses the example's value, or, for a
 query parameter, ignores it. The derived check must catch it.
 
-``lenient-gap-type``: for each derived ``fields`` rule whose probes send a wrong type to a member a
-gap's about names (its values open, its type stated), a server that takes any value there (the
-example's is used). A gap must not switch the type probe off.
+``lenient-gap-type``: for each member a gap's about names (its values open, its type stated) that a
+derived ``fields`` rule sends wrong-typed, a server that takes any value there (the example's is
+used). A gap must not switch the type probe off.
 
 ``lenient-deep-field``: for each derived ``fields`` rule with probes below the example's depth,
 a server that drops the first optional such member whatever its value (so takes any type there).
@@ -259,10 +259,11 @@ def _leniency_point(contract: Contract, rule: Rule) -> str | None:
     return None
 
 
-def _gap_type_point(contract: Contract, operation: str) -> str | None:
-    """The first member a gap's about names, that the example holds, whose documented type is
-    still probed (a gap leaves open only what it names, contract/derive.py)."""
+def _gap_type_points(contract: Contract, operation: str) -> list[str]:
+    """Each member a gap's about names, that the example holds, whose documented type is still
+    probed (a gap leaves open only what it names, contract/derive.py)."""
     example = contract.request_example(operation)
+    out: list[str] = []
     for probe in field_probes(contract, operation):
         area, _, dotted = probe.where.partition(".")
         if area != "body" or probe.aspect != "type" or probe.scaffold is not None \
@@ -271,9 +272,9 @@ def _gap_type_point(contract: Contract, operation: str) -> str | None:
         node: Any = example
         for part in dotted.split("."):
             node = node.get(part, MISSING) if isinstance(node, dict) else MISSING
-        if node is not MISSING:
-            return probe.where
-    return None
+        if node is not MISSING and probe.where not in out:
+            out.append(probe.where)
+    return out
 
 
 def _deep_point(contract: Contract, operation: str) -> str | None:
@@ -369,9 +370,8 @@ def derived_faults(contract: Contract) -> list[Fault]:
                                     f"{rule.operation} does not validate {where}: any value is taken")(
                     _lenient(rule, where, contract.request_example(rule.operation))))
         if rule.kind == "fields" and rule.operation:
-            kept = _gap_type_point(contract, rule.operation)
-            if kept:
-                faults.append(derived_fault(f"lenient-gap-type:{short}", rule.id,
+            for kept in _gap_type_points(contract, rule.operation):
+                faults.append(derived_fault(f"lenient-gap-type:{short}:{kept.partition('.')[2]}", rule.id,
                                     f"{rule.operation} does not validate {kept}, whose values a gap leaves open but "
                                     "whose type the document states: any value is taken")(
                     _lenient(rule, kept, contract.request_example(rule.operation))))

@@ -89,6 +89,17 @@ def test_a_scaffold_refused_outright_drops_only_its_own_probes() -> None:
                    for b in handle.seen)
 
 
+def test_a_failure_names_the_scaffolds_refused() -> None:
+    def handle(request: Request) -> Response:
+        body = json.loads(request.body)
+        if "card" in body:
+            return Response.json_response(400, {"error": "cards are not open to this account"})
+        return Response.json_response(200, {"ok": True})  # takes any n: n's probes fail
+
+    with pytest.raises(ContractFailure, match=r"not sent \(their scaffold was refused alone\): body\.card = \{\}"):
+        run(handle)
+
+
 def test_a_5xx_to_a_scaffold_fails() -> None:
     with pytest.raises(ContractFailure, match=r"body\.card = \{\}.*answered 500"):
         run(server("card-crashes"))

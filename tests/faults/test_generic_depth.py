@@ -44,7 +44,7 @@ def _post(sim: Any, body: dict[str, Any]) -> int:
 def test_each_fault_takes_the_wrong_type_the_clean_simulator_refuses() -> None:
     faults = {f.name: f for f in derived_faults(Contract("demo", "demo", OPENAPI, [RULE], [GAP], [], {}))}
     for name, wrong in (("lenient-deep-field:post-things", {"n": 1, "opts": {"size": "big"}}),
-                        ("lenient-gap-type:post-things", {"n": 1, "tag": {"x": 1}})):
+                        ("lenient-gap-type:post-things:tag", {"n": 1, "tag": {"x": 1}})):
         assert _post(Things(), wrong) == 400, name
         sim = faults[name].apply(Things())  # type: ignore[arg-type]
         assert _post(sim, {"n": 2, "tag": "b", "opts": {"size": 3}}) == 201  # a right body still taken
@@ -54,4 +54,4 @@ def test_each_fault_takes_the_wrong_type_the_clean_simulator_refuses() -> None:
 
 def test_no_gap_no_gap_type_fault() -> None:
     names = {f.name for f in derived_faults(Contract("demo", "demo", OPENAPI, [RULE], [], [], {}))}
-    assert "lenient-deep-field:post-things" in names and "lenient-gap-type:post-things" not in names
+    assert "lenient-deep-field:post-things" in names and "lenient-gap-type:post-things:tag" not in names
