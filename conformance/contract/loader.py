@@ -312,7 +312,8 @@ def _build(service: str, folder: Path) -> Contract:
         about = tuple((str(a["operation"]), a.get("where")) for a in raw.get("about") or ())
         gap = Gap(raw["id"], raw["statement"], _source(raw["source"], doc, part, f"{rules_path}: gaps[{i}]"),
                   about=about, setting=raw.get("setting"), about_none=raw.get("about_none"),
-                  allows=tuple(dict(a) for a in raw.get("allows") or ()))
+                  allows=tuple(dict(a) for a in raw.get("allows") or ()),
+                  open_types=tuple(a.get("where") for a in raw.get("about") or () if a.get("type") == "open"))
         if gap.setting and gap.setting not in credential_names:
             raise ContractFileError(f"{rules_path}: gaps[{i}] ({gap.id}): setting {gap.setting} is not among the "
                                     "credentials")

@@ -15,6 +15,14 @@ the answer with a good one is a refusal (a server may hide a resource): no fault
 field (the first one probed): whatever is sent there, it uses the example's value, or, for a
 query parameter, ignores it. The derived check must catch it.
 
+``lenient-gap-type``: for each member a gap's about names (its values open, its type stated) that a
+derived ``fields`` rule sends wrong-typed, a server that takes any value there (the example's is
+used). A gap must not switch the type probe off.
+
+``lenient-deep-field``: for each derived ``fields`` rule with probes below the example's depth,
+a server that drops the first optional such member whatever its value (so takes any type there).
+The derived check must reach it through its scaffold and catch it.
+
 ``broken-body-500``: for each derived ``body`` rule, a server that crashes (500) on a body that
 does not parse as JSON: a client's mistake answered with a 5xx.
 
@@ -42,7 +50,7 @@ from urllib.parse import parse_qsl, urlencode
 from conformance.auth.variants import INVALID_CREDENTIAL, render, scheme_location
 from conformance.checks.routes import held_settings
 from conformance.contract import Contract, Rule
-from conformance.contract.derive import FORMAT_MISSES, MISSING, field_probes
+from conformance.contract.derive import FORMAT_MISSES, MISSING, field_probes, under_gap
 from conformance.faults.alternatives import alternative_faults
 from conformance.faults.answers import answer_faults
 from conformance.faults.base import Fault, derived_fault, on_request, on_response, path_pattern
@@ -253,6 +261,67 @@ def _leniency_point(contract: Contract, rule: Rule) -> str | None:
     return None
 
 
+def _gap_type_points(contract: Contract, operation: str) -> list[str]:
+    """Each member a gap's about names, that the example holds, whose documented type is still
+    probed (a gap leaves open only what it names, contract/derive.py)."""
+    example = contract.request_example(operation)
+    out: list[str] = []
+    for probe in field_probes(contract, operation):
+        area, _, dotted = probe.where.partition(".")
+        if area != "body" or probe.aspect != "type" or probe.scaffold is not None \
+                or not under_gap(contract, operation, probe.where):
+            continue
+        node: Any = example
+        for part in dotted.split("."):
+            node = node.get(part, MISSING) if isinstance(node, dict) else MISSING
+        if node is not MISSING and probe.where not in out:
+            out.append(probe.where)
+    return out
+
+
+def _deep_point(contract: Contract, operation: str) -> str | None:
+    """The first optional member the example does not hold whose wrong-type probe needs a scaffold
+    (the probes below the example's depth, contract/derive.py)."""
+    for probe in field_probes(contract, operation):
+        if probe.scaffold is None or probe.aspect != "type" or probe.where == probe.scaffold[0]:
+            continue
+        parent, _, name = probe.where.rpartition(".")
+        if name.isdigit():
+            continue  # a list's item: dropping it is not taking a wrong type
+        try:
+            required = contract.where_schema(operation, parent).get("required") or ()
+        except (KeyError, TypeError):
+            continue
+        if name not in required:
+            return probe.where
+    return None
+
+
+def _dropped(rule: Rule, where: str) -> Callable[[Simulator], Simulator]:
+    on_operation = _on_operation(rule)
+    parts = where.partition(".")[2].split(".")
+
+    def before(request: Request) -> Request:
+        if not on_operation(request):
+            return request
+        try:
+            body = json.loads(request.body)
+        except ValueError:
+            return request
+        node = body
+        for part in parts[:-1]:
+            try:
+                node = node[int(part)] if isinstance(node, list) else node[part]
+            except (KeyError, IndexError, TypeError, ValueError):
+                return request
+        if isinstance(node, dict) and parts[-1] in node:
+            del node[parts[-1]]
+            request.body = json.dumps(body).encode()
+        return request
+
+    return on_request(before)
+
+
 def _formatted_members(contract: Contract, schema: Any,
                        path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], str]]:
     """(member path, format) of each formatted member of a response schema (objects only)."""
@@ -302,6 +371,17 @@ def derived_faults(contract: Contract) -> list[Fault]:
                 faults.append(derived_fault(f"lenient-field:{short}", rule.id,
                                     f"{rule.operation} does not validate {where}: any value is taken")(
                     _lenient(rule, where, contract.request_example(rule.operation))))
+        if rule.kind == "fields" and rule.operation:
+            for kept in _gap_type_points(contract, rule.operation):
+                faults.append(derived_fault(f"lenient-gap-type:{short}:{kept.partition('.')[2]}", rule.id,
+                                    f"{rule.operation} does not validate {kept}, whose values a gap leaves open but "
+                                    "whose type the document states: any value is taken")(
+                    _lenient(rule, kept, contract.request_example(rule.operation))))
+            deep = _deep_point(contract, rule.operation)
+            if deep:
+                faults.append(derived_fault(f"lenient-deep-field:{short}", rule.id,
+                                    f"{rule.operation} does not validate {deep}, which the example does not hold: "
+                                    "a value of any type there is dropped")(_dropped(rule, deep)))
         elif rule.kind == "body" and rule.operation:
             faults.append(derived_fault(f"broken-body-500:{short}", rule.id,
                                         f"{rule.operation} answers a body that is not JSON with 500")(
