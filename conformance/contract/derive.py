@@ -314,8 +314,8 @@ def _open_points(contract: Contract, operation: str) -> list[tuple[str | None, b
 
 
 def _is_open(probe: Probe, open_points: list[tuple[str | None, bool]]) -> bool:
-    # A gap leaves open what it names (values, presence, members not shown), not a documented
-    # type: a wrong-typed value stays refused unless the gap says the type is open too. A gap
+    # A gap leaves open what it names (values, presence, members not shown), not a type the
+    # document gives: a wrong-typed value stays refused unless the gap says the type is open too. A gap
     # over a whole operation (no member) leaves everything of it open.
     return any(p is None or ((probe.where == p or probe.where.startswith(p + "."))
                              and (probe.aspect != "type" or type_open)) for p, type_open in open_points)
