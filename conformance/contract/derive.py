@@ -30,7 +30,7 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 from conformance.contract.model import Contract, Rule, Source
 
@@ -295,7 +295,7 @@ def _body_probes(contract: Contract, schema: dict[str, Any], example: Any, where
                 return out
             first: Any = _ABSENT
         else:
-            first = example[0]
+            first = cast("list[Any]", example)[0]  # a list with items: _ABSENT was ruled out above
         if isinstance(first, dict) or (first is _ABSENT and item.get("properties")):
             out += _body_probes(contract, item, first, f"{where}.0", text, scaffold)
         else:
