@@ -19,6 +19,7 @@ the rule is skipped as not exercised, with what to configure. A candidate for
 
 from __future__ import annotations
 
+import re
 from functools import partial
 from typing import Any
 from urllib.parse import quote
@@ -32,8 +33,8 @@ from conformance.errors import ContractFailure, ContractFileError
 from conformance.settings import env_name
 from conformance.transport.model import Exchange, Request
 
-__all__ = ["MISSING_PARAM", "PathValues", "call_listed", "held_settings", "ids_in_path", "missing", "path_values",
-           "route_served", "setting_path", "with_credential"]
+__all__ = ["MISSING_PARAM", "PathValues", "call_listed", "example_settings", "held_settings", "ids_in_path", "missing",
+           "path_values", "route_served", "setting_path", "with_credential"]
 
 MISSING_PARAM: dict[str, Any] = {"type": "array", "items": {"type": "integer"}, "minItems": 1}
 
@@ -79,21 +80,46 @@ def _path_parameters(ctx: CheckContext, operation: str) -> list[dict[str, Any]]:
     return [p for p in (*shared, *own) if p.get("in") == "path"]
 
 
-def held_settings(parameters: list[dict[str, Any]], held: list[str]) -> list[str] | None:
-    """The settings (x-setting) of an operation's path parameters when every one is in ``held``
-    (settings whose value names an id the target holds data under), else None."""
-    names = [str(p.get("x-setting") or "") for p in parameters]
+_WHOLE_SETTING = re.compile(r"^\{([A-Z][A-Z0-9_]*)\}$")
+
+
+def example_settings(example: Any) -> list[str]:
+    """The settings a request example names as whole values (``{reply_to_uuid: "{REPLY_TO_UUID}"}``)."""
+    if isinstance(example, dict):
+        return [name for value in example.values() for name in example_settings(value)]
+    if isinstance(example, list):
+        return [name for value in example for name in example_settings(value)]
+    found = _WHOLE_SETTING.match(example) if isinstance(example, str) else None
+    return [found.group(1)] if found else []
+
+
+def held_settings(parameters: list[dict[str, Any]], held: list[str], body: list[str] | None = None) -> list[str] | None:
+    """The settings (x-setting) of an operation's path parameters, then those its example body
+    names (``body``), when there is one and every one is in ``held`` (settings whose value names
+    an id the target holds data under), else None."""
+    names = [str(p.get("x-setting") or "") for p in parameters] + list(body or [])
     return names if names and all(name in held for name in names) else None
 
 
-def _held_values(ctx: CheckContext, operation: str) -> PathValues | None:
-    """The operation's path values when each comes from a configured ``held`` setting: the user
-    says the target holds that id, so a 404 there is a missing route, not "none for this id"."""
-    names = held_settings(_path_parameters(ctx, operation), list(ctx.rule.params.get("held") or []))
+def _held_values(ctx: CheckContext, operation: str) -> tuple[PathValues, Any] | None:
+    """The operation's path values and example body (None without one) when each id in them comes
+    from a configured ``held`` setting: the user says the target holds that id, so a 404 there is
+    a missing route, not "none for this id" (a reply to an email the target holds, say)."""
+    body = example_settings(ctx.contract.request_example(operation)) if _has_body(ctx, operation) else []
+    names = held_settings(_path_parameters(ctx, operation), list(ctx.rule.params.get("held") or []), body)
     if names is None or not all(ctx.optional(name) for name in names):
         return None
-    return PathValues({p["name"]: quote(str(ctx.optional(name)), safe="")
-                       for p, name in zip(_path_parameters(ctx, operation), names, strict=True)}, {})
+    parameters = _path_parameters(ctx, operation)
+    values = PathValues({p["name"]: quote(str(ctx.optional(name)), safe="")
+                         for p, name in zip(parameters, names[:len(parameters)], strict=True)}, {})
+    if not body:
+        return values, None
+    from conformance.checks.examples import example_body  # examples.py imports this module
+    return values, example_body(ctx, operation)
+
+
+def _has_body(ctx: CheckContext, operation: str) -> bool:
+    return bool(ctx.contract.operation(operation).get("requestBody"))
 
 
 def path_values(ctx: CheckContext, operation: str, overrides: dict[str, str] | None = None) -> PathValues:
@@ -182,8 +208,9 @@ def route_served(ctx: CheckContext) -> None:
 
     ``held``: settings whose value, when configured, names an id the target holds data under (the
     setting's statement promises it: a token with lockers and votes, a lead that may be updated).
-    A route whose every path parameter takes such a configured setting (its ``x-setting``) is
-    called with those values and a 404 there is a missing route: a placeholder operation is held
+    A route whose every path parameter takes such a configured setting (its ``x-setting``), and
+    whose example body names only such settings (``"{REPLY_TO_UUID}"``), is called with those
+    values (and that body) and a 404 there is a missing route: a placeholder operation is held
     like ``operations``, and ``none_statuses`` is no excuse. Unconfigured, nothing changes.
 
     ``alias_prefix``: the rule's operation is also sent at this prefix followed by its path
@@ -216,7 +243,9 @@ def route_served(ctx: CheckContext) -> None:
     for operation in placeholders:
         held = _held_values(ctx, operation)
         if held is not None:
-            missing(ctx, operation, call_listed(ctx, operation, held), held, statuses)
+            values, body = held
+            sent = call_listed(ctx, operation, values, **({} if body is None else {"json_body": body}))
+            missing(ctx, operation, sent, values, statuses)
             continue
         names = [p["name"] for p in _path_parameters(ctx, operation)]
         values = PathValues({name: "conformance-placeholder" for name in names}, {})
@@ -236,7 +265,7 @@ def _served(ctx: CheckContext, operation: str, values: PathValues, statuses: lis
     # under it (no votes), and the document does not say how "nothing" is answered; unless the
     # setting promises data under it (``held``) and the call used the configured values.
     held = _held_values(ctx, operation)
-    if status in (ctx.rule.params.get("none_statuses") or ()) and (held is None or held.values != values.values):
+    if status in (ctx.rule.params.get("none_statuses") or ()) and (held is None or held[0].values != values.values):
         settings = ", ".join(env_name(ctx.contract.service, s) for s in _settings_of(ctx, operation))
         ctx.skip(f"{operation} answered {status} for {values.values}: the document does not say whether an id "
                  f"with nothing to show is answered {status} or an empty answer, so this cannot tell a missing "
