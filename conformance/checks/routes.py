@@ -198,6 +198,7 @@ _READINGS: dict[str, Any] = {
                                "alias_prefix": {"type": "string", "pattern": "^/"}, "readings": _READINGS,
                                "held": {"type": "array", "items": {"type": "string", "pattern": "^[A-Z][A-Z0-9_]*$"},
                                         "minItems": 1},
+                               "held_when": {"type": "string", "pattern": "^[A-Z][A-Z0-9_]*$"},
                                "path_values": {"type": "object", "additionalProperties": {"type": "string"}}},
        required=("missing_statuses",))
 def route_served(ctx: CheckContext) -> None:
@@ -212,6 +213,8 @@ def route_served(ctx: CheckContext) -> None:
     whose example body names only such settings (``"{REPLY_TO_UUID}"``), is called with those
     values (and that body) and a 404 there is a missing route: a placeholder operation is held
     like ``operations``, and ``none_statuses`` is no excuse. Unconfigured, nothing changes.
+    ``held_when``: a setting that says, configured, that the target holds what a route without
+    ids shows to this caller (an account with a package): ``none_statuses`` are then no excuse.
 
     ``alias_prefix``: the rule's operation is also sent at this prefix followed by its path
     template, no server prefix (a version segment the document may or may not put there too:
@@ -265,8 +268,16 @@ def _served(ctx: CheckContext, operation: str, values: PathValues, statuses: lis
     # under it (no votes), and the document does not say how "nothing" is answered; unless the
     # setting promises data under it (``held``) and the call used the configured values.
     held = _held_values(ctx, operation)
-    if status in (ctx.rule.params.get("none_statuses") or ()) and (held is None or held[0].values != values.values):
-        settings = ", ".join(env_name(ctx.contract.service, s) for s in _settings_of(ctx, operation))
+    when = ctx.rule.params.get("held_when")
+    held_by_setting = bool(when and ctx.optional(when))
+    if (status in (ctx.rule.params.get("none_statuses") or ()) and not held_by_setting
+            and (held is None or held[0].values != values.values)):
+        names = [*_settings_of(ctx, operation), *([when] if when else [])]
+        settings = ", ".join(env_name(ctx.contract.service, s) for s in names)
+        if not values.values:  # no id: the caller may be one the target shows nothing (held_when says)
+            ctx.skip(f"{operation} answered {status}: the document does not say what a caller the route shows "
+                     f"nothing is answered, so this cannot tell a missing route from none; set {settings} where "
+                     "the target holds data for this caller")
         ctx.skip(f"{operation} answered {status} for {values.values}: the document does not say whether an id "
                  f"with nothing to show is answered {status} or an empty answer, so this cannot tell a missing "
                  f"route from none; set {settings} to values the target holds data for")

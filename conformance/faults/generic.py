@@ -415,7 +415,8 @@ def route_faults(contract: Contract) -> list[Fault]:
             faults.append(derived_fault(name, rule.id,
                                         f"{held_operation} answers 404 for the id a setting gives (the route is missing)")(
                 _answer(rule, 404, operation=held_operation)))
-        if 404 in missing and (404 not in (rule.params.get("none_statuses") or ()) or _held(contract, rule, operation)):
+        if 404 in missing and (404 not in (rule.params.get("none_statuses") or ()) or _held(contract, rule, operation)
+                               or "held_when" in rule.params):
             faults.append(derived_fault(f"route-missing:{short}", rule.id,
                                         f"{operation} answers 404 (the listed route is missing)")(
                 _answer(rule, 404, operation=operation)))
