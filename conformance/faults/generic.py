@@ -386,7 +386,8 @@ def _path_parameters(contract: Contract, operation: str) -> list[dict[str, Any]]
 
 def _held(contract: Contract, rule: Rule, operation: str) -> bool:
     """Whether the rule holds the operation's path (and example body) to settings naming ids the target holds."""
-    body = example_settings(contract.request_example(operation)) if contract.operation(operation).get("requestBody") else []
+    has_body = bool(contract.operation(operation).get("requestBody"))
+    body = example_settings(contract.request_example(operation)) if has_body else []
     return held_settings(_path_parameters(contract, operation), list(rule.params.get("held") or []), body) is not None
 
 
@@ -412,9 +413,8 @@ def route_faults(contract: Contract) -> list[Fault]:
         # One fault per held route: each is its own way of being missing (the last keeps the plain name).
         for n, held_operation in enumerate(held if 404 in missing else []):
             name = f"held-route-missing:{short}" + ("" if n == len(held) - 1 else f":{_slug(held_operation)}")
-            faults.append(derived_fault(name, rule.id,
-                                        f"{held_operation} answers 404 for the id a setting gives (the route is missing)")(
-                _answer(rule, 404, operation=held_operation)))
+            says = f"{held_operation} answers 404 for the id a setting gives (the route is missing)"
+            faults.append(derived_fault(name, rule.id, says)(_answer(rule, 404, operation=held_operation)))
         if 404 in missing and (404 not in (rule.params.get("none_statuses") or ()) or _held(contract, rule, operation)
                                or "held_when" in rule.params):
             faults.append(derived_fault(f"route-missing:{short}", rule.id,

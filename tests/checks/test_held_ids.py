@@ -1,8 +1,10 @@
 """Checks that read a target's own ids (issue 35, items 3, 8 and 9), against a tiny server:
 
 * ``route-served`` with ``held``: where a configured setting gives an id the target holds, a 404
-  is a missing route (a placeholder operation, a route whose 404 may otherwise mean "none");
-  unconfigured, a placeholder's 404 is still no verdict and a defaulted id's 404 a skip;
+  is a missing route (a placeholder operation, a route whose 404 may otherwise mean "none", an
+  example body naming the id); unconfigured, a placeholder's 404 is still no verdict and a
+  defaulted id's 404 a skip; ``held_when``: a setting saying the target holds what a route
+  without ids shows this caller; and one derived fault per held route;
 * ``param-selects``: the answer for one record must not name another, and must differ from the
   other's (equal answers naming neither are skipped, never passed);
 * ``response-shape`` with ``schema`` (a component the answer is held to) and ``bodiless_with``
@@ -22,6 +24,7 @@ from conformance.checks.selects import param_selects
 from conformance.checks.shape import response_shape
 from conformance.contract import Contract, Rule
 from conformance.errors import ContractFailure, RuleSkipped
+from conformance.faults.generic import route_faults
 from conformance.transport.model import Request, Response
 from tests.checks.server import context
 
@@ -36,6 +39,9 @@ OPENAPI: dict[str, Any] = {
                              "responses": _ONE}},
         "/jobs": {"post": {"responses": {"2XX": {"description": "a job", "content": {"application/json": {
             "schema": {"not": {"enum": [{}, [], "", None]}}}}}}}},
+        "/replies": {"post": {"requestBody": {"content": {"application/json": {
+            "schema": {"type": "object"}, "example": {"reply_to": "{REPLY_ID}"}}}}, "responses": _ONE}},
+        "/stream": {"post": {"responses": _ONE}},
     },
     "components": {"schemas": {"Thing": {"type": "object", "required": ["id"],
                                          "properties": {"id": {"type": "string"}}}}},
@@ -87,6 +93,66 @@ def test_a_none_status_is_no_excuse_where_the_setting_says_the_target_holds_the_
         run(route_served, unserved, NONE, "GET /things/{id}")
     with pytest.raises(RuleSkipped, match="cannot tell a missing route from none"):  # not held: no verdict
         run(route_served, unserved, {**NONE, "held": ["OTHER_ID"]}, "GET /things/{id}", {"THING_ID": "t9"})
+
+
+def nowhere(request: Request) -> Response:
+    return _json(404, {"message": "no route"})
+
+
+def replies(known: str | None) -> Handle:
+    """POST /replies served: 404 for an id it does not hold (a conforming choice), 400 without one."""
+    def handle(request: Request) -> Response:
+        if request.path != "/replies":
+            return _json(404, {"message": "no route"})
+        sent = json.loads(request.body or b"null")
+        if not isinstance(sent, dict) or "reply_to" not in sent:
+            return _json(400, {"message": "reply_to is required"})
+        return _json(200, {}) if sent["reply_to"] == known else _json(404, {"message": "no such email"})
+
+    return handle
+
+
+HELD_BODY = {"check": "route-served", "missing_statuses": [404, 405, 501],
+             "placeholder_operations": ["POST /replies"], "held": ["REPLY_ID"]}
+
+
+def test_a_held_id_in_the_example_body_is_sent_and_its_404_is_a_missing_route() -> None:
+    run(route_served, replies("r1"), HELD_BODY, None, {"REPLY_ID": "r1"})
+    run(route_served, replies(None), HELD_BODY, None)  # no id configured: the placeholder's 400 passes
+    run(route_served, nowhere, HELD_BODY, None)  # ... and its 404 is no verdict (an unknown email, maybe)
+    with pytest.raises(ContractFailure, match="POST /replies is listed but answered 404"):
+        run(route_served, nowhere, HELD_BODY, None, {"REPLY_ID": "r1"})
+    with pytest.raises(ContractFailure, match="answered 404"):  # the route served, but not for the held id
+        run(route_served, replies("r2"), HELD_BODY, None, {"REPLY_ID": "r1"})
+
+
+HELD_WHEN = {"check": "route-served", "missing_statuses": [404, 405, 501], "none_statuses": [404],
+             "held_when": "PACKAGE"}
+
+
+def test_held_when_makes_a_404_of_a_route_without_ids_a_missing_route() -> None:
+    with pytest.raises(ContractFailure, match="POST /stream is listed but answered 404"):
+        run(route_served, nowhere, HELD_WHEN, "POST /stream", {"PACKAGE": "1"})
+    with pytest.raises(RuleSkipped, match="set CONFORMANCE_DEMO_PACKAGE where the target holds data"):
+        run(route_served, nowhere, HELD_WHEN, "POST /stream")
+    # A caller without the package refused (403), or a body-less call refused (400): the route is there.
+    run(route_served, lambda r: _json(403, {"message": "no package"}), HELD_WHEN, "POST /stream")
+    run(route_served, lambda r: _json(400, {"message": "body"}), HELD_WHEN, "POST /stream", {"PACKAGE": "1"})
+
+
+def test_each_held_placeholder_route_gets_its_own_derived_fault() -> None:
+    placeholders = ["PATCH /things/{id}", "POST /replies", "POST /stream"]
+    rule = Rule(id="demo.things.routes", kind="endpoint", statement="s", source=None,  # type: ignore[arg-type]
+                operation=None, params={**PLACEHOLDER, "operations": ["GET /things/{id}"],
+                                        "placeholder_operations": placeholders, "held": ["THING_ID", "REPLY_ID"]})
+    contract = Contract("demo", "demo", OPENAPI, [rule], [], [], {"defaults": {"THING_ID": "t1"}})
+    names = [f.name for f in route_faults(contract)]
+    assert [n for n in names if n.startswith("held-route-missing")] == [
+        "held-route-missing:things.routes:patch-things-id", "held-route-missing:things.routes"]
+    when = Rule(id="demo.things.stream", kind="endpoint", statement="s", source=None,  # type: ignore[arg-type]
+                operation="POST /stream", params=HELD_WHEN)
+    names = [f.name for f in route_faults(Contract("demo", "demo", OPENAPI, [when], [], [], {}))]
+    assert "route-missing:things.stream" in names
 
 
 # -- param-selects ---------------------------------------------------------------------------------
