@@ -187,6 +187,13 @@ def _settings_of(ctx: CheckContext, operation: str) -> list[str]:
 
 
 _OPERATIONS: dict[str, Any] = {"type": "array", "items": {"type": "string"}, "minItems": 1}
+# A route whose id the target hands out: a documented create first, then the route with its id.
+_CREATED: dict[str, Any] = {
+    "type": "array", "minItems": 1,
+    "items": {"type": "object", "required": ["call", "create", "path"], "additionalProperties": False,
+              "properties": {"call": {"type": "string", "pattern": r"^[A-Z]+ /"},
+                             "create": {"type": "object", "required": ["call", "name"]},
+                             "path": {"type": "object", "additionalProperties": {"type": "string"}}}}}
 _READINGS: dict[str, Any] = {
     "type": "object", "required": ["operation", "paths"], "additionalProperties": False,
     "properties": {"operation": {"type": "string"},
@@ -199,6 +206,7 @@ _READINGS: dict[str, Any] = {
                                "held": {"type": "array", "items": {"type": "string", "pattern": "^[A-Z][A-Z0-9_]*$"},
                                         "minItems": 1},
                                "held_when": {"type": "string", "pattern": "^[A-Z][A-Z0-9_]*$"},
+                               "created": _CREATED,
                                "path_values": {"type": "object", "additionalProperties": {"type": "string"}}},
        required=("missing_statuses",))
 def route_served(ctx: CheckContext) -> None:
@@ -215,6 +223,11 @@ def route_served(ctx: CheckContext) -> None:
     like ``operations``, and ``none_statuses`` is no excuse. Unconfigured, nothing changes.
     ``held_when``: a setting that says, configured, that the target holds what a route without
     ids shows to this caller (an account with a package): ``none_statuses`` are then no excuse.
+    ``created``: routes whose id the target hands out through a documented create: ``create`` (a
+    step, ``checks/steps.py``: ``{call: POST /accounts, name: create, body: example}``) is sent
+    first, then ``call`` with ``path`` (``{email: "{$create.sent.email}"}``), where a 404 is a
+    missing route. A create not accepted (a 4xx) gives no id: the route is then called with a
+    placeholder, as a ``placeholder_operations`` one; a create answered 5xx fails.
 
     ``alias_prefix``: the rule's operation is also sent at this prefix followed by its path
     template, no server prefix (a version segment the document may or may not put there too:
@@ -235,7 +248,7 @@ def route_served(ctx: CheckContext) -> None:
     placeholders = list(params.get("placeholder_operations") or [])
     if "readings" in params:
         _either_reading(ctx, params["readings"], params.get("path_values") or {})
-    if not listed and not placeholders and "readings" not in params:
+    if not listed and not placeholders and "readings" not in params and "created" not in params:
         raise ContractFileError(f"{ctx.rule.id}: route-served needs an operation")
     statuses = list(params["missing_statuses"])
     given = params.get("path_values") or {}
@@ -253,12 +266,38 @@ def route_served(ctx: CheckContext) -> None:
         names = [p["name"] for p in _path_parameters(ctx, operation)]
         values = PathValues({name: "conformance-placeholder" for name in names}, {})
         missing(ctx, operation, call_listed(ctx, operation, values), values, [s for s in statuses if s != 404])
+    for entry in params.get("created") or []:
+        _created_first(ctx, entry, statuses)
     if "alias_prefix" in params:
         operation = ctx.rule.operation or listed[0]
         method, template = operation.split(" ", 1)
         request = Request.build(method, params["alias_prefix"] + template)
         exchange = ctx.send(ctx.auth(request, operation, with_credential(ctx)))
         ctx.observed(1 if exchange.response.status in statuses else 0)
+
+
+def _created_first(ctx: CheckContext, entry: dict[str, Any], statuses: list[int]) -> None:
+    """``created``: the documented create, then the route with the id it handed out (docstring above)."""
+    from conformance.checks.steps import Steps, Unresolved  # steps.py imports this module, through examples.py
+
+    operation = entry["call"]
+    steps = Steps(ctx)
+    steps.guard([entry["create"], {"call": operation}])
+    made = steps.send(entry["create"]).exchange
+    if made.response.status >= 500:
+        raise ContractFailure(ctx.rule.id, f"{entry['create']['call']} answered {made.response.status} to the create "
+                              f"that gives {operation} its id", expected="never a 5xx", exchange=made)
+    try:
+        given = steps.resolve(entry["path"]) if 200 <= made.response.status < 300 else None
+    except Unresolved:
+        given = None
+    if given is None:  # no id handed out: a placeholder, whose 404 may be "no such id"
+        names = [p["name"] for p in _path_parameters(ctx, operation)]
+        values = PathValues({name: "conformance-placeholder" for name in names}, {})
+        missing(ctx, operation, call_listed(ctx, operation, values), values, [s for s in statuses if s != 404])
+        return
+    values = PathValues({k: quote(str(v), safe="") for k, v in given.items()}, {})
+    missing(ctx, operation, call_listed(ctx, operation, values), values, statuses)
 
 
 def _served(ctx: CheckContext, operation: str, values: PathValues, statuses: list[int]) -> None:

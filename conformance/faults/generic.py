@@ -401,8 +401,8 @@ def route_faults(contract: Contract) -> list[Fault]:
     "none for this id" where no ``held`` setting gives the id) and the listed method missing (405
     naming another method in Allow), each where the rule's ``missing_statuses`` lists it, on its
     operation (the last of its ``operations``: a check that stops early misses it), and the route
-    missing for each placeholder operation whose ids ``held`` settings give; for the first rule,
-    a crash (500)."""
+    missing for each placeholder operation whose ids ``held`` settings give and for each route
+    whose id a documented create gives (``created``); for the first rule, a crash (500)."""
     served = [(r, str((r.params.get("operations") or [r.operation])[-1])) for r in contract.rules
               if r.params.get("check") == "route-served" and (r.operation or r.params.get("operations"))]
     faults: list[Fault] = []
@@ -426,6 +426,13 @@ def route_faults(contract: Contract) -> list[Fault]:
             faults.append(derived_fault(f"method-missing:{short}", rule.id,
                                         f"{operation} answers 405; the route serves only {other}")(
                 _answer(rule, 405, {"allow": other}, operation=operation)))
+    for rule in contract.rules:  # a rule may hold no route but created ones
+        if rule.params.get("check") != "route-served" or 404 not in (rule.params.get("missing_statuses") or ()):
+            continue
+        for created in rule.params.get("created") or []:
+            name = f"created-route-missing:{rule.id.split('.', 1)[1]}:{_slug(created['call'])}"
+            says = f"{created['call']} answers 404 for the id a documented create just gave (the route is missing)"
+            faults.append(derived_fault(name, rule.id, says)(_answer(rule, 404, operation=created["call"])))
     if served:
         rule, operation = served[0]
         faults.append(derived_fault(f"route-crash:{rule.id.split('.', 1)[1]}", rule.id,

@@ -4,7 +4,8 @@
   is a missing route (a placeholder operation, a route whose 404 may otherwise mean "none", an
   example body naming the id); unconfigured, a placeholder's 404 is still no verdict and a
   defaulted id's 404 a skip; ``held_when``: a setting saying the target holds what a route
-  without ids shows this caller; and one derived fault per held route;
+  without ids shows this caller; ``created``: the id a documented create hands out; and one
+  derived fault per held or created route;
 * ``param-selects``: the answer for one record must not name another, and must differ from the
   other's (equal answers naming neither are skipped, never passed);
 * ``response-shape`` with ``schema`` (a component the answer is held to) and ``bodiless_with``
@@ -34,7 +35,10 @@ OPENAPI: dict[str, Any] = {
     "openapi": "3.1.0",
     "paths": {
         "/things/{id}": {"get": {"parameters": [_ID], "responses": _ONE},
-                         "patch": {"parameters": [_ID], "responses": _ONE}},
+                         "patch": {"parameters": [_ID], "responses": _ONE},
+                         "delete": {"parameters": [_ID], "responses": _ONE}},
+        "/things": {"post": {"requestBody": {"content": {"application/json": {"schema": {"type": "object"}}}},
+                             "responses": _ONE}},
         "/summary": {"get": {"parameters": [{"name": "id", "in": "query", "schema": {"type": "string"}}],
                              "responses": _ONE}},
         "/jobs": {"post": {"responses": {"2XX": {"description": "a job", "content": {"application/json": {
@@ -153,6 +157,44 @@ def test_each_held_placeholder_route_gets_its_own_derived_fault() -> None:
                 operation="POST /stream", params=HELD_WHEN)
     names = [f.name for f in route_faults(Contract("demo", "demo", OPENAPI, [when], [], [], {}))]
     assert "route-missing:things.stream" in names
+    created = Rule(id="demo.things.created", kind="endpoint", statement="s", source=None,  # type: ignore[arg-type]
+                   operation=None, params=CREATED)
+    names = [f.name for f in route_faults(Contract("demo", "demo", OPENAPI, [created], [], [], {}))]
+    assert names == ["created-route-missing:things.created:delete-things-id"]
+
+
+CREATED = {"check": "route-served", "missing_statuses": [404, 405, 501],
+           "created": [{"call": "DELETE /things/{id}", "create": {"call": "POST /things", "name": "create",
+                                                                 "body": {"id": "t5"}},
+                        "path": {"id": "{$create.sent.id}"}}]}
+
+
+def things(create: int, delete_known: bool = True) -> Handle:
+    """POST /things answers ``create``; DELETE /things/{id} deletes what was created (404 for others)."""
+    made: set[str] = set()
+
+    def handle(request: Request) -> Response:
+        if request.method == "POST":
+            if 200 <= create < 300:
+                made.add(json.loads(request.body or b"{}")["id"])
+            return _json(create, {})
+        known = request.path.rsplit("/", 1)[-1] in made
+        return _json(200, {}) if known and delete_known else _json(404, {"message": "no such thing"})
+
+    return handle
+
+
+def test_a_created_id_is_deleted_and_its_404_is_a_missing_route() -> None:
+    run(route_served, things(200), CREATED, None)
+    run(route_served, things(201), CREATED, None)  # another success status: the id is there all the same
+    with pytest.raises(ContractFailure, match="DELETE /things/{id} is listed but answered 404"):
+        run(route_served, things(200, delete_known=False), CREATED, None)
+
+
+def test_a_create_not_accepted_leaves_a_placeholder_and_a_crash_fails() -> None:
+    run(route_served, things(403), CREATED, None)  # no id handed out: the placeholder's 404 is no verdict
+    with pytest.raises(ContractFailure, match="POST /things answered 500"):
+        run(route_served, things(500), CREATED, None)
 
 
 # -- param-selects ---------------------------------------------------------------------------------
