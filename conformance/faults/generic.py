@@ -48,7 +48,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from conformance.auth.variants import INVALID_CREDENTIAL, render, scheme_location
-from conformance.checks.routes import held_settings
+from conformance.checks.routes import example_settings, held_settings
 from conformance.contract import Contract, Rule
 from conformance.contract.derive import FORMAT_MISSES, MISSING, field_probes, under_gap
 from conformance.faults.alternatives import alternative_faults
@@ -467,8 +467,15 @@ def _path_parameters(contract: Contract, operation: str) -> list[dict[str, Any]]
 
 
 def _held(contract: Contract, rule: Rule, operation: str) -> bool:
-    """Whether the rule holds the operation's path to settings naming ids the target holds."""
-    return held_settings(_path_parameters(contract, operation), list(rule.params.get("held") or [])) is not None
+    """Whether the rule holds the operation's path (and example body) to settings naming ids the target holds."""
+    has_body = bool(contract.operation(operation).get("requestBody"))
+    body = example_settings(contract.request_example(operation)) if has_body else []
+    return held_settings(_path_parameters(contract, operation), list(rule.params.get("held") or []), body) is not None
+
+
+def _slug(operation: str) -> str:
+    """``DELETE /custom-tags/{id}`` as ``delete-custom-tags-id``: a fault name's tail."""
+    return "-".join("".join(c if c.isalnum() else " " for c in operation.lower()).split())
 
 
 def route_faults(contract: Contract) -> list[Fault]:
@@ -476,8 +483,8 @@ def route_faults(contract: Contract) -> list[Fault]:
     "none for this id" where no ``held`` setting gives the id) and the listed method missing (405
     naming another method in Allow), each where the rule's ``missing_statuses`` lists it, on its
     operation (the last of its ``operations``: a check that stops early misses it), and the route
-    missing for the last placeholder operation a ``held`` setting gives its id; for the first
-    rule, a crash (500)."""
+    missing for each placeholder operation whose ids ``held`` settings give and for each route
+    whose id a documented create gives (``created``); for the first rule, a crash (500)."""
     served = [(r, str((r.params.get("operations") or [r.operation])[-1])) for r in contract.rules
               if r.params.get("check") == "route-served" and (r.operation or r.params.get("operations"))]
     faults: list[Fault] = []
@@ -485,11 +492,13 @@ def route_faults(contract: Contract) -> list[Fault]:
         short = rule.id.split(".", 1)[1]
         missing = set(rule.params.get("missing_statuses") or ())
         held = [op for op in rule.params.get("placeholder_operations") or [] if _held(contract, rule, op)]
-        if 404 in missing and held:
-            faults.append(derived_fault(f"held-route-missing:{short}", rule.id,
-                                        f"{held[-1]} answers 404 for the id a setting gives (the route is missing)")(
-                _answer(rule, 404, operation=held[-1])))
-        if 404 in missing and (404 not in (rule.params.get("none_statuses") or ()) or _held(contract, rule, operation)):
+        # One fault per held route: each is its own way of being missing (the last keeps the plain name).
+        for n, held_operation in enumerate(held if 404 in missing else []):
+            name = f"held-route-missing:{short}" + ("" if n == len(held) - 1 else f":{_slug(held_operation)}")
+            says = f"{held_operation} answers 404 for the id a setting gives (the route is missing)"
+            faults.append(derived_fault(name, rule.id, says)(_answer(rule, 404, operation=held_operation)))
+        if 404 in missing and (404 not in (rule.params.get("none_statuses") or ()) or _held(contract, rule, operation)
+                               or "held_when" in rule.params):
             faults.append(derived_fault(f"route-missing:{short}", rule.id,
                                         f"{operation} answers 404 (the listed route is missing)")(
                 _answer(rule, 404, operation=operation)))
@@ -499,6 +508,13 @@ def route_faults(contract: Contract) -> list[Fault]:
             faults.append(derived_fault(f"method-missing:{short}", rule.id,
                                         f"{operation} answers 405; the route serves only {other}")(
                 _answer(rule, 405, {"allow": other}, operation=operation)))
+    for rule in contract.rules:  # a rule may hold no route but created ones
+        if rule.params.get("check") != "route-served" or 404 not in (rule.params.get("missing_statuses") or ()):
+            continue
+        for created in rule.params.get("created") or []:
+            name = f"created-route-missing:{rule.id.split('.', 1)[1]}:{_slug(created['call'])}"
+            says = f"{created['call']} answers 404 for the id a documented create just gave (the route is missing)"
+            faults.append(derived_fault(name, rule.id, says)(_answer(rule, 404, operation=created["call"])))
     if served:
         rule, operation = served[0]
         crash = crash_status(contract)  # not a status the document says to retry
