@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses

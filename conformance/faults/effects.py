@@ -8,7 +8,7 @@ persisted); a bodiless write (a delete, a member added by path) never reaches it
 answered as its step expects (status, literal ``shows`` members): nothing removed or added.
 Only the read back can tell.
 
-``filter-ignored`` for every ``filter-applies`` rule: the filter is taken out of the request
+``filter-ignored`` for every ``filter-applies`` and ``filters-combine`` rule: the filter is taken out of the request
 before the simulator sees it (the query parameter, the body member, or the appended entry of a
 body array), so the server answers everything, as one that ignores the filter does.
 ``filter-refused``: a request carrying that filter is answered 400, as by a server that does not
@@ -136,7 +136,8 @@ def _made_by(entry: Any, item: Any) -> bool:
         head = entry.split("{$value}", 1)[0]
         return isinstance(item, str) and item.startswith(head)
     if isinstance(entry, dict) and isinstance(item, dict):
-        fixed = {k: v for k, v in entry.items() if not (isinstance(v, str) and "{$value}" in v)}
+        # Members filled per request (``{$value}``, filters-combine's ``{$member}``) are not fixed.
+        fixed = {k: v for k, v in entry.items() if not (isinstance(v, str) and "{$" in v)}
         return all(item.get(k) == v for k, v in fixed.items())
     return False
 
@@ -247,4 +248,9 @@ def effect_faults(contract: Contract) -> list[Fault]:
                 f"listed-value-refused:{_short(rule)}", rule.id,
                 f"{call} refuses a filter by the listed value {last!r} (400)")(
                 _refused_when(operations([call]), where, last)))
+        elif check == "filters-combine" and rule.operation:
+            faults.append(derived_fault(
+                f"filter-ignored:{_short(rule)}", rule.id,
+                f"{rule.operation} ignores its filters ({json.dumps(rule.params['filter'])}): every row answered")(
+                _without_filter(operations([rule.operation]), rule.params["filter"])))
     return faults
