@@ -210,3 +210,14 @@ def test_request_defaults_fill_only_missing_members_of_the_named_operations() ->
                                                                  {"n": 2}]
     with pytest.raises(ContractFileError, match="'defaults' keys are 'METHOD /path'"):
         built({"family": "request-defaults", "defaults": {"/v1/mail": {"email": "x"}}})
+
+
+def test_extra_columns_widen_csv_and_json_lines_of_successes_in_scope() -> None:
+    after = answering({"family": "extra-columns", "columns": {"revenue": "0", "id": "never"}, "paths": "/export$"})
+    export = Request.build("POST", "/v1/export")
+    csv_answer = after(export, Response(200, {"content-type": "text/csv"}, b"id,status\nc1,ok\n"))
+    assert csv_answer.body == b"id,status,revenue\nc1,ok,0\n"
+    lines = after(export, Response(200, {"content-type": "application/x-ndjson"}, b'{"id": "c1"}\n'))
+    assert [json.loads(line) for line in lines.body.splitlines()] == [{"id": "c1", "revenue": "0"}]
+    assert after(GET_X, Response(200, {}, b"id\nc1\n")).body == b"id\nc1\n"
+    assert after(export, Response(400, {}, b"id\n")).body == b"id\n"
