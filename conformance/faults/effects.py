@@ -11,6 +11,9 @@ Only the read back can tell.
 ``filter-ignored`` for every ``filter-applies`` and ``filters-combine`` rule: the filter is taken out of the request
 before the simulator sees it (the query parameter, the body member, or the appended entry of a
 body array), so the server answers everything, as one that ignores the filter does.
+A filter that narrows an entry the read sends (``replaces``) is not taken out but widened back:
+a request whose entry names fewer values than the widest such entry seen reaches the simulator
+with that one, as a server ignoring the narrowing answers.
 ``filter-refused``: a request carrying that filter is answered 400, as by a server that does not
 know it. ``listed-value-refused`` for every ``filter-values-accepted`` rule: a filter by the last
 value the contract lists is answered 400.
@@ -88,7 +91,37 @@ def _wrapper(match: Match, members: dict[str, list[str] | None],
     return lambda sim: _Unapplied(sim, match, members, answers)  # type: ignore[return-value]
 
 
+def _widened(match: Match, where: dict[str, Any]) -> Callable[[Simulator], Simulator]:
+    """Entries starting with ``where["replaces"]`` answered as the widest one seen (module doc)."""
+    prefix, widest = str(where["replaces"]), [""]
+
+    def before(request: Request) -> Request:
+        body = sent_json(request) if match(request) else None
+        if not isinstance(body, dict):
+            return request
+        *parents, last = str(where["append"]).split(".")
+        node: Any = body
+        for part in parents:
+            node = node.get(part) if isinstance(node, dict) else None
+        entries = node.get(last) if isinstance(node, dict) else None
+        if not isinstance(entries, list):
+            return request
+        for index, entry in enumerate(entries):
+            if isinstance(entry, str) and entry.startswith(prefix):
+                if entry.count(",") >= widest[0].count(",") or not widest[0]:
+                    widest[0] = entry
+                else:
+                    entries[index] = widest[0]
+        request.body = json.dumps(body).encode()
+        return request
+
+    return on_request(before)
+
+
 def _without_filter(match: Match, where: dict[str, Any]) -> Callable[[Simulator], Simulator]:
+    if "replaces" in where:
+        return _widened(match, where)
+
     def before(request: Request) -> Request:
         if not match(request):
             return request
