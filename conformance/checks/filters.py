@@ -17,7 +17,9 @@ Where the filter goes is params: ``{query: name}`` (a query parameter), ``{membe
 body member) or ``{append: dotted, entry: template}`` (one more entry of a body array, e.g.
 ``"post_type.eq({$value})"``); ``{$value}`` in a template is the value. With ``replaces`` (a text
 prefix) the read's own entries starting with it are taken out first: the filter narrows an entry
-the read must send (``customer_profile_id.eq(a, b)`` to ``customer_profile_id.eq(a)``).
+the read must send (``customer_profile_id.eq(a, b)`` to ``customer_profile_id.eq(a)``). A
+``member`` with an ``entry`` template replaces the member's whole value (``filters:
+["message_id.eq({$value})"]``, a filter that cannot be combined with the read's others).
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ _STRING = {"type": "string"}
 FILTER_SCHEMA: dict[str, Any] = {
     "oneOf": [
         {"type": "object", "properties": {"query": _STRING}, "required": ["query"], "additionalProperties": False},
-        {"type": "object", "properties": {"member": _STRING}, "required": ["member"], "additionalProperties": False},
+        {"type": "object", "properties": {"member": _STRING, "entry": {}}, "required": ["member"],
+         "additionalProperties": False},
         {"type": "object", "properties": {"append": _STRING, "entry": {}, "replaces": _STRING},
          "required": ["append", "entry"], "additionalProperties": False},
     ],
@@ -70,7 +73,8 @@ def filtered_step(step: dict[str, Any], body: Any, where: dict[str, Any], value:
         step["query"] = {**(step.get("query") or {}), where["query"]: value}
         return step, body
     if "member" in where:
-        return step, with_member(body, where["member"], value)
+        made = with_value(where["entry"], value) if "entry" in where else value
+        return step, with_member(body, where["member"], made)
     try:
         entries = list(dig(body, where["append"]) or [])
     except KeyError:

@@ -13,7 +13,9 @@ before the simulator sees it (the query parameter, the body member, or the appen
 body array), so the server answers everything, as one that ignores the filter does.
 A filter that narrows an entry the read sends (``replaces``) is not taken out but widened back:
 a request whose entry names fewer values than the widest such entry seen reaches the simulator
-with that one, as a server ignoring the narrowing answers.
+with that one, as a server ignoring the narrowing answers. A filter replacing a member's whole
+value (``member`` with ``entry``) is put back: the request reaches the simulator with the value
+the last request without the filter sent, so it is answered as the read without the filter.
 ``filter-refused``: a request carrying that filter is answered 400, as by a server that does not
 know it. ``listed-value-refused`` for every ``filter-values-accepted`` rule: a filter by the last
 value the contract lists is answered 400.
@@ -118,9 +120,30 @@ def _widened(match: Match, where: dict[str, Any]) -> Callable[[Simulator], Simul
     return on_request(before)
 
 
+def _put_back(match: Match, where: dict[str, Any]) -> Callable[[Simulator], Simulator]:
+    """A member the filter's ``entry`` made given the value the last request without it sent."""
+    unfiltered: list[Any] = []
+
+    def before(request: Request) -> Request:
+        body = sent_json(request) if match(request) else None
+        if not isinstance(body, dict) or str(where["member"]) not in body:  # a top-level member
+            return request
+        sent = body[str(where["member"])]
+        if not _made_by(where["entry"], sent):
+            unfiltered[:] = [sent]
+        elif unfiltered:
+            body[str(where["member"])] = unfiltered[0]
+            request.body = json.dumps(body).encode()
+        return request
+
+    return on_request(before)
+
+
 def _without_filter(match: Match, where: dict[str, Any]) -> Callable[[Simulator], Simulator]:
     if "replaces" in where:
         return _widened(match, where)
+    if "member" in where and "entry" in where:
+        return _put_back(match, where)
 
     def before(request: Request) -> Request:
         if not match(request):
@@ -168,6 +191,8 @@ def _made_by(entry: Any, item: Any) -> bool:
     if isinstance(entry, str):
         head = entry.split("{$value}", 1)[0]
         return isinstance(item, str) and item.startswith(head)
+    if isinstance(entry, list) and isinstance(item, list):
+        return len(entry) == len(item) and all(_made_by(e, i) for e, i in zip(entry, item, strict=True))
     if isinstance(entry, dict) and isinstance(item, dict):
         # Members filled per request (``{$value}``, filters-combine's ``{$member}``) are not fixed.
         fixed = {k: v for k, v in entry.items() if not (isinstance(v, str) and "{$" in v)}
@@ -187,6 +212,9 @@ def _filtered(request: Request, where: dict[str, Any], value: Any = None) -> boo
         node = node.get(part) if isinstance(node, dict) else None
     if not isinstance(node, dict) or last not in node:
         return False
+    if "member" in where and "entry" in where:
+        made = _made_by(where["entry"], node[last])
+        return made and (value is None or node[last] == with_value(where["entry"], value))
     if "member" in where:
         return value is None or node[last] == value
     items = node[last] if isinstance(node[last], list) else []
