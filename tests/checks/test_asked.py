@@ -6,7 +6,8 @@ beside them (whether only the asked come back is not shown); it fails one that i
 columns member and answers its default set, and one losing an asked column in one format only.
 Where every listed column is among the default ones and the answer equals the default, or no
 JSON line shows a column, it is not exercised. The derived ``naming-ignored`` fault makes the
-conforming server fail, and is derived for ``fields-returned`` only where the member is optional."""
+conforming server fail, and is derived for ``fields-returned`` where the member is optional, or
+required with names every row carries (the member then names only those)."""
 
 from __future__ import annotations
 
@@ -111,12 +112,15 @@ def test_the_derived_naming_ignored_fault_makes_a_conforming_server_fail() -> No
         run(fault.apply(Exporter()))  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("member", "derived"), [("fields", ["field-missing", "naming-ignored"]),
-                                                 ("filters", ["field-missing"])])
-def test_naming_ignored_is_derived_for_fields_returned_only_where_the_member_is_optional(
-        member: str, derived: list[str]) -> None:
+@pytest.mark.parametrize(("member", "every_row", "derived"), [
+    ("fields", [], ["field-missing", "naming-ignored"]),
+    ("filters", ["guid"], ["field-missing", "naming-ignored"]),
+    ("filters", [], ["field-missing"])])
+def test_naming_ignored_is_derived_for_fields_returned_where_a_server_can_ignore_the_member(
+        member: str, every_row: list[str], derived: list[str]) -> None:
+    # An optional member is taken out; a required one (filters, here) named with what every row carries.
     rule = Rule(id="demo.rows.fields", kind="schema", statement="s", source=None,  # type: ignore[arg-type]
                 operation="POST /rows", params={"check": "fields-returned", "in": "body", "items_field": "data",
-                                                "member": member, "fields": ["guid", "text"]})
+                                                "member": member, "fields": ["guid", "text"], "every_row": every_row})
     faults = read_faults(Contract("demo", "demo", OPENAPI, [rule], [], [], {}))
     assert [f.name.split(":")[0] for f in faults] == derived
