@@ -55,6 +55,7 @@ from conformance.faults.export_values import export_value_faults
 from conformance.faults.headers import header_faults
 from conformance.faults.lifecycle import lifecycle_faults
 from conformance.faults.members import member_faults
+from conformance.faults.methods import method_faults
 from conformance.faults.oauth import oauth_faults
 from conformance.faults.paging import paging_faults
 from conformance.faults.reads import read_faults
@@ -157,7 +158,8 @@ def generic_faults(contract: Contract) -> list[Fault]:
             + paging_faults(contract) + edit_faults(contract) + effect_faults(contract)
             + value_faults(contract) + request_faults(contract) + oauth_faults(contract)
             + lifecycle_faults(contract) + counter_faults(contract) + alternative_faults(contract)
-            + read_faults(contract) + unit_faults(contract) + export_value_faults(contract))
+            + read_faults(contract) + unit_faults(contract) + export_value_faults(contract)
+            + method_faults(contract))
 
 
 def _rendered(node: Any, seeded: dict[str, str]) -> Any:
