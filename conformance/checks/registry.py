@@ -127,6 +127,7 @@ _GENERIC = (
     "conformance.checks.units",
     "conformance.checks.export_values",
     "conformance.checks.methods",
+    "conformance.checks.asked",
 )
 _loaded = False
 
