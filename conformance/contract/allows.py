@@ -36,6 +36,7 @@ class Param:
     says: str
     required: bool = False
     resolve: str = ""  # "operations", "answers" or "request": where the value must resolve
+    choices: tuple[str, ...] = ()  # the only values taken, where the family names them
 
 
 def _is_int(value: Any) -> bool:
@@ -99,11 +100,11 @@ MAPPING = Param(_mapping(), "a non-empty mapping of member names to values")
 
 
 def _required(param: Param, resolve: str | None = None) -> Param:
-    return Param(param.ok, param.says, True, param.resolve if resolve is None else resolve)
+    return Param(param.ok, param.says, True, param.resolve if resolve is None else resolve, param.choices)
 
 
 def _choice(*choices: str) -> Param:
-    return Param(lambda v: v in choices, f"one of {', '.join(choices)}", True)
+    return Param(lambda v: v in choices, f"one of {', '.join(choices)}", True, choices=choices)
 
 
 # The scope params (faults/gap_params.py ``Params.scope``), read by every family.
