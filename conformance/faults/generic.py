@@ -58,6 +58,7 @@ from conformance.faults.oauth import oauth_faults
 from conformance.faults.paging import paging_faults
 from conformance.faults.reads import read_faults
 from conformance.faults.requests import request_faults
+from conformance.faults.siblings import sibling_faults
 from conformance.faults.toolkit import any_request, operations
 from conformance.faults.values import value_faults
 from conformance.simulators.base import Simulator
@@ -155,7 +156,7 @@ def generic_faults(contract: Contract) -> list[Fault]:
             + paging_faults(contract) + edit_faults(contract) + effect_faults(contract)
             + value_faults(contract) + request_faults(contract) + oauth_faults(contract)
             + lifecycle_faults(contract) + counter_faults(contract) + alternative_faults(contract)
-            + read_faults(contract))
+            + read_faults(contract) + sibling_faults(contract))
 
 
 def _rendered(node: Any, seeded: dict[str, str]) -> Any:
