@@ -37,7 +37,7 @@ import yaml
 
 from conformance.contract.model import Contract
 
-__all__ = ["LIMIT", "VOCABULARY", "foreign_values", "siblings", "document_words"]
+__all__ = ["LIMIT", "VOCABULARY", "document_words", "foreign_values", "siblings"]
 
 LIMIT = 4  # foreign values per enum: each is one more request per probe run
 
@@ -115,7 +115,7 @@ def document_words(allowed: list[str], texts: Iterable[str]) -> list[str]:
         # same list is no foreign value: the document names it (marketplace's listing-state
         # sentence names inactive and edit, which the state filter's schema leaves out: a gap).
         for value, gloss in re.findall(r"([\w\-.]+)\s*\(([^()]*)\)", text):
-            if value.casefold() in folded and _WORD.fullmatch(gloss.strip()) and gloss.casefold() not in _STOP:
+            if value.casefold() in folded and _WORD.fullmatch(gloss.strip()) and gloss.strip().casefold() not in _STOP:
                 out.append(gloss.strip())
     return out
 

@@ -25,7 +25,8 @@ OPENAPI: dict[str, Any] = {"openapi": "3.1.0", "paths": {"/exports": {"post": {
         "example": {"exportAs": "pdf"}}}},
     "responses": {"201": {"description": "made"}, "400": {"description": "refused"}}}}}}
 RULE = Rule(id="demo.exports.export-as-enum", kind="enum", statement="exportAs is pptx, pdf or png",
-            source=None, operation="POST /exports", where="body.exportAs", violation={"status": 400})  # type: ignore[arg-type]
+            source=None, operation="POST /exports", where="body.exportAs",  # type: ignore[arg-type]
+            violation={"status": 400})
 CONTRACT = Contract("demo", "demo", OPENAPI, [RULE], [], [], {})
 
 
