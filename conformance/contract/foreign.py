@@ -17,7 +17,8 @@ values found here, at most ``LIMIT`` per enum so the gate stays fast, from three
    swapped for the kind's other words (``ETH-SEPOLIA`` gives ``ETH-GOERLI``); a numbered series
    (sub1 ... sub5, 12_hours/24_hours) gives its next number.
 
-No value found is a listed one in any letter case or spelled with other separators (no document
+A list of integer codes gets the unlisted numbers between its smallest and largest (outreach's
+provider codes 1, 2, 3, 4, 8 give 5, 6, 7). No value found is a listed one in any letter case or spelled with other separators (no document
 says matching is case-sensitive: a server folding case conforms, allowed variant
 ``case-folding-enums``), nor a near miss the probes already send, nor a word any gap of the
 contract uses (a gap may leave that very value open: marketplace's inactive-edit). Values are written in the
@@ -201,8 +202,12 @@ def _texts(contract: Contract, allowed: list[str]) -> list[str]:
     return texts
 
 
-def foreign_values(contract: Contract, allowed: list[Any]) -> list[str]:
-    """At most LIMIT plausible values the string enum ``allowed`` does not list (module doc)."""
+def foreign_values(contract: Contract, allowed: list[Any]) -> list[Any]:
+    """At most LIMIT plausible values the enum ``allowed`` does not list (module doc)."""
+    if allowed and all(isinstance(v, int) and not isinstance(v, bool) for v in allowed):
+        # A list of codes with holes: the holes are the codes a server may also know (outreach's
+        # provider codes 1, 2, 3, 4, 8: a server taking 5 for another provider).
+        return [v for v in range(min(allowed) + 1, max(allowed)) if v not in allowed][:LIMIT]
     if not allowed or not all(isinstance(v, str) for v in allowed):
         return []
     # Not cached per contract: the loader derives probes before it has read every gap.

@@ -90,3 +90,10 @@ def test_the_derived_off_list_probes_send_them_and_never_another_case() -> None:
     values = [p.value for p in field_probes(contract, "POST /things") if p.label.startswith("off the list")]
     assert {"xlsx", "docx", "zz-not-listed", "ppt-x"} <= set(values)
     assert "PDF" not in values  # another case of a listed value (allowed variant case-folding-enums)
+
+
+def test_a_list_of_integer_codes_gets_the_codes_between_its_members() -> None:
+    contract = _contract({"enum": ["a"]})
+    assert foreign_values(contract, [1, 2, 3, 4, 8]) == [5, 6, 7]
+    assert foreign_values(contract, [0, 1]) == []
+    assert foreign_values(contract, [True, False]) == []
