@@ -153,7 +153,9 @@ def siblings(allowed: list[str]) -> list[str]:
             # The word in place of the kind's word in the first value holding one ("ETH-SEPOLIA" ->
             # "ETH-GOERLI"; a whole value is the plain case: "pdf" -> "docx").
             value = holders[0]
-            token = next(t for t in _TOKEN.findall(value) if t.casefold() in words)
+            token = next((t for t in _TOKEN.findall(value) if t.casefold() in words), None)
+            if token is None:
+                break  # the kind's word is inside a camelCase name ("noneGiven"): no clean swap
             swapped = word.upper() if token.isupper() else word
             found[-1].append(re.sub(rf"(?<![A-Za-z]){re.escape(token)}(?![a-z])", swapped, value, count=1))
     # One from each kind in turn: a list of networks and test networks gets both kinds of sibling.

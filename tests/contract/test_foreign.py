@@ -97,3 +97,7 @@ def test_a_list_of_integer_codes_gets_the_codes_between_its_members() -> None:
     assert foreign_values(contract, [1, 2, 3, 4, 8]) == [5, 6, 7]
     assert foreign_values(contract, [0, 1]) == []
     assert foreign_values(contract, [True, False]) == []
+
+
+def test_a_kinds_word_inside_a_camel_case_name_is_not_swapped() -> None:
+    assert siblings(["noneGiven", "autoPick"]) == []
