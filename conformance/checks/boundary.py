@@ -22,6 +22,7 @@ from conformance.checks.examples import example_body, setting, unique
 from conformance.checks.expect import expect_status, success_statuses
 from conformance.checks.refusal import refused_statuses
 from conformance.checks.registry import for_kind
+from conformance.contract.foreign import foreign_values
 from conformance.errors import ContractFailure, SkipKind
 from conformance.transport.model import Exchange
 
@@ -266,8 +267,10 @@ def enum_values(ctx: CheckContext) -> None:
         # The listed values are the control: each accepted first, then values outside the list
         # refused. Every value is tried before the verdict, so one disputed value does not hide
         # another (a server refusing "zz-not-listed" but taking "PENDING" for "pending").
+        # Besides near misses, the values a real server would wrongly take (contract/foreign.py).
+        extra = [*(rule.params.get("outside") or ()), *foreign_values(ctx.contract, allowed)]
         outside = [(v, refused_statuses(ctx), "is not listed and must be refused")
-                   for v in outside_values(allowed, rule.params.get("outside"))]
+                   for v in outside_values(allowed, extra)]
         if rule.params.get("listed") == "one":
             _one_listed_accepted(ctx, operation, send, allowed, ok)
             batches = [outside]
