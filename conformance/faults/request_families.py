@@ -19,7 +19,7 @@ from conformance.faults.base import FaultySimulator
 from conformance.faults.gap_params import Params
 from conformance.faults.json_paths import DROP, Pattern, edit_members, pattern
 from conformance.faults.toolkit import Match, Wrap, request_body
-from conformance.simulators.base import Simulator
+from conformance.simulators.base import SimError, Simulator
 from conformance.transport.model import Request, Response
 
 __all__ = ["REQUEST_FAMILIES"]
@@ -50,7 +50,7 @@ def _picked(body: Any, members: list[Pattern]) -> list[Any]:
 
 class _Refusing(FaultySimulator):
     """Answers ``status`` to the requests ``match`` picks whose body ``refuse`` gives a reason for,
-    without handing them on."""
+    without handing them on (the simulator's error answer and every-answer headers all the same)."""
 
     def __init__(self, inner: Simulator, match: Match, refuse: Refuse, status: int) -> None:
         super().__init__(inner)
@@ -64,8 +64,16 @@ class _Refusing(FaultySimulator):
                 body = None
             reason = self._refuse(body, self._inner) if body is not None else None
             if reason is not None:
-                return Response.json_response(self._status, {"message": reason})
+                return self._refusal(request, reason)
         return super().handle(request)
+
+    def _refusal(self, request: Request, reason: str) -> Response:
+        """The simulator's own error answer, with the headers it puts on every answer."""
+        inner: Any = self._inner
+        error = SimError(self._status, reason)
+        answer = inner.error_response(error) if hasattr(inner, "error_response") else Response.json_response(
+            self._status, {"message": reason})
+        return inner.finish(request, answer) if hasattr(inner, "finish") else answer  # type: ignore[no-any-return]
 
 
 def _refusing(p: Params, refuse: Refuse) -> Wrap:
