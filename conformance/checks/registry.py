@@ -124,6 +124,7 @@ _GENERIC = (
     "conformance.checks.zones",
     "conformance.checks.prefixes",
     "conformance.checks.selects",
+    "conformance.checks.kept",
 )
 _loaded = False
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from conformance.faults.base import FaultySimulator
@@ -160,8 +160,35 @@ def _members_taken(p: Params) -> tuple[Wrap, str]:
     return wrap, f"{', '.join(m.text for m in members)} taken as {' or '.join(types)}"
 
 
+_LOCAL = re.compile(r"^(\d{4}-\d{2}-\d{2})([ T])(\d{2}:\d{2}:\d{2})$")
+
+
+def _zoned_request_times(p: Params) -> tuple[Wrap, str]:
+    """Date-times of the members picked written without a zone (``YYYY-MM-DD hh:mm:ss``, or with a
+    ``T``) read as local times ``offset_hours`` from UTC: the simulator, which reads UTC, is handed
+    the same instants in UTC (a server reading a request's times in its time zone setting's zone).
+    Bare dates are left as they are."""
+    members, offset = _patterns(p), p.value("offset_hours")
+    if isinstance(offset, bool) or not isinstance(offset, (int, float)) or not -12 <= offset <= 14:
+        raise p.error(f"'offset_hours' must be a number from -12 to 14 (a UTC offset), not {offset!r}")
+
+    def in_utc(value: Any) -> Any:
+        found = _LOCAL.match(value) if isinstance(value, str) else None
+        if not found:
+            return value
+        try:
+            moment = datetime.fromisoformat(f"{found.group(1)}T{found.group(3)}") - timedelta(hours=offset)
+        except (ValueError, OverflowError):  # no such time (month 13, before year 1): the server refuses it as is
+            return value
+        return moment.strftime(f"%Y-%m-%d{found.group(2)}%H:%M:%S")
+
+    return (request_body(p.scope(), lambda body: edit_members(body, members, in_utc)),
+            f"{', '.join(m.text for m in members)} read at UTC{offset:+g}h")
+
+
 REQUEST_FAMILIES: dict[str, tuple[Build, str]] = {
     "values-refused": (_values_refused, "request values the document does not list refused"),
     "future-dates-refused": (_future_dates_refused, "dates after the server's now refused"),
     "members-taken": (_members_taken, "request members taken in another type"),
+    "zoned-request-times": (_zoned_request_times, "request times read in another time zone"),
 }
