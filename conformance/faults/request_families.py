@@ -73,7 +73,7 @@ class _Refusing(FaultySimulator):
         error = SimError(self._status, reason)
         answer = inner.error_response(error) if hasattr(inner, "error_response") else Response.json_response(
             self._status, {"message": reason})
-        return inner.finish(request, answer) if hasattr(inner, "finish") else answer  # type: ignore[no-any-return]
+        return inner.finish(request, answer) if hasattr(inner, "finish") else answer
 
 
 def _refusing(p: Params, refuse: Refuse) -> Wrap:
