@@ -124,6 +124,8 @@ _GENERIC = (
     "conformance.checks.zones",
     "conformance.checks.prefixes",
     "conformance.checks.selects",
+    "conformance.checks.units",
+    "conformance.checks.export_values",
     "conformance.checks.kept",
 )
 _loaded = False

@@ -17,7 +17,7 @@ from typing import Any
 
 import jsonschema
 
-from conformance.contract import claims
+from conformance.contract import cache, claims
 from conformance.contract.catalogue_schema import CATALOGUE_SCHEMA, DERIVED_KINDS
 from conformance.contract.derive import derived_rules
 from conformance.contract.model import Conflict, Contract, Gap, Rule, Source
@@ -215,6 +215,16 @@ def load_contract(service: str) -> Contract:
 @lru_cache(maxsize=None)
 def _load(service: str, root: str) -> Contract:
     folder = Path(root) / service
+    key = cache.key_for(folder, docs_dir()) if (folder / "rules.yaml").is_file() else None
+    if key is not None and (hit := cache.read(service, folder, key)) is not None:
+        return hit
+    contract = _build(service, folder)
+    if key is not None:
+        cache.write(service, folder, key, contract)
+    return contract
+
+
+def _build(service: str, folder: Path) -> Contract:
     if not (folder / "rules.yaml").is_file():
         raise UsageError(
             f"service '{service}' has no contract yet (no {folder}/rules.yaml); "

@@ -51,6 +51,7 @@ from conformance.faults.crashes import refusal_crash_faults
 from conformance.faults.credentials import credential_unchecked_faults
 from conformance.faults.edits import edit_faults
 from conformance.faults.effects import effect_faults
+from conformance.faults.export_values import export_value_faults
 from conformance.faults.headers import header_faults
 from conformance.faults.lifecycle import lifecycle_faults
 from conformance.faults.members import member_faults
@@ -59,6 +60,7 @@ from conformance.faults.paging import paging_faults
 from conformance.faults.reads import read_faults
 from conformance.faults.requests import request_faults
 from conformance.faults.toolkit import any_request, operations
+from conformance.faults.units import unit_faults
 from conformance.faults.values import value_faults
 from conformance.simulators.base import Simulator
 from conformance.transport.model import Request, Response
@@ -155,7 +157,7 @@ def generic_faults(contract: Contract) -> list[Fault]:
             + paging_faults(contract) + edit_faults(contract) + effect_faults(contract)
             + value_faults(contract) + request_faults(contract) + oauth_faults(contract)
             + lifecycle_faults(contract) + counter_faults(contract) + alternative_faults(contract)
-            + read_faults(contract))
+            + read_faults(contract) + unit_faults(contract) + export_value_faults(contract))
 
 
 def _rendered(node: Any, seeded: dict[str, str]) -> Any:
