@@ -108,8 +108,9 @@ def fields_refused(ctx: CheckContext) -> None:
     base = example_request(ctx, operation)
     _controlled(ctx, operation, base)
     status = refusal_status(ctx.contract, operation, "invalid")
-    answers = [(f"{p.where} {p.label} ({_shown(p.value)})", _send(ctx, operation, base, p, n), status)
-               for n, p in enumerate(probes, start=1)]
+    with ctx.judging_refusal():  # the control was accepted: a probe's answer is judged as it stands
+        answers = [(f"{p.where} {p.label} ({_shown(p.value)})", _send(ctx, operation, base, p, n), status)
+                   for n, p in enumerate(probes, start=1)]
     _verdict(ctx, operation, "wrong requests", answers)
 
 
@@ -120,8 +121,9 @@ def broken_bodies_refused(ctx: CheckContext) -> None:
     _controlled(ctx, operation, base)
     answers = []
     for label, media, content in body_probes(ctx.contract, operation):
-        exchange = ctx.call(operation, content=content, headers={"content-type": media},
-                            params=base.query or None, path_values=base.path)
+        with ctx.judging_refusal():  # the control was accepted: a probe's answer is judged as it stands
+            exchange = ctx.call(operation, content=content, headers={"content-type": media},
+                                params=base.query or None, path_values=base.path)
         what = "malformed" if media == "application/json" else "media"
         answers.append((label, exchange, refusal_status(ctx.contract, operation, what)))
     _verdict(ctx, operation, "broken bodies", answers)

@@ -126,6 +126,7 @@ _GENERIC = (
     "conformance.checks.selects",
     "conformance.checks.units",
     "conformance.checks.export_values",
+    "conformance.checks.methods",
     "conformance.checks.kept",
 )
 _loaded = False

@@ -22,8 +22,8 @@ does not parse as JSON: a client's mistake answered with a 5xx.
 checks only the credential's form: a value in the documented form (``Bearer <anything>``) is
 taken as the seeded one. A probe sending a malformed value (no ``Bearer`` word) would pass it.
 
-``route-crash``: for the first ``route-served`` rule of a service, a server answering 500: a
-crash is not a served route.
+``route-crash``: for the first ``route-served`` rule of a service, a server answering 500 (502 where
+the document tells clients to retry a 500: ``crashes.crash_status``): a crash is not a served route.
 
 ``crash-on-mistake``: for each gap probe sending a body that is not JSON, a server answering 500.
 
@@ -47,7 +47,7 @@ from conformance.faults.alternatives import alternative_faults
 from conformance.faults.answers import answer_faults
 from conformance.faults.base import Fault, derived_fault, on_request, on_response, path_pattern
 from conformance.faults.counters import counter_faults
-from conformance.faults.crashes import refusal_crash_faults
+from conformance.faults.crashes import crash_status, refusal_crash_faults
 from conformance.faults.credentials import credential_unchecked_faults
 from conformance.faults.edits import edit_faults
 from conformance.faults.effects import effect_faults
@@ -55,6 +55,7 @@ from conformance.faults.export_values import export_value_faults
 from conformance.faults.headers import header_faults
 from conformance.faults.lifecycle import lifecycle_faults
 from conformance.faults.members import member_faults
+from conformance.faults.methods import method_faults
 from conformance.faults.oauth import oauth_faults
 from conformance.faults.paging import paging_faults
 from conformance.faults.reads import read_faults
@@ -157,7 +158,8 @@ def generic_faults(contract: Contract) -> list[Fault]:
             + paging_faults(contract) + edit_faults(contract) + effect_faults(contract)
             + value_faults(contract) + request_faults(contract) + oauth_faults(contract)
             + lifecycle_faults(contract) + counter_faults(contract) + alternative_faults(contract)
-            + read_faults(contract) + unit_faults(contract) + export_value_faults(contract))
+            + read_faults(contract) + unit_faults(contract) + export_value_faults(contract)
+            + method_faults(contract))
 
 
 def _rendered(node: Any, seeded: dict[str, str]) -> Any:
@@ -419,6 +421,7 @@ def route_faults(contract: Contract) -> list[Fault]:
                 _answer(rule, 405, {"allow": other}, operation=operation)))
     if served:
         rule, operation = served[0]
+        crash = crash_status(contract)  # not a status the document says to retry
         faults.append(derived_fault(f"route-crash:{rule.id.split('.', 1)[1]}", rule.id,
-                                    f"{operation} answers 500")(_answer(rule, 500, operation=operation)))
+                                    f"{operation} answers {crash}")(_answer(rule, crash, operation=operation)))
     return faults

@@ -6,7 +6,8 @@ Each is a mechanical edit of what the rule's params state, for every rule bound 
   so every order the rule asks for runs the other way.
 * ``field-missing`` (``fields-returned`` with ``fields``): the first requested plain field that
   is not also in ``every_row`` is left out of every row; ``field-extra`` (with ``only``): every
-  row carries one member more.
+  row carries one member more; ``nested-field-missing`` (with a dotted field): the object its
+  first part names (``internal`` of ``internal.tags.id``) is left out of every row.
 * ``time-offset`` (``times-in-utc``): ``member`` of every row is written at +01:00, the same
   instant, not in UTC.
 * ``date-form-refused`` (``date-forms``): a request whose dated members are in the rule's last
@@ -259,6 +260,11 @@ def read_faults(contract: Contract) -> list[Fault]:
             if params.get("only"):
                 made.append(("field-extra", f"{op} rows carry {_EXTRA} beside {params['only']}",
                              _each_row(rule, _with_extra)))
+            dotted = [f for f in params.get("fields") or [] if "." in f]
+            if dotted:
+                top = dotted[0].split(".", 1)[0]
+                made.append(("nested-field-missing", f"{op} leaves {top} (asked for {dotted[0]}) out of every row",
+                             _each_row(rule, _without(top))))
         elif check == "times-in-utc":
             made.append(("time-offset", f"{op} writes {params['member']} at +01:00 (the same instant)",
                          _each_row(rule, _at_plus_one(params["member"]))))

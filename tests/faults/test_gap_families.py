@@ -210,3 +210,15 @@ def test_request_defaults_fill_only_missing_members_of_the_named_operations() ->
                                                                  {"n": 2}]
     with pytest.raises(ContractFileError, match="'defaults' keys are 'METHOD /path'"):
         built({"family": "request-defaults", "defaults": {"/v1/mail": {"email": "x"}}})
+
+
+def test_ignored_request_members_are_taken_out_of_the_body_in_scope_only() -> None:
+    wrap = built({"family": "ignored-request-members", "members": ["fields"], "paths": "/metrics$", "method": "POST"})
+    sim = wrap(Stub(lambda r: _json(200, {})))
+    sim.handle(Request.build("POST", "/v1/t/metrics", json_body={"fields": 7, "metrics": ["likes"]}))
+    sim.handle(Request.build("POST", "/v1/t/messages", json_body={"fields": 7}))
+    sim.handle(Request.build("POST", "/v1/t/metrics", content=b"not json"))
+    assert [r.body for r in sim.seen][1:] == [b'{"fields":7}', b"not json"]  # out of scope, not JSON: as sent
+    assert json.loads(sim.seen[0].body) == {"metrics": ["likes"]}
+    with pytest.raises(ContractFileError, match="'members' must be a string or a non-empty list"):
+        built({"family": "ignored-request-members", "members": []})

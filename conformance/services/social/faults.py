@@ -166,4 +166,7 @@ FAULTS: list[Fault] = [
     fault("posts-not-cut", "post analytics answers are not cut at 10000")(
         attr("cap", 10**9)),
     fault("rate-limit-70", "70 requests a minute are served")(attr("per_minute", 70)),
+    # The empty object the document allows only "when dimensions are used", given without them too.
+    fault("metrics-paging-empty", "metrics paging is an empty object, dimensions or not")(
+        response_body(_METRICS, lambda d: {**d, "paging": {}} if isinstance(d, dict) else d)),
 ]
