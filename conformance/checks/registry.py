@@ -128,6 +128,7 @@ _GENERIC = (
     "conformance.checks.export_values",
     "conformance.checks.methods",
     "conformance.checks.asked",
+    "conformance.checks.kept",
 )
 _loaded = False
 

@@ -6,8 +6,10 @@ Adding a field to a contract adds its probes, with no code. For each operation:
   request field with something to hold it to: each field of the JSON body (at every depth the
   schema documents, array items included) and each query or path parameter is sent with a value of
   the wrong type, a value outside its format, left out where required, just past each bound, and
-  off its list (a foreign value, a letter short, a plural, and any ``x-outside`` values the schema
-  names; no other-case spelling: no document says matching is case-sensitive). An operation no
+  off its list (a foreign value, a letter short, a plural, any ``x-outside`` values the schema
+  names, and the plausible foreign values of ``contract/foreign.py``: the document's own words
+  around the list, another list's values, siblings of the listed ones; no other-case spelling: no
+  document says matching is case-sensitive). An operation no
   fixed example can call (an OAuth step) says why in ``x-no-derived-probes`` and gets none.
 * ``<service>.request-body.<operation>`` (kind ``body``), when the operation takes a JSON body:
   a body that does not parse, a body of another media type, and (where a body is required) none.
@@ -29,9 +31,11 @@ from __future__ import annotations
 
 import copy
 import re
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
+from conformance.contract.foreign import foreign_values
 from conformance.contract.model import Contract, Rule, Source
 
 __all__ = ["FORMAT_MISSES", "MISSING", "Probe", "body_probes", "derived_rules", "field_probes", "minimal_value",
@@ -112,6 +116,11 @@ def _bound_probes(where: str, schema: dict[str, Any], text: bool) -> list[Probe]
     return out
 
 
+# The contract whose probes ``field_probes`` is deriving: the leaf helpers see one schema, while
+# the foreign values of an enum come from the whole document (its sentences, its other lists).
+_CONTRACT: ContextVar[Contract | None] = ContextVar("derive_contract", default=None)
+
+
 def _enum_probes(where: str, schema: dict[str, Any], text: bool) -> list[Probe]:
     allowed = schema.get("enum")
     if not allowed:
@@ -125,8 +134,14 @@ def _enum_probes(where: str, schema: dict[str, Any], text: bool) -> list[Probe]:
     else:
         return []
     candidates += list(schema.get("x-outside") or ())
+    if (contract := _CONTRACT.get()) is not None:
+        candidates += foreign_values(contract, allowed)  # what a real server would wrongly take
+    # Never another case of a listed value: a server folding case conforms (case-folding-enums).
+    folded = {v.casefold() for v in allowed if isinstance(v, str)}
     out: list[Probe] = []
     for value in candidates:
+        if isinstance(value, str) and value.casefold() in folded:
+            continue
         if value not in allowed and all(p.value != value for p in out):
             shown = str(value) if text else value
             out.append(Probe(where, f"off the list {value!r}", shown))
@@ -336,6 +351,14 @@ def _has_example(contract: Contract, operation: str) -> bool:
 
 def field_probes(contract: Contract, operation: str) -> list[Probe]:
     """Every probe of the operation's documented request fields (module doc)."""
+    token = _CONTRACT.set(contract)
+    try:
+        return _field_probes(contract, operation)
+    finally:
+        _CONTRACT.reset(token)
+
+
+def _field_probes(contract: Contract, operation: str) -> list[Probe]:
     out: list[Probe] = []
     media = contract.request_media(operation)
     has_body = bool(contract.operation(operation).get("requestBody"))

@@ -5,7 +5,8 @@ A gap's ``allows:`` entry names a family and its params (rules.yaml); the core b
 strings" in Python. Each builder reads its params through ``Params`` (scope params ``paths``,
 ``method``, ``operations``, ``statuses``: faults/gap_params.py) and returns the wrapper and one
 line saying what it changes. Here: errors, statuses, bodies, media types and headers; the
-families over the members of JSON answers are in faults/member_families.py.
+families over the members of JSON answers are in faults/member_families.py, those over what a
+request body may hold in faults/request_families.py.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from conformance.faults.base import on_request, on_response
 from conformance.faults.gap_params import Params
 from conformance.faults.member_families import MEMBER_FAMILIES, Build
+from conformance.faults.request_families import REQUEST_FAMILIES
 from conformance.faults.toolkit import Match, Wrap, operation
 from conformance.simulators.base import SimError, Simulator
 from conformance.transport.model import Request, Response
@@ -281,4 +283,5 @@ GAP_FAMILIES: dict[str, tuple[Build, str]] = {
     **MEMBER_FAMILIES,
     "answered-later": (_answered_later, "a status the document says to retry, then the real answer"),
     "extra-columns": (_extra_columns, "export columns beyond the asked ones"),
+    **REQUEST_FAMILIES,
 }

@@ -68,6 +68,7 @@ from conformance.faults.oauth import oauth_faults
 from conformance.faults.paging import paging_faults
 from conformance.faults.reads import read_faults
 from conformance.faults.requests import request_faults
+from conformance.faults.siblings import sibling_faults
 from conformance.faults.toolkit import any_request, operations
 from conformance.faults.units import unit_faults
 from conformance.faults.values import value_faults
@@ -167,7 +168,7 @@ def generic_faults(contract: Contract) -> list[Fault]:
             + value_faults(contract) + request_faults(contract) + oauth_faults(contract)
             + lifecycle_faults(contract) + counter_faults(contract) + alternative_faults(contract)
             + read_faults(contract) + unit_faults(contract) + export_value_faults(contract)
-            + method_faults(contract))
+            + method_faults(contract) + sibling_faults(contract))
 
 
 def _rendered(node: Any, seeded: dict[str, str]) -> Any:
