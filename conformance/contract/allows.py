@@ -35,7 +35,9 @@ class Param:
     ok: Callable[[Any], bool]
     says: str
     required: bool = False
-    resolve: str = ""  # "operations", "answers" or "request": where the value must resolve
+    # Where the value must resolve: "operations" (of openapi.yaml), member patterns over "answers"
+    # or "requests" (request bodies), or "request-names" (top-level members of request bodies).
+    resolve: str = ""
     choices: tuple[str, ...] = ()  # the only values taken, where the family names them
 
 
@@ -107,6 +109,10 @@ def _choice(*choices: str) -> Param:
     return Param(lambda v: v in choices, f"one of {', '.join(choices)}", True, choices=choices)
 
 
+_REFUSAL = Param(lambda v: _is_int(v) and 400 <= v <= 499, "a 4xx status (a refusal)")
+_VALUES = Param(lambda v: isinstance(v, list) and bool(v), "a non-empty list of values")
+_JSON_TYPES = ("string", "integer", "number", "boolean", "array", "object", "null")
+
 # The scope params (faults/gap_params.py ``Params.scope``), read by every family.
 _SCOPE = {"name": TEXT, "paths": REGEX, "method": TEXTS, "operations": OPERATIONS}
 # The families over JSON answers also read ``statuses`` (member_families.py ``_answers``).
@@ -125,7 +131,7 @@ FAMILY_PARAMS: dict[str, dict[str, Param]] = {
         lambda v: _mapping(lambda m: isinstance(m, dict) and bool(m))(v) and all(_OPERATION.match(k) for k in v),
         "a mapping of operations ('POST /path') to mappings of members", True, "operations")},
     "echoed-header": {**_SCOPE, "header": _required(TEXT)},
-    "ignored-request-members": {**_SCOPE, "members": _required(TEXTS, "request")},
+    "ignored-request-members": {**_SCOPE, "members": _required(TEXTS, "request-names")},
     "text-members": {**_ANSWERS, "members": _required(MEMBERS), "format": Param(_formats_a_number, "a format for "
                                                                                  "one number, such as '{:.2f}'"),
                      "taken_back": FLAG},
@@ -149,6 +155,17 @@ FAMILY_PARAMS: dict[str, dict[str, Param]] = {
         "every": Param(lambda v: _is_int(v) and v >= 2, "a whole number of at least 2")},
     "extra-columns": {**_SCOPE, "columns": Param(_mapping(lambda v: isinstance(v, str)),
                                                  "a non-empty mapping of column names to text values", True)},
+    "null-members": {**_ANSWERS, "members": _required(MEMBERS)},
+    # Over request bodies (faults/request_families.py); a refusal is a 4xx.
+    "values-refused": {**_SCOPE, "members": _required(MEMBERS, "requests"), "status": _REFUSAL,
+                       "accepted": _VALUES, "refused": _VALUES},
+    "future-dates-refused": {**_SCOPE, "members": _required(MEMBERS, "requests"), "status": _REFUSAL},
+    "members-taken": {**_SCOPE, "members": _required(MEMBERS, "requests"), "types": Param(
+        lambda v: (t := _texts(v)) is not None and all(n in _JSON_TYPES for n in t),
+        f"a JSON type name or a list of them ({', '.join(_JSON_TYPES)})", True)},
+    "zoned-request-times": {**_SCOPE, "members": _required(MEMBERS, "requests"), "offset_hours": Param(
+        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and -12 <= v <= 14,
+        "a number from -12 to 14 (a UTC offset)", True)},
 }
 
 
@@ -250,16 +267,17 @@ def _unresolved(contract: Contract, entry: dict[str, Any], name: str, how: str) 
         missing = [op for op in (list(value) if isinstance(value, dict) else _texts(value) or []) if op not in known]
         return f"'{name}' names {missing[0]!r}, not an operation of openapi.yaml" if missing else None
     scoped = _scoped(contract, entry)
-    if how == "request":
-        schemas = [contract.request_schema(op) for op in scoped]
-        paths, value = _member_paths(contract, schemas), [f"$.{m}" for m in _texts(value) or []]
-        where = "request bodies"
+    if how in ("requests", "request-names"):
+        paths, where = _member_paths(contract, [contract.request_schema(op) for op in scoped]), "request bodies"
+        if how == "request-names":
+            value = [f"$.{m}" for m in _texts(value) or []]
     else:
         paths, where = _member_paths(contract, _answer_schemas(contract, scoped)), "answers"
     for pattern in _texts(value) or []:
         near = None if _resolves(pattern, paths) else _near(pattern, paths)
         if near:
-            shown = (pattern.removeprefix("$."), near.removeprefix("$.")) if how == "request" else (pattern, near)
+            shown = (pattern.removeprefix("$."), near.removeprefix("$.")) if how == "request-names" \
+                else (pattern, near)
             return f"'{name}': {shown[0]!r} picks no member shown in the {where} of {_scope(scoped, known)} " \
                    f"in openapi.yaml (did you mean {shown[1]!r}?)"
     return None
