@@ -26,58 +26,20 @@ from urllib.parse import quote
 
 from conformance.auth.variants import AUTH_AS_SCHEMA, DEFAULT, AuthAs, auth_as, render
 from conformance.checks.context import CheckContext
+from conformance.checks.examples import example_body
 from conformance.checks.expect import expect
+from conformance.checks.paths import PathValues, path_parameters, path_values, setting_value
 from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import named
+from conformance.checks.steps import Steps, Unresolved
 from conformance.errors import ContractFailure, ContractFileError
 from conformance.settings import env_name
 from conformance.transport.model import Exchange, Request
 
-__all__ = ["MISSING_PARAM", "PathValues", "call_listed", "example_settings", "held_settings", "ids_in_path", "missing",
-           "path_values", "route_served", "setting_path", "with_credential"]
+__all__ = ["MISSING_PARAM", "call_listed", "example_settings", "held_settings", "ids_in_path", "missing",
+           "route_served", "setting_path", "with_credential"]
 
 MISSING_PARAM: dict[str, Any] = {"type": "array", "items": {"type": "integer"}, "minItems": 1}
-
-
-class PathValues:
-    """The values of one operation's path parameters, and which came from defaults."""
-
-    def __init__(self, values: dict[str, str], defaulted: dict[str, str]) -> None:
-        self.values = values
-        self.defaulted = defaulted  # parameter -> setting name whose default was used
-
-    def advice(self, ctx: CheckContext) -> str:
-        return ", ".join(f"{{{param}}} is the default {self.values[param]!r}; set "
-                         f"{env_name(ctx.contract.service, setting)} to a value the target serves"
-                         for param, setting in self.defaulted.items())
-
-
-def _setting(ctx: CheckContext, name: str, seen: tuple[str, ...] = ()) -> tuple[str, bool]:
-    """(value, defaulted) of a target setting: configured, else the catalogue default."""
-    value = ctx.optional(name)
-    if value:
-        return value, False
-    defaults = ctx.contract.settings.get("defaults") or {}
-    if name not in defaults or name in seen:
-        raise ContractFileError(f"{ctx.rule.id}: setting {name} has no default in rules.yaml settings.defaults")
-    default = str(defaults[name])
-    if default.startswith("{") and default.endswith("}"):
-        return _setting(ctx, default[1:-1], (*seen, name))[0], True
-    return default, True
-
-
-def _path_parameters(ctx: CheckContext, operation: str) -> list[dict[str, Any]]:
-    # Path-item parameters apply to every operation of the path; the operation's own win.
-    def resolved(param: dict[str, Any]) -> dict[str, Any]:
-        if "$ref" in param:
-            return ctx.contract.openapi["components"]["parameters"][param["$ref"].rsplit("/", 1)[-1]]
-        return param
-
-    item = ctx.contract.openapi["paths"][operation.split(" ", 1)[1]]
-    own = [resolved(p) for p in ctx.contract.operation(operation).get("parameters", [])]
-    names = {p.get("name") for p in own}
-    shared = [p for p in map(resolved, item.get("parameters", [])) if p.get("name") not in names]
-    return [p for p in (*shared, *own) if p.get("in") == "path"]
 
 
 _WHOLE_SETTING = re.compile(r"^\{([A-Z][A-Z0-9_]*)\}$")
@@ -106,15 +68,14 @@ def _held_values(ctx: CheckContext, operation: str) -> tuple[PathValues, Any] | 
     from a configured ``held`` setting: the user says the target holds that id, so a 404 there is
     a missing route, not "none for this id" (a reply to an email the target holds, say)."""
     body = example_settings(ctx.contract.request_example(operation)) if _has_body(ctx, operation) else []
-    names = held_settings(_path_parameters(ctx, operation), list(ctx.rule.params.get("held") or []), body)
+    names = held_settings(path_parameters(ctx, operation), list(ctx.rule.params.get("held") or []), body)
     if names is None or not all(ctx.optional(name) for name in names):
         return None
-    parameters = _path_parameters(ctx, operation)
+    parameters = path_parameters(ctx, operation)
     values = PathValues({p["name"]: quote(str(ctx.optional(name)), safe="")
                          for p, name in zip(parameters, names[:len(parameters)], strict=True)}, {})
     if not body:
         return values, None
-    from conformance.checks.examples import example_body  # examples.py imports this module
     return values, example_body(ctx, operation)
 
 
@@ -122,29 +83,11 @@ def _has_body(ctx: CheckContext, operation: str) -> bool:
     return bool(ctx.contract.operation(operation).get("requestBody"))
 
 
-def path_values(ctx: CheckContext, operation: str, overrides: dict[str, str] | None = None) -> PathValues:
-    values: dict[str, str] = {}
-    defaulted: dict[str, str] = {}
-    for param in _path_parameters(ctx, operation):
-        name = param["name"]
-        if overrides and name in overrides:
-            values[name] = quote(overrides[name], safe="")
-            continue
-        setting = param.get("x-setting")
-        if not setting:
-            raise ContractFileError(f"{operation}: path parameter {name} names no x-setting")
-        value, was_default = _setting(ctx, str(setting))
-        values[name] = quote(value, safe="")
-        if was_default:
-            defaulted[name] = str(setting)
-    return PathValues(values, defaulted)
-
-
 def with_credential(ctx: CheckContext) -> AuthAs:
     """The optional credential, where the AUTH_HEADER setting says, when AUTH_VALUE is configured."""
     if not ctx.optional("AUTH_VALUE"):
         return DEFAULT
-    header, _ = _setting(ctx, "AUTH_HEADER")
+    header, _ = setting_value(ctx, "AUTH_HEADER")
     return AuthAs(also={header: "{AUTH_VALUE}"})
 
 
@@ -263,7 +206,7 @@ def route_served(ctx: CheckContext) -> None:
             sent = call_listed(ctx, operation, values, **({} if body is None else {"json_body": body}))
             missing(ctx, operation, sent, values, statuses)
             continue
-        names = [p["name"] for p in _path_parameters(ctx, operation)]
+        names = [p["name"] for p in path_parameters(ctx, operation)]
         values = PathValues({name: "conformance-placeholder" for name in names}, {})
         missing(ctx, operation, call_listed(ctx, operation, values), values, [s for s in statuses if s != 404])
     for entry in params.get("created") or []:
@@ -278,7 +221,6 @@ def route_served(ctx: CheckContext) -> None:
 
 def _created_first(ctx: CheckContext, entry: dict[str, Any], statuses: list[int]) -> None:
     """``created``: the documented create, then the route with the id it handed out (docstring above)."""
-    from conformance.checks.steps import Steps, Unresolved  # steps.py imports this module, through examples.py
 
     operation = entry["call"]
     steps = Steps(ctx)
@@ -292,7 +234,7 @@ def _created_first(ctx: CheckContext, entry: dict[str, Any], statuses: list[int]
     except Unresolved:
         given = None
     if given is None:  # no id handed out: a placeholder, whose 404 may be "no such id"
-        names = [p["name"] for p in _path_parameters(ctx, operation)]
+        names = [p["name"] for p in path_parameters(ctx, operation)]
         values = PathValues({name: "conformance-placeholder" for name in names}, {})
         missing(ctx, operation, call_listed(ctx, operation, values), values, [s for s in statuses if s != 404])
         return
