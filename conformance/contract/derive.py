@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import copy
 import re
-from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
@@ -116,12 +115,9 @@ def _bound_probes(where: str, schema: dict[str, Any], text: bool) -> list[Probe]
     return out
 
 
-# The contract whose probes ``field_probes`` is deriving: the leaf helpers see one schema, while
-# the foreign values of an enum come from the whole document (its sentences, its other lists).
-_CONTRACT: ContextVar[Contract | None] = ContextVar("derive_contract", default=None)
-
-
-def _enum_probes(where: str, schema: dict[str, Any], text: bool) -> list[Probe]:
+def _enum_probes(contract: Contract, where: str, schema: dict[str, Any], text: bool) -> list[Probe]:
+    # The contract, not only the schema: an enum's foreign values come from the whole document
+    # (its sentences, its other lists).
     allowed = schema.get("enum")
     if not allowed:
         return []
@@ -134,8 +130,7 @@ def _enum_probes(where: str, schema: dict[str, Any], text: bool) -> list[Probe]:
     else:
         return []
     candidates += list(schema.get("x-outside") or ())
-    if (contract := _CONTRACT.get()) is not None:
-        candidates += foreign_values(contract, allowed)  # what a real server would wrongly take
+    candidates += foreign_values(contract, allowed)  # what a real server would wrongly take
     # Never another case of a listed value: a server folding case conforms (case-folding-enums).
     folded = {v.casefold() for v in allowed if isinstance(v, str)}
     out: list[Probe] = []
@@ -167,7 +162,7 @@ def _wrong_type(types: list[str], text: bool) -> Any:
     return MISSING
 
 
-def _leaf_probes(where: str, schema: dict[str, Any], *, text: bool) -> list[Probe]:
+def _leaf_probes(contract: Contract, where: str, schema: dict[str, Any], *, text: bool) -> list[Probe]:
     types = _types(schema)
     out: list[Probe] = []
     wrong = _wrong_type(types, text) if types else MISSING
@@ -178,7 +173,7 @@ def _leaf_probes(where: str, schema: dict[str, Any], *, text: bool) -> list[Prob
     if isinstance(fmt, str) and fmt in FORMAT_MISSES and ("string" in types or not types):
         out.append(Probe(where, f"not a {fmt}", FORMAT_MISSES[fmt]))
     out += _bound_probes(where, schema, text)
-    out += _enum_probes(where, schema, text)
+    out += _enum_probes(contract, where, schema, text)
     return out
 
 
@@ -292,7 +287,7 @@ def _body_probes(contract: Contract, schema: dict[str, Any], example: Any, where
             here: list[Probe] = []
             if name in required:
                 here.append(Probe(member, "left out (required)", MISSING))
-            here += _leaf_probes(member, sub, text=text)
+            here += _leaf_probes(contract, member, sub, text=text)
             out += [replace(p, scaffold=scaffold) for p in here] if scaffold else here
             if isinstance(example, dict) and name in example:
                 out += _body_probes(contract, sub, example[name], member, text, scaffold)
@@ -314,7 +309,7 @@ def _body_probes(contract: Contract, schema: dict[str, Any], example: Any, where
         if isinstance(first, dict) or (first is _ABSENT and item.get("properties")):
             out += _body_probes(contract, item, first, f"{where}.0", text, scaffold)
         else:
-            here = _leaf_probes(f"{where}.0", item, text=text)
+            here = _leaf_probes(contract, f"{where}.0", item, text=text)
             out += [replace(p, scaffold=scaffold) for p in here] if scaffold else here
     return out
 
@@ -351,14 +346,6 @@ def _has_example(contract: Contract, operation: str) -> bool:
 
 def field_probes(contract: Contract, operation: str) -> list[Probe]:
     """Every probe of the operation's documented request fields (module doc)."""
-    token = _CONTRACT.set(contract)
-    try:
-        return _field_probes(contract, operation)
-    finally:
-        _CONTRACT.reset(token)
-
-
-def _field_probes(contract: Contract, operation: str) -> list[Probe]:
     out: list[Probe] = []
     media = contract.request_media(operation)
     has_body = bool(contract.operation(operation).get("requestBody"))
@@ -375,7 +362,7 @@ def _field_probes(contract: Contract, operation: str) -> list[Probe]:
         schema = contract.deref(param.get("schema") or {})
         if param.get("required") and param["in"] == "query":
             out.append(Probe(where, "left out (required)", MISSING))
-        out += _leaf_probes(where, schema, text=True)
+        out += _leaf_probes(contract, where, schema, text=True)
     open_points = _open_points(contract, operation)
     return [p for p in out if not _is_open(p, open_points)]
 
