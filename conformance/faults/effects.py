@@ -8,6 +8,10 @@ persisted); a bodiless write (a delete, a member added by path) never reaches it
 answered as its step expects (status, literal ``shows`` members): nothing removed or added.
 Only the read back can tell.
 
+``created-unlisted`` for every ``read-after-write`` rule whose read must list (``contains``) what a
+write answered (``{$create.answer.id}``): the write is applied and answered as usual, but the read
+leaves the item carrying that value out (a create acknowledged, and never listed).
+
 ``filter-ignored`` for every ``filter-applies`` rule: the filter is taken out of the request
 before the simulator sees it (the query parameter, the body member, or the appended entry of a
 body array), so the server answers everything, as one that ignores the filter does.
@@ -23,11 +27,13 @@ it accepts the write every later read shows the member as sent.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
 from conformance.checks.effects import judged_members, written_steps
 from conformance.checks.expect import success_statuses
+from conformance.checks.steps import dig
 from conformance.checks.filters import listed_values, with_value
 from conformance.contract import Contract, Rule
 from conformance.faults.base import Fault, FaultySimulator, derived_fault, on_request, on_response
@@ -209,6 +215,55 @@ def _stores_read_only(write: str, read: str, members: list[str]) -> Callable[[Si
     return wrap
 
 
+def _created_listed(params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], str] | None:
+    """The first write whose answer a later read must list: (write, read, dotted member of the
+    write's answer), or None."""
+    writes = {s["name"]: s for s in params.get("steps") or [] if s.get("name") and not s["call"].startswith("GET ")}
+    for step in params.get("steps") or []:
+        ref = _ANSWER_REF.fullmatch(str((step.get("contains") or {}).get("value", "")))
+        if ref and ref.group(1) in writes and not step.get("restore"):
+            return writes[ref.group(1)], step, ref.group(2)
+    return None
+
+
+_ANSWER_REF = re.compile(r"\{\$([a-z][a-z0-9_-]*)\.answer\.([^{}]+)\}")
+
+
+def _unlisted(write: str, read: str, member: str, match: dict[str, Any]) -> Callable[[Simulator], Simulator]:
+    on_write, on_read = operations([write]), operations([read])
+
+    def wrap(sim: Simulator) -> Simulator:
+        created: list[Any] = []  # what the accepted writes answered at ``member``
+
+        def after(request: Request, response: Response) -> Response:
+            if on_write(request) and 200 <= response.status < 300:
+                try:
+                    created.append(dig(json.loads(response.body), member))
+                except (ValueError, KeyError):
+                    pass
+            elif on_read(request) and 200 <= response.status < 300 and created:
+                try:
+                    body = json.loads(response.body)
+                    *parents, last = match["at"].split(".")
+                    node = dig(body, ".".join(parents))
+                except (ValueError, KeyError):
+                    return response
+                if isinstance(node, dict) and isinstance(node.get(last), list):
+                    node[last] = [i for i in node[last] if not _carries(i, match.get("keys"), created)]
+                    response.body = json.dumps(body).encode()
+            return response
+
+        return FaultySimulator(sim, after=after)  # type: ignore[return-value]
+
+    return wrap
+
+
+def _carries(item: Any, keys: list[str] | None, values: list[Any]) -> bool:
+    if not keys:
+        return item in values
+    return isinstance(item, dict) and any(item.get(k) in values for k in keys)
+
+
 def effect_faults(contract: Contract) -> list[Fault]:
     faults: list[Fault] = []
     for rule in contract.rules:
@@ -224,6 +279,13 @@ def effect_faults(contract: Contract) -> list[Fault]:
                     f"write-not-applied:{_short(rule)}", rule.id,
                     f"{', '.join(writes)} reach the simulator without their effect")(
                     _wrapper(operations(writes), members, answers)))
+            listed = _created_listed(rule.params)
+            if listed:
+                write_step, read_step, member = listed
+                faults.append(derived_fault(
+                    f"created-unlisted:{_short(rule)}", rule.id,
+                    f"{write_step['call']} is applied, but {read_step['call']} leaves out what it created")(
+                    _unlisted(write_step["call"], read_step["call"], member, read_step["contains"])))
         elif check == "read-only-ignored":
             write, read = str(rule.params["write"]["call"]), str(rule.params["read"]["call"])
             faults.append(derived_fault(

@@ -312,3 +312,44 @@ def test_a_value_already_held_before_the_write_is_not_exercised() -> None:
     with pytest.raises(RuleSkipped, match="members already holds 'ada'") as skipped:
         run(IgnoringOrg(["ada"], ignore=True), ADD, paths=ORG_PATHS)
     assert skipped.value.kind is SkipKind.NOT_EXERCISED
+
+
+# -- a create read back in the list (and the derived fault created-unlisted) -----------------------
+class Shelf(Store):
+    """The store with GET /things listing every thing; ``break_="create-lost"`` keeps no create."""
+
+    def handle(self, request: Request) -> Response:
+        if request.method == "GET" and request.path == "/things":
+            return Response.json_response(200, {"things": list(self.things.values())})
+        return super().handle(request)
+
+
+SHELF_PATHS = {**PATHS, "/things": {"post": {"responses": {}}, "get": {"responses": {}}}}
+CREATE_LISTED = {"check": "read-after-write", "steps": [
+    {"call": "POST /things", "name": "create", "body": {"name": "new"}, "expect": "success"},
+    {"call": "GET /things", "expect": "success",
+     "contains": {"at": "things", "value": "{$create.answer.id}", "keys": ["id"]}},
+]}
+
+
+def test_a_created_thing_listed_passes() -> None:
+    run(Shelf(), CREATE_LISTED, paths=SHELF_PATHS)
+
+
+def test_a_create_acknowledged_and_not_listed_fails() -> None:
+    with pytest.raises(ContractFailure, match="'t2' is missing from things"):
+        run(Shelf("create-lost"), CREATE_LISTED, paths=SHELF_PATHS)
+
+
+def test_the_derived_fault_created_unlisted_is_caught() -> None:
+    rule = Rule(id="demo.things.listed", kind="state", statement="s", source=None,  # type: ignore[arg-type]
+                params=CREATE_LISTED)
+    contract = Contract("demo", "demo", {"openapi": "3.1.0", "paths": SHELF_PATHS}, [rule], [], [], {})
+    faults = {f.name: f for f in effect_faults(contract)}
+    assert set(faults) == {"write-not-applied:things.listed", "created-unlisted:things.listed"}
+    shelf = Shelf()
+    wrapped = faults["created-unlisted:things.listed"].apply(shelf)  # type: ignore[arg-type]
+    faulted = SimpleNamespace(transport=lambda: Store.transport(wrapped))  # type: ignore[arg-type]
+    with pytest.raises(ContractFailure, match="'t2' is missing from things"):
+        run(faulted, CREATE_LISTED, paths=SHELF_PATHS)
+    assert "t2" in shelf.things  # applied, only left out of the list
