@@ -353,3 +353,30 @@ def test_the_derived_fault_created_unlisted_is_caught() -> None:
     with pytest.raises(ContractFailure, match="'t2' is missing from things"):
         run(faulted, CREATE_LISTED, paths=SHELF_PATHS)
     assert "t2" in shelf.things  # applied, only left out of the list
+
+
+# -- a create whose id nothing serves (the derived fault created-not-found) ------------------------
+WRITING_PATHS = {**PATHS, "/things": {"post": {"x-effects": ["write"], "responses": {}}}}
+
+
+@pytest.mark.parametrize(("effects", "made"), [(WRITING_PATHS, True), (PATHS, False)], ids=["write", "read-like"])
+def test_the_derived_fault_created_not_found_is_made_for_writes_only(effects: dict[str, Any], made: bool) -> None:
+    # A POST without x-effects (a report asked for by POST) creates nothing a read could miss.
+    rule = Rule(id="demo.things.roundtrip", kind="state", statement="s", source=None,  # type: ignore[arg-type]
+                params=ROUNDTRIP)
+    contract = Contract("demo", "demo", {"openapi": "3.1.0", "paths": effects}, [rule], [], [], {})
+    names = {f.name for f in effect_faults(contract)}
+    assert ("created-not-found:things.roundtrip" in names) == made
+
+
+def test_the_derived_fault_created_not_found_is_caught() -> None:
+    rule = Rule(id="demo.things.roundtrip", kind="state", statement="s", source=None,  # type: ignore[arg-type]
+                params=ROUNDTRIP)
+    contract = Contract("demo", "demo", {"openapi": "3.1.0", "paths": WRITING_PATHS}, [rule], [], [], {})
+    (fault,) = [f for f in effect_faults(contract) if f.name.startswith("created-not-found:")]
+    store = Store()
+    wrapped = fault.apply(store)  # type: ignore[arg-type]
+    with pytest.raises(ContractFailure, match="got status 404"):
+        run(SimpleNamespace(transport=lambda: Store.transport(wrapped)), ROUNDTRIP)  # type: ignore[arg-type]
+    assert "t2" in store.things  # applied; only the read by its id is answered 404
+    run(Store(), ROUNDTRIP)  # and the store itself passes
