@@ -38,8 +38,8 @@ from urllib.parse import unquote
 
 from conformance.checks.effects import judged_members, written_steps
 from conformance.checks.expect import success_statuses
-from conformance.checks.steps import dig
 from conformance.checks.filters import listed_values, with_value
+from conformance.checks.steps import dig
 from conformance.contract import Contract, Rule
 from conformance.faults.base import Fault, FaultySimulator, derived_fault, on_request, on_response
 from conformance.faults.toolkit import Match, operations, sent_json
