@@ -28,9 +28,6 @@ what its answer must be:
   there (a state changed by the write between them);
 * ``skip_if_refused: true``: a 4xx to this step says the target's present state does not allow the
   scenario (a setting names a resource in another state): skipped, never passed;
-* ``skip_if_holds: {at, value, keys}``: the answer (read before a write) already holds the value the
-  write is to add, so the read back could not tell the write applied from one ignored: skipped,
-  never passed;
 * ``only: [member, ...]``: the answer is an object with no member but these (an answer keyed by
   what was asked holds nothing it was not asked);
 * ``any_case: true``: member names of the answer compared case-insensitively (header names a
@@ -84,7 +81,6 @@ _JUDGED_STEP: dict[str, Any] = {
         "differs": {"type": "object", "properties": {"of": {"type": "string"}, "member": {"type": "string"}},
                     "required": ["of", "member"], "additionalProperties": False},
         "skip_if_refused": {"type": "boolean"},
-        "skip_if_holds": _MATCH,
         "control": {"type": "boolean"},
         "any_case": {"type": "boolean"},
         "only": _MEMBERS,
@@ -218,10 +214,6 @@ def _judge(ctx: CheckContext, steps: Steps, done: Done, controlled: bool = False
         missing = [".".join(path) for path in paths if not _held(answer, path)]
         if missing:
             ctx.skip(f"{label} answered without {', '.join(missing)}: nothing to judge on this target")
-        held = step.get("skip_if_holds")
-        if held and _holds(answer, held, value := steps.resolve(held["value"])):
-            ctx.skip(f"{label}: {held['at']} already holds {value!r}, so a write adding it could not show "
-                     "its effect on this target")
     _judge_members(ctx, steps, done, label)
 
 

@@ -18,7 +18,7 @@ import pytest
 from conformance.checks.context import CheckContext
 from conformance.checks.effects import read_after_write, read_only_ignored, written_steps
 from conformance.contract import Conflict, Contract, Rule
-from conformance.errors import ContractFailure, RuleSkipped, SkipKind
+from conformance.errors import ContractFailure, RuleSkipped
 from conformance.faults.effects import effect_faults
 from conformance.targets.base import Capabilities
 from conformance.transport.model import Request, Response
@@ -270,48 +270,6 @@ def test_as_text_still_fails_a_list_without_the_id() -> None:
 def test_without_as_text_a_number_is_not_its_text() -> None:
     with pytest.raises(ContractFailure, match="'3' is missing from data"):
         run(Tags([1, 3]), _listed(as_text=False), paths={"/tags": {"get": {"responses": {}}}})
-
-
-# -- a value the write is to add, already there before it: nothing the read back could show -------
-class IgnoringOrg(Org):
-    """An organization whose add is acknowledged and never applied (``ignore``), or one that lists
-    members by e-mail instead of username (a conforming choice the match's keys allow)."""
-
-    def __init__(self, members: list[str], ignore: bool = False, by_email: bool = False) -> None:
-        super().__init__(members)
-        self.ignore, self.by_email = ignore, by_email
-
-    def handle(self, request: Request) -> Response:
-        if request.method == "PUT" and self.ignore:
-            return Response.json_response(200, {"success": True})
-        answer = super().handle(request)
-        if request.path == "/org" and self.by_email:
-            return Response.json_response(200, {"members": [{"email": m} for m in self.members]})
-        return answer
-
-
-ADD = {"check": "read-after-write", "steps": [
-    {"call": "GET /org", "expect": 200, "skip_if_holds": MEMBER},
-    {"call": "PUT /org/member/{user}", "path": {"user": "ada"}, "expect": 200},
-    {"call": "GET /org", "expect": 200, "contains": MEMBER},
-]}
-
-
-@pytest.mark.parametrize("by_email", [False, True])
-def test_an_add_read_back_passes(by_email: bool) -> None:
-    run(IgnoringOrg(["bob"], by_email=by_email), ADD, paths=ORG_PATHS)
-
-
-def test_an_add_acknowledged_and_ignored_fails() -> None:
-    with pytest.raises(ContractFailure, match="'ada' is missing from members"):
-        run(IgnoringOrg(["bob"], ignore=True), ADD, paths=ORG_PATHS)
-
-
-def test_a_value_already_held_before_the_write_is_not_exercised() -> None:
-    # Even the store that ignores the add would pass here: the rule is skipped, never passed.
-    with pytest.raises(RuleSkipped, match="members already holds 'ada'") as skipped:
-        run(IgnoringOrg(["ada"], ignore=True), ADD, paths=ORG_PATHS)
-    assert skipped.value.kind is SkipKind.NOT_EXERCISED
 
 
 # -- a create read back in the list (and the derived fault created-unlisted) -----------------------
