@@ -21,6 +21,7 @@ from conformance.contract.loader import available_services, docs_dir
 from conformance.errors import UsageError
 from conformance.layout import cassettes_dir
 from conformance.parallel import ParallelRun, is_worker, rule_of, run_started
+from conformance.reporting.allure_files import drop_childless_containers
 from conformance.reporting.allure_meta import HARNESS_ERROR_MARK
 from conformance.reporting.progress import Progress
 from conformance.reporting.redact import curl_line, render_request, render_response
@@ -43,6 +44,7 @@ _SELECTED = pytest.StashKey[dict[str, set[str]]]()  # service -> rule ids select
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     # Registered now, not at configure: its pytest_configure must run before allure-pytest's.
+    drop_childless_containers()  # the same: before allure-pytest builds its file logger
     pluginmanager.register(ParallelRun(_SUMMARY, _TARGETS, _PROGRESS, _start_progress, _report_dir),
                            "conformance-parallel")
     group = parser.getgroup("conformance", "API conformance suites")

@@ -204,6 +204,8 @@ RUN_VARIABLES: tuple[RunVariable, ...] = (
       for f in fields(Limits)),
     RunVariable("CONFORMANCE_SCHEMAS_DIR", "schemas/ of the checkout", "where the contracts are read from"),
     RunVariable("CONFORMANCE_DOCS_DIR", "docs/spec/ of the checkout", "where the source documents are read from"),
+    RunVariable("CONFORMANCE_CACHE_DIR", "$XDG_CACHE_HOME/conformance/contracts",
+                "where loaded contracts are kept between runs, keyed by the digest of their files"),
     RunVariable("CONFORMANCE_DISCOVERED", "", "set by `run --discover` for its report: the settings discovery filled"),
     RunVariable("CONFORMANCE_TEST_PAUSE_AT", "", "harness tests only: pause the run at a named point"),
     RunVariable("CONFORMANCE_TEST_PAUSE_FILE", "", "harness tests only: where the paused run says so"),

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -56,6 +57,8 @@ class CheckContext:
     tokens: dict[tuple[str, str], str] = field(default_factory=dict)
     # What obtains them: the service package's token_source, handed in by the runner.
     token_source: TokenSource | None = None
+    # Depth of ``judging_refusal`` blocks: inside one, a transient answer is handed to the check.
+    _judging_refusal: int = field(default=0, repr=False)
 
     # -- generation ----------------------------------------------------------------------
     def property_test(self, *parts: str, scale: float = 1.0) -> Callable[[Callable[..., None]], Callable[..., None]]:
@@ -209,7 +212,28 @@ class CheckContext:
                           self.credential, self.token)
 
     def send(self, request: Request, *, backoff: bool = True) -> Exchange:
-        return self.session.send_with_backoff(request) if backoff else self.session.send(request)
+        """Send ``request``: 429s backed off unless ``backoff`` is False (then nothing waits), and a
+        status the document tells clients to retry retried either way (``Session.send_settled``).
+        An answer still of such a status shows nothing about any rule that wanted an answer: the
+        rule is unchecked (``target-transient``), never failed, unless a refusal is being judged
+        (``judging_refusal``), where a control request already showed the target up."""
+        exchange = self.session.send_with_backoff(request) if backoff else self.session.send_settled(request)
+        if exchange.transient and not self._judging_refusal:
+            self.skip(f"{request.method} {request.path} kept answering {exchange.transient}, which the document "
+                      "tells clients to retry: nothing was shown about the rule", SkipKind.TARGET_TRANSIENT)
+        return exchange
+
+    @contextmanager
+    def judging_refusal(self) -> Iterator[None]:
+        """Within it, an answer still transient after the retries comes back to be judged: a refusal
+        check whose control request was accepted knows the target is up, so a 5xx (or a 202) that
+        stays the answer to the request under test is that request's answer (a 5xx is never a
+        refusal), not a storm."""
+        self._judging_refusal += 1
+        try:
+            yield
+        finally:
+            self._judging_refusal -= 1
 
     def call(self, operation: str, *, auth: AuthAs | bool = DEFAULT, path_values: dict[str, str] | None = None,
              backoff: bool = True, **kwargs: Any) -> Exchange:

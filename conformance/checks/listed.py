@@ -3,6 +3,7 @@
 ``values_from`` (a param of every paged check, ``PLACEMENT_PARAMS``): ``member`` of each item of
 ``operation``'s ``items_field``, the first ``count`` of them, joined by ", " into every
 ``"{values}"`` of the rule's ``set`` members (a filter naming 100 of the customer's profiles).
+An operation taking a request body (a list read by POST) is sent its example body.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.checks.context import CheckContext
+from conformance.checks.examples import example_body
 from conformance.checks.expect import expect, expect_status
 from conformance.checks.routes import path_values
 
@@ -30,7 +32,11 @@ def _text(value: Any) -> str:
 def listed_values(ctx: CheckContext, spec: dict[str, Any], count: int) -> list[str]:
     """Up to ``count`` values of ``spec['member']`` from the items ``spec['operation']`` lists."""
     operation = spec["operation"]
-    exchange = ctx.call(operation, path_values=path_values(ctx, operation).values)
+    values = path_values(ctx, operation).values
+    if ctx.contract.operation(operation).get("requestBody"):
+        exchange = ctx.call(operation, json_body=example_body(ctx, operation), path_values=values)
+    else:
+        exchange = ctx.call(operation, path_values=values)
     expect_status(ctx.rule.id, exchange, set(range(200, 300)), f"{operation} (the values the request names)")
     body = exchange.response.json()
     items = body.get(spec["items_field"]) if spec.get("items_field") and isinstance(body, dict) else body

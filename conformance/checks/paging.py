@@ -357,7 +357,8 @@ def paging_walk(ctx: CheckContext) -> None:
     most ``page_size`` a page and ``cap`` in all. A full last page or a one-page walk probes the
     page after it: items there fail the walk; a one-page walk then skips (not exercised). With
     ``present_only_when_more`` (a member the document says is present only when more data
-    exists), both ways: the last page lacks it, and a page it led to holds items."""
+    exists), both ways: the last page lacks it, and a page it led to holds items (judged on the
+    pages read even where the budget ends the walk first)."""
     rule = ctx.rule
     operation = rule.operation
     assert operation
@@ -406,6 +407,10 @@ def paging_walk(ctx: CheckContext) -> None:
             expect(key not in seen, rule.id, f"item {key} on page {number} was already on page {seen.get(key)}",
                    exchange=page.exchange, expected="no item twice in one walk")
             seen[key] = number
+    if "present_only_when_more" in params:
+        # Judged on the pages read even when the budget ends the walk: a member leading to pages of
+        # nothing (a cursor given on every page, past the data too) would otherwise read as a long list.
+        _announced_hold_items(ctx, params["present_only_when_more"], result)
     if not result.ended:
         # max_pages is the harness's reading budget, not a number of the document: a list longer
         # than it, with no item repeated so far, is not shown to be endless (not exercised).
@@ -452,12 +457,17 @@ def _key_or_cursor(ctx: CheckContext, fetch: Fetch, params: dict[str, Any]) -> N
         raise ContractFileError(f"{ctx.rule.id}: a key walk needs page_size")
 
 
-def _only_when_more(ctx: CheckContext, member: str, result: Walk) -> None:
-    """``member`` is present only when more data exists: every page it led to holds items, and
-    the last page (no more data) lacks it (an empty object or null counts as absent)."""
+def _announced_hold_items(ctx: CheckContext, member: str, result: Walk) -> None:
+    """``member`` is present only when more data exists: every page it led to holds items."""
     for number, page in enumerate(result.pages[1:], start=2):
         expect(bool(page.items), ctx.rule.id, f"page {number}, announced by the previous page's {member}, holds "
                "no items", exchange=page.exchange, expected=f"{member} only when more data exists")
+
+
+def _only_when_more(ctx: CheckContext, member: str, result: Walk) -> None:
+    """``member`` is present only when more data exists: every page it led to holds items, and
+    the last page (no more data) lacks it (an empty object or null counts as absent)."""
+    _announced_hold_items(ctx, member, result)
     final = result.pages[-1]
     expect(not dig(final.body, member), ctx.rule.id, f"the last page still carries {member}",
            exchange=final.exchange, expected=f"no {member} once no more data exists")

@@ -54,11 +54,16 @@ def expect_refused(ctx: CheckContext, why: str, refused: Callable[[], Exchange],
     status = documented_status(ctx)
     if status is None and control is not None and not credential_variant:
         expect_accepted(ctx, control(), why)
-    got = refused()
-    if got.transient and control is not None and not 400 <= got.response.status < 500:
+    with ctx.judging_refusal():
+        got = refused()
+    if got.transient and not 400 <= got.response.status < 500:
         # A status the document says to retry, still there after the retries: a storm, or an
         # answer to this very request? The control tells: while it is accepted, the target is
-        # answering, and the refusal is judged as it stands (a 5xx is never a refusal).
+        # answering, and the refusal is judged as it stands (a 5xx is never a refusal). With no
+        # control nothing tells, and the rule is unchecked.
+        if control is None:
+            ctx.skip(f"{why}: kept answering {got.transient}, which the document tells clients to retry, and no "
+                     "control request shows the target up", SkipKind.TARGET_TRANSIENT)
         expect_accepted(ctx, control(), why)
     if status is not None:
         expect_status(ctx.rule.id, got, status, why)

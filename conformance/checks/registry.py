@@ -124,6 +124,11 @@ _GENERIC = (
     "conformance.checks.zones",
     "conformance.checks.prefixes",
     "conformance.checks.selects",
+    "conformance.checks.units",
+    "conformance.checks.export_values",
+    "conformance.checks.methods",
+    "conformance.checks.asked",
+    "conformance.checks.kept",
 )
 _loaded = False
 

@@ -17,7 +17,8 @@ from typing import Any
 
 import jsonschema
 
-from conformance.contract import claims
+from conformance.contract import cache, claims
+from conformance.contract.allows import check_allows
 from conformance.contract.catalogue_schema import CATALOGUE_SCHEMA, DERIVED_KINDS
 from conformance.contract.derive import derived_rules
 from conformance.contract.model import Conflict, Contract, Gap, Rule, Source
@@ -215,6 +216,16 @@ def load_contract(service: str) -> Contract:
 @lru_cache(maxsize=None)
 def _load(service: str, root: str) -> Contract:
     folder = Path(root) / service
+    key = cache.key_for(folder, docs_dir()) if (folder / "rules.yaml").is_file() else None
+    if key is not None and (hit := cache.read(service, folder, key)) is not None:
+        return hit
+    contract = _build(service, folder)
+    if key is not None:
+        cache.write(service, folder, key, contract)
+    return contract
+
+
+def _build(service: str, folder: Path) -> Contract:
     if not (folder / "rules.yaml").is_file():
         raise UsageError(
             f"service '{service}' has no contract yet (no {folder}/rules.yaml); "
@@ -302,7 +313,8 @@ def _load(service: str, root: str) -> Contract:
         about = tuple((str(a["operation"]), a.get("where")) for a in raw.get("about") or ())
         gap = Gap(raw["id"], raw["statement"], _source(raw["source"], doc, part, f"{rules_path}: gaps[{i}]"),
                   about=about, setting=raw.get("setting"), about_none=raw.get("about_none"),
-                  allows=tuple(dict(a) for a in raw.get("allows") or ()))
+                  allows=tuple(dict(a) for a in raw.get("allows") or ()),
+                  open_types=tuple(a.get("where") for a in raw.get("about") or () if a.get("type") == "open"))
         if gap.setting and gap.setting not in credential_names:
             raise ContractFileError(f"{rules_path}: gaps[{i}] ({gap.id}): setting {gap.setting} is not among the "
                                     "credentials")
@@ -315,6 +327,7 @@ def _load(service: str, root: str) -> Contract:
                 raise ContractFileError(f"{rules_path}: gaps[{i}] ({gap.id}): about {operation} {point or ''} "
                                         "does not resolve in openapi.yaml") from None
         contract.gaps.append(gap)
+    check_allows(contract, rules_path)
     _check_gap_dependencies(contract, rules_path)
     for i, raw in enumerate(cat.get("conflicts") or []):
         contract.conflicts.append(

@@ -1,6 +1,7 @@
 """Faults derived from a rule that expects a refusal: the refusal answered 500 instead.
 
-``refusal-as-500``: a server that crashes where it should turn the request down. A 5xx is never
+``refusal-as-500``: a server that crashes where it should turn the request down (with 502 where the
+document tells clients to retry a 500: ``crash_status``). A 5xx is never
 a refusal (a crash says nothing about the request), so every check holding a refusal must fail
 it, beside ``refusal-as-404`` and ``status-remapped`` (a refusal with the wrong 4xx). Derived for:
 
@@ -25,56 +26,66 @@ from conformance.faults.edits import AUTHORIZATION_CHECK, CHECK, edited_operatio
 from conformance.faults.toolkit import Match, Wrap, any_request, operations, status
 from conformance.transport.model import Request, Response
 
-__all__ = ["refusal_crash_faults"]
+__all__ = ["crash_status", "refusal_crash_faults"]
 
 _CRASH = {"message": "internal error"}
 _ANY_4XX = range(400, 500)
+
+
+def crash_status(contract: Contract) -> int:
+    """The 5xx a derived crash answers: 500, unless the document tells clients to retry a 500
+    (social's "500 server error; retry", ``x-retry-statuses``), where a 500 that stays is no
+    deviation the harness may call one (the rule is unchecked); then 502, a crash no document
+    says to retry."""
+    retried = contract.retry_statuses()
+    return next(s for s in (500, 502, 505, 507, 508, 510, 511) if s not in retried)
 
 
 def _listed(rule: Rule) -> list[str]:
     return [str(op) for op in rule.params.get("operations") or [rule.operation] if op]
 
 
-def _no_code_crashes(match: Match) -> Wrap:
+def _no_code_crashes(match: Match, crash: int) -> Wrap:
     def after(request: Request, response: Response) -> Response:
         location = response.headers.get("location") or response.headers.get("Location") or ""
         if match(request) and "code=" not in location and response.status < 500:
-            return Response.json_response(500, _CRASH)
+            return Response.json_response(crash, _CRASH)
         return response
 
     return on_response(after)
 
 
-def _crash(rule: Rule) -> tuple[str, Wrap] | None:
-    """(what is answered 500, the wrapper) for a rule that expects a refusal, else None."""
+def _crash(rule: Rule, crash: int) -> tuple[str, Wrap] | None:
+    """(what is answered ``crash``, the wrapper) for a rule that expects a refusal, else None."""
     check = rule.params.get("check")
     documented = (rule.violation or {}).get("status")
     if check == "schemathesis":
-        return "every refusal of a generated request", status(any_request, 500, when=_ANY_4XX, body=_CRASH)
+        return "every refusal of a generated request", status(any_request, crash, when=_ANY_4XX, body=_CRASH)
     if check == AUTHORIZATION_CHECK and rule.operation:
         return (f"an authorization request to {rule.operation} that grants no code",
-                _no_code_crashes(operations([rule.operation])))
+                _no_code_crashes(operations([rule.operation]), crash))
     if check == CHECK and (listed := edited_operations(rule)):
         refused = documented if isinstance(documented, int) else _ANY_4XX
-        return f"a refusal on {', '.join(listed)}", status(edited_requests(listed), 500, when=refused, body=_CRASH)
+        return f"a refusal on {', '.join(listed)}", status(edited_requests(listed), crash, when=refused, body=_CRASH)
     listed = _listed(rule)
     if listed and isinstance(documented, int) and 400 <= documented < 500:
-        return f"the documented {documented} of {', '.join(listed)}", status(operations(listed), 500, when=documented,
+        return f"the documented {documented} of {', '.join(listed)}", status(operations(listed), crash, when=documented,
                                                                                 body=_CRASH)
     if credential_rule(rule) or (rule.kind == "error" and isinstance(rule.params.get("as"), dict)):
         where = ", ".join(listed) or f"{rule.params.get('method', 'any')} at {rule.params.get('setting', 'its path')}"
-        return f"a refusal on {where}", status(credential_requests(rule), 500, when=_ANY_4XX, body=_CRASH)
+        return f"a refusal on {where}", status(credential_requests(rule), crash, when=_ANY_4XX, body=_CRASH)
     return None
 
 
 def refusal_crash_faults(contract: Contract) -> list[Fault]:
     faults: list[Fault] = []
+    crash = crash_status(contract)
     for rule in contract.rules:
-        found = _crash(rule)
+        found = _crash(rule, crash)
         if found is None:
             continue
         what, wrap = found
         faults.append(derived_fault(f"refusal-as-500:{rule.id.split('.', 1)[1]}", rule.id,
-                                    f"{what} is answered 500")(wrap))
+                                    f"{what} is answered {crash}")(wrap))
     return faults
 

@@ -5,11 +5,14 @@ A gap's ``allows:`` entry names a family and its params (rules.yaml); the core b
 strings" in Python. Each builder reads its params through ``Params`` (scope params ``paths``,
 ``method``, ``operations``, ``statuses``: faults/gap_params.py) and returns the wrapper and one
 line saying what it changes. Here: errors, statuses, bodies, media types and headers; the
-families over the members of JSON answers are in faults/member_families.py.
+families over the members of JSON answers are in faults/member_families.py, those over what a
+request body may hold in faults/request_families.py.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from typing import Any
@@ -17,7 +20,9 @@ from typing import Any
 from conformance.faults.base import on_request, on_response
 from conformance.faults.gap_params import Params
 from conformance.faults.member_families import MEMBER_FAMILIES, Build
-from conformance.faults.toolkit import Wrap, operation
+from conformance.faults.request_families import REQUEST_FAMILIES
+from conformance.faults.toolkit import Match, Wrap, operation
+from conformance.simulators.base import SimError, Simulator
 from conformance.transport.model import Request, Response
 
 __all__ = ["GAP_FAMILIES", "Build"]
@@ -153,6 +158,25 @@ def _request_defaults(p: Params) -> tuple[Wrap, str]:
     return on_request(before), "; ".join(f"{op} defaults {', '.join(m)}" for op, m in given.items())
 
 
+def _ignored_request_members(p: Params) -> tuple[Wrap, str]:
+    """A server that does not read some members of a JSON request body: ``members`` (top-level
+    names) are taken out before it reads the body, so whatever they hold is neither used nor refused."""
+    names, scope = p.texts("members"), p.scope()
+
+    def before(request: Request) -> Request:
+        if not scope(request):
+            return request
+        try:
+            body = json.loads(request.body or b"{}")
+        except ValueError:
+            return request
+        if isinstance(body, dict) and any(name in body for name in names):
+            request.body = json.dumps({k: v for k, v in body.items() if k not in names}).encode()
+        return request
+
+    return on_request(before), f"request members {', '.join(names)} not read"
+
+
 # -- headers ------------------------------------------------------------------------------------------
 
 def _echoed_header(p: Params) -> tuple[Wrap, str]:
@@ -167,7 +191,86 @@ def _echoed_header(p: Params) -> tuple[Wrap, str]:
     return on_response(after), f"the request's {name} echoed"
 
 
+# -- transient answers --------------------------------------------------------------------------------
+
+class _AnsweredLater:
+    """A simulator that answers every ``every``-th request it is sent (of those ``match`` picks) with
+    the next of ``statuses`` in turn, without serving it; the request after it is served. Counted per
+    simulator, so per rule: deterministic, no randomness and no clock."""
+
+    def __init__(self, inner: Simulator, every: int, statuses: list[int], match: Match) -> None:
+        self._inner, self._every, self._statuses, self._match = inner, every, statuses, match
+        self._seen = 0
+
+    def handle(self, request: Request) -> Response:
+        if self._match(request):
+            self._seen += 1
+            if self._seen % self._every == 0:
+                status = self._statuses[(self._seen // self._every - 1) % len(self._statuses)]
+                # The service's own error answer (its body and the headers every answer carries).
+                return self._inner.finish(request, self._inner.error_response(SimError(status, "retry later")))
+        return self._inner.handle(request)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def _answered_later(p: Params) -> tuple[Wrap, str]:
+    """A server that answers a status its document tells clients to retry (``status``: one or a list,
+    taken in turn) to every ``every``-th request and the real answer when asked again: what a loaded
+    server may do at any time (``every`` of at least 2, so a retry is always served)."""
+    listed = p.value("status")
+    statuses = listed if isinstance(listed, list) else [listed]
+    if not statuses or not all(isinstance(s, int) and not isinstance(s, bool) and 100 <= s <= 599 for s in statuses):
+        raise p.error(f"'status' must be an HTTP status or a list of them, not {listed!r}")
+    every = p.value("every", 2)
+    if not isinstance(every, int) or isinstance(every, bool) or every < 2:
+        raise p.error(f"'every' must be a whole number of at least 2, not {every!r}")
+    match = p.scope()
+
+    def wrap(sim: Simulator) -> Simulator:
+        return _AnsweredLater(sim, every, statuses, match)  # type: ignore[return-value]
+
+    said = "/".join(map(str, statuses))
+    return wrap, f"one request in {every} answered {said} first, the real answer when asked again"
+
+
 # family -> (builder from the allows entry's params, its description)
+def _extra_columns(p: Params) -> tuple[Wrap, str]:
+    """Successful export answers (a CSV header and rows, or one JSON object a line) carry the
+    ``columns`` (a mapping of name to the text every row holds) beside those asked, where they
+    lack them: a server adding its default columns to the asked ones."""
+    added, match = p.value("columns"), p.scope()
+    if not isinstance(added, dict) or not added or not all(isinstance(v, str) for v in added.values()):
+        raise p.error(f"'columns' must map column names to text values, not {added!r}")
+
+    def widened(text: str) -> str:
+        lines = text.splitlines()
+        try:
+            rows = [json.loads(line) for line in lines if line.strip()]
+        except ValueError:
+            rows = []
+        if rows and all(isinstance(r, dict) for r in rows):
+            return "".join(json.dumps({**r, **{k: v for k, v in added.items() if k not in r}}) + "\n" for r in rows)
+        table = list(csv.reader(io.StringIO(text)))
+        if not table:
+            return text
+        extra = [k for k in added if k not in table[0]]
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(table[0] + extra)
+        writer.writerows(row + [added[k] for k in extra] for row in table[1:])
+        return out.getvalue()
+
+    def after(request: Request, response: Response) -> Response:
+        if 200 <= response.status < 300 and match(request) and response.body:
+            response.body = widened(response.body.decode("utf-8", errors="replace")).encode()
+            response.headers = {k: v for k, v in response.headers.items() if k != "content-length"}
+        return response
+
+    return on_response(after), f"exports carry {', '.join(added)} beside the asked columns"
+
+
 GAP_FAMILIES: dict[str, tuple[Build, str]] = {
     "plain-text-errors": (_plain_text_errors, "error bodies are plain text"),
     "other-error-body": (_other_error_body, "errors carry another JSON body"),
@@ -176,5 +279,9 @@ GAP_FAMILIES: dict[str, tuple[Build, str]] = {
     "other-media-type": (_other_media_type, "another media type for the same body"),
     "request-defaults": (_request_defaults, "missing request members defaulted"),
     "echoed-header": (_echoed_header, "a request header echoed in the answer"),
+    "ignored-request-members": (_ignored_request_members, "request members the server does not read"),
     **MEMBER_FAMILIES,
+    "answered-later": (_answered_later, "a status the document says to retry, then the real answer"),
+    "extra-columns": (_extra_columns, "export columns beyond the asked ones"),
+    **REQUEST_FAMILIES,
 }

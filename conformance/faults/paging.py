@@ -10,6 +10,9 @@ twice and misses another.
 
 ``member-on-last-page`` for every ``paging-walk`` rule with ``present_only_when_more``: a page
 lacking the member gets it, with a next cursor (``next_field``) that leads to a page of no items.
+``next-on-last-page`` for the same rules: as ``member-on-last-page``, but every page of no items a
+cursor leads to carries the member again with a new cursor (a server giving a next cursor on
+every page, past the data too), so a walk reads empty pages until its budget ends it.
 
 ``total-off-by-one`` for every ``paging-walk`` rule stating a total (``total_field``,
 ``count_field``, ``total_pages_field``) and every ``same-total`` rule: the rule's operation states
@@ -126,7 +129,7 @@ def _set(body: dict[str, Any], dotted: str, value: Any) -> None:
     node[last] = value
 
 
-def _member_on_last_page(contract: Contract, rule: Rule) -> Wrap:
+def _member_on_last_page(contract: Contract, rule: Rule, endless: bool = False) -> Wrap:
     member = str(_named(contract, rule.params["present_only_when_more"]))
     next_field = str(_named(contract, rule.params["next_field"]))
     cursor = str(_named(contract, rule.params["cursor_param"]))
@@ -134,8 +137,13 @@ def _member_on_last_page(contract: Contract, rule: Rule) -> Wrap:
     holder = _named(contract, rule.params.get("body_member"))
     match = _matching(rule)
 
+    def past_end(value: Any) -> bool:
+        # Endless: every announced page names a new cursor (PAST_END-1, PAST_END-2...), all past the end.
+        return value == PAST_END or (endless and isinstance(value, str) and value.startswith(PAST_END + "-"))
+
     def wrap(sim: Simulator) -> Simulator:
         asked: list[bool] = [False]  # the request in flight carried PAST_END
+        served = [0]  # announced pages answered (endless: each names the next)
 
         def before(request: Request) -> Request:
             asked[0] = False
@@ -147,11 +155,11 @@ def _member_on_last_page(contract: Contract, rule: Rule) -> Wrap:
                 except ValueError:
                     return request
                 place = sent.get(holder) if holder else sent
-                if isinstance(place, dict) and place.get(cursor) == PAST_END:
+                if isinstance(place, dict) and past_end(place.get(cursor)):
                     del place[cursor]
                     asked[0] = True
                     request.body = json.dumps(sent).encode()
-            elif any(k == cursor and v == PAST_END for k, v in request.query):
+            elif any(k == cursor and past_end(v) for k, v in request.query):
                 request.query = [(k, v) for k, v in request.query if k != cursor]
                 asked[0] = True
             return request
@@ -159,11 +167,14 @@ def _member_on_last_page(contract: Contract, rule: Rule) -> Wrap:
         def edit(request: Request, body: Any) -> Any:
             if not isinstance(body, dict):
                 return body
-            if asked[0]:  # the announced page: no items, no member
+            if asked[0]:  # the announced page: no items, no member (endless: the member again)
                 items = _items(contract, rule, body)
                 if items is not None:
                     items.clear()
                 body.pop(member.split(".", 1)[0], None)
+                if endless:
+                    served[0] += 1
+                    _set(body, next_field, f"{PAST_END}-{served[0]}")
             elif not dig(body, member):
                 _set(body, next_field, PAST_END)
             return body
@@ -350,6 +361,10 @@ def paging_faults(contract: Contract) -> list[Fault]:
                                             f"{rule.operation}'s last page carries "
                                             f"{rule.params['present_only_when_more']}, leading to a page of no "
                                             "items")(_member_on_last_page(contract, rule)))
+                faults.append(derived_fault(f"next-on-last-page:{short}", rule.id,
+                                            f"{rule.operation}'s last page carries "
+                                            f"{rule.params['present_only_when_more']}, and so does every page of "
+                                            "no items it leads to")(_member_on_last_page(contract, rule, True)))
         if check == "param-default" and (rule.where or "").startswith("query."):
             try:
                 default = contract.where_schema(rule.operation, str(rule.where)).get("default")

@@ -6,7 +6,8 @@ Each is a mechanical edit of what the rule's params state, for every rule bound 
   so every order the rule asks for runs the other way.
 * ``field-missing`` (``fields-returned`` with ``fields``): the first requested plain field that
   is not also in ``every_row`` is left out of every row; ``field-extra`` (with ``only``): every
-  row carries one member more.
+  row carries one member more; ``nested-field-missing`` (with a dotted field): the object its
+  first part names (``internal`` of ``internal.tags.id``) is left out of every row.
 * ``time-offset`` (``times-in-utc``): ``member`` of every row is written at +01:00, the same
   instant, not in UTC.
 * ``date-form-refused`` (``date-forms``): a request whose dated members are in the rule's last
@@ -26,6 +27,11 @@ Each is a mechanical edit of what the rule's params state, for every rule bound 
 * ``prefix-lowered`` (``member-prefixed``): ``member`` of every row is written in lower case.
 * ``omitted-field-kept`` (``put-replaces``): a PUT omitting ``field`` reaches the simulator with
   ``field`` at the rule's ``value``, as by a server merging the PUT into what it kept.
+* ``naming-ignored`` (``columns-returned``; ``fields-returned`` with ``fields``): the body member
+  naming what is wanted is taken out of the request, so the server answers its default set, as
+  one that ignores the member does (issue 35, item 11). A member the request schema requires
+  would be refused, not ignored, if taken out: it names only the asked names of ``every_row``
+  (what every row carries whatever is asked) instead, and without such names no fault is derived.
 """
 
 from __future__ import annotations
@@ -240,6 +246,30 @@ def _no_cursor(rule: Rule) -> Wrap:
     return request_body(operations([str(rule.operation)]), drop)
 
 
+def _naming_ignored(contract: Contract, rule: Rule, member: str) -> Wrap | None:
+    """The request body reaches the simulator without ``member`` (module doc). Where the request
+    schema requires it, with ``member`` naming only the asked names every row carries anyway
+    (``every_row``): the set a server answers whatever is asked; ``None`` where there is none, or
+    the member is not in the body."""
+    params = rule.params
+    if params.get("check") == "fields-returned" and params.get("in") != "body":
+        return None
+    schema = contract.deref(contract.request_schema(str(rule.operation)) or {})
+    always = [name for name in params.get("fields") or [] if name in (params.get("every_row") or [])]
+    required = member in (schema.get("required") or [])
+    if required and not always:
+        return None
+
+    def drop(body: dict[str, Any]) -> dict[str, Any]:
+        if required:
+            body[member] = list(always)
+        else:
+            body.pop(member, None)
+        return body
+
+    return request_body(operations([str(rule.operation)]), drop)
+
+
 def _short(rule: Rule) -> str:
     return rule.id.split(".", 1)[1]
 
@@ -259,6 +289,11 @@ def read_faults(contract: Contract) -> list[Fault]:
             if params.get("only"):
                 made.append(("field-extra", f"{op} rows carry {_EXTRA} beside {params['only']}",
                              _each_row(rule, _with_extra)))
+            dotted = [f for f in params.get("fields") or [] if "." in f]
+            if dotted:
+                top = dotted[0].split(".", 1)[0]
+                made.append(("nested-field-missing", f"{op} leaves {top} (asked for {dotted[0]}) out of every row",
+                             _each_row(rule, _without(top))))
         elif check == "times-in-utc":
             made.append(("time-offset", f"{op} writes {params['member']} at +01:00 (the same instant)",
                          _each_row(rule, _at_plus_one(params["member"]))))
@@ -293,6 +328,10 @@ def read_faults(contract: Contract) -> list[Fault]:
         elif check == "member-prefixed":
             made.append(("prefix-lowered", f"{op} writes {params['member']} in lower case",
                          _each_row(rule, _lowered(params["member"]))))
+        if check == "columns-returned" or (check == "fields-returned" and params.get("fields")):
+            member = params["columns_member"] if check == "columns-returned" else params["member"]
+            made.append(("naming-ignored", f"{op} ignores the {member} its request names: its default set answered",
+                         _naming_ignored(contract, rule, member)))
         faults += [derived_fault(f"{family}:{_short(rule)}", rule.id, description)(wrap)
                    for family, description, wrap in made if wrap is not None]
     return faults

@@ -31,4 +31,6 @@ def context(contract: Contract, rule: Rule, handle: Callable[[Request], Response
     target = SimpleNamespace(name="sim", capabilities=Capabilities(), credential=known.get,
                              settings=SimpleNamespace(allow=(), seed=None))
     client = httpx.Client(base_url=BASE_URL, transport=mock_transport(SimpleNamespace(handle=handle)))  # type: ignore[arg-type]
-    return CheckContext(contract, rule, target, Session(client, base_url=BASE_URL, sleep=lambda s: None))  # type: ignore[arg-type]
+    # The statuses the contract tells clients to retry are retried as on any target (no waiting here).
+    session = Session(client, base_url=BASE_URL, sleep=lambda s: None, retry_statuses=contract.retry_statuses())
+    return CheckContext(contract, rule, target, session)  # type: ignore[arg-type]

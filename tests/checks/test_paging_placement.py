@@ -1,6 +1,7 @@
 """paging-walk with its page members in the request body (``in: body``, ``body_member``), member
 names and numbers from target settings, a budget read from the stated page count, the first page
-the target states (``first_page_field``), and ``present_only_when_more`` checked both ways."""
+the target states (``first_page_field``), and ``present_only_when_more`` checked both ways (the
+pages it announced also where the budget ends the walk)."""
 
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ def body_server(*, first: int = 1, size: int = 10, holder: str = "", break_: str
         rows = ITEMS[start:start + step]
         body: dict[str, Any] = {"data": rows, "page": int(members.get("page", first)),
                                 "total_pages": -(-len(ITEMS) // step)}
-        if start + step < len(ITEMS) or (break_ == "member-on-last" and rows):
+        if start + step < len(ITEMS) or (break_ == "member-on-last" and rows) or break_ == "member-always":
             body["paging"] = {"next": str(start + step)}
         return httpx.Response(200, json=body)
 
@@ -95,6 +96,16 @@ def test_the_member_on_the_last_page_fails() -> None:
         run(body_server(break_="member-on-last"), CURSOR)
 
 
+def test_the_member_on_every_page_fails_although_the_budget_ends_the_walk() -> None:
+    # A cursor past the data on every empty page: the walk never ends within max_pages, yet the
+    # pages the member announced hold nothing, which fails (it read as a long list before).
+    with pytest.raises(ContractFailure, match="page 4, announced by the previous page's paging, holds no items"):
+        run(body_server(break_="member-always"), CURSOR)
+    # A conforming list longer than the budget (12 pages of 2) is still not exercised, never failed.
+    with pytest.raises(RuleSkipped, match="reading budget"):
+        run(body_server(size=2), {**CURSOR, "set": {"size": 2}})
+
+
 def test_one_page_carrying_the_member_fails_one_page_without_it_skips() -> None:
     with pytest.raises(RuleSkipped, match="not exercised"):
         run(body_server(size=30), {**CURSOR, "set": {"size": 30}})
@@ -106,3 +117,29 @@ def test_a_walk_without_a_page_count_or_budget_is_a_contract_error() -> None:
     params = {k: v for k, v in NUMBERED.items() if k != "total_pages_field"}
     with pytest.raises(Exception, match="needs max_pages"):
         run(body_server(), params)
+
+
+def named_server(*, break_: str = "") -> Server:
+    """POST /report: the example's filter lists every item (10 a page); ``id.eq(...)`` only those
+    items, ``size`` a page by cursor, paging present only when more data exists."""
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        sent = json.loads(request.content or b"{}")
+        [entry] = sent["filters"]
+        rows = ITEMS if entry == "all" else [i for i in ITEMS if i["guid"] in entry[6:-1].split(", ")]
+        start, step = int(sent.get("cursor", 0)), int(sent.get("size", 10))
+        body: dict[str, Any] = {"data": rows[start:start + step]}
+        if start + step < len(rows) or (break_ == "member-on-last" and rows[start:start + step]):
+            body["paging"] = {"next": str(start + step)}
+        return httpx.Response(200, json=body)
+
+    return handle
+
+
+def test_values_read_by_the_operations_example_body_make_a_list_the_walk_ends() -> None:
+    # Five items named by id, two a page: the end is reached whatever the whole list holds.
+    named = {**CURSOR, "set": {"size": 2, "filters": ["id.eq({values})"]},
+             "values_from": {"operation": "POST /report", "items_field": "data", "member": "guid", "count": 5}}
+    run(named_server(), named)
+    with pytest.raises(ContractFailure, match="page 4, announced by the previous page's paging, holds no items"):
+        run(named_server(break_="member-on-last"), named)

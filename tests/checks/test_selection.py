@@ -1,9 +1,10 @@
 """The core check ``fields-returned`` against a tiny row server: it passes a server answering the
 fields asked for (also one leaving a member out of the row that has no value for it, or the
 metrics object out of rows when only the id is asked for), fails one that ignores fields, answers
-every member without fields, spells a nested field as a dotted key or drops a member every row
-must carry, and is not exercised when no rows come back. The derived faults ``field-missing`` and
-``field-extra`` make the conforming server fail."""
+every member without fields, spells a nested field as a dotted key, leaves a nested field's object
+out of every row, or drops a member every row must carry, and is not exercised when no rows come
+back. The derived faults ``field-missing``, ``nested-field-missing``, ``naming-ignored`` (fields
+taken out of the request) and ``field-extra`` make the conforming server fail."""
 
 from __future__ import annotations
 
@@ -49,6 +50,10 @@ class Posts:
             if "internal.tags.id" in asked:
                 if self.break_ == "dotted":
                     shown["internal.tags.id"] = row["tags"]
+                elif self.break_ == "no-internal":
+                    pass  # the nested field ignored: no internal object on any row
+                elif self.choice == "tags-elsewhere":  # nested under internal, otherwise than tags[].id
+                    shown["internal"] = {"tag_ids": row["tags"]}
                 else:
                     shown["internal"] = {"tags": [{"id": t} for t in row["tags"]]}
             if self.choice == "no-value" and n == 0:
@@ -68,7 +73,7 @@ def run(server: Any, params: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("params", [ONLY_ID, ASKED], ids=["only-id", "asked"])
-@pytest.mark.parametrize("choice", ["", "no-value", "no-metrics"])
+@pytest.mark.parametrize("choice", ["", "no-value", "no-metrics", "tags-elsewhere"])
 def test_a_server_answering_the_fields_asked_passes(params: dict[str, Any], choice: str) -> None:
     run(Posts(choice=choice), params)
 
@@ -77,6 +82,7 @@ def test_a_server_answering_the_fields_asked_passes(params: dict[str, Any], choi
     (ONLY_ID, "default-all", r"rows carry \['created_time', 'text'\]"),
     (ASKED, "ignored", "no row carries created_time"),
     (ASKED, "dotted", "came back as a dotted key"),
+    (ASKED, "no-internal", r"no row carries internal \(asked for internal.tags.id\)"),
     (ASKED, "no-guid", "1 of 4 rows lack guid"),
     (ONLY_ID, "no-guid", "1 of 4 rows lack guid"),
 ])
@@ -91,11 +97,14 @@ def test_no_rows_leave_the_rule_unexercised() -> None:
 
 
 @pytest.mark.parametrize(("params", "family", "message"), [(ASKED, "field-missing", "no row carries created_time"),
+                                                           (ASKED, "nested-field-missing", "no row carries internal"),
+                                                           (ASKED, "naming-ignored", "no row carries created_time"),
                                                            (ONLY_ID, "field-extra", "conformance_extra")])
 def test_the_derived_faults_make_a_conforming_server_fail(params: dict[str, Any], family: str, message: str) -> None:
     rule = Rule(id="demo.posts.fields", kind="schema", statement="s", source=None,  # type: ignore[arg-type]
                 operation="POST /posts", params=params)
-    [fault] = read_faults(Contract("demo", "demo", OPENAPI, [rule], [], [], {}))
+    [fault] = [f for f in read_faults(Contract("demo", "demo", OPENAPI, [rule], [], [], {}))
+               if f.name.startswith(f"{family}:")]
     assert (fault.name, fault.breaks) == (f"{family}:posts.fields", rule.id)
     with pytest.raises(ContractFailure, match=message):
         run(fault.apply(Posts()), params)  # type: ignore[arg-type]

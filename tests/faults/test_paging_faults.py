@@ -69,7 +69,7 @@ def _post(sim: Any, cursor: str | None = None) -> Any:
 
 def test_the_families_fit_their_rules_only() -> None:
     assert sorted(_faults()) == ["count-accepted:messages.profiles", "cursor-loops:messages.walk",
-                                 "member-on-last-page:messages.walk",
+                                 "member-on-last-page:messages.walk", "next-on-last-page:messages.walk",
                                  "page-one-over:items.page-size",
                                  "row-repeated:items.walk", "row-repeated:messages.walk", "total-off-by-one:items.walk"]
     assert {f.breaks for f in _faults().values()} == {"demo.items.page-size", "demo.items.walk", "demo.messages.walk",
@@ -96,6 +96,14 @@ def test_member_on_last_page_leads_to_a_page_of_no_items() -> None:
     last = _post(sim, "10")
     assert [i["id"] for i in last["data"]] == [10, 11] and last["paging"] == {"next": PAST_END}
     assert _post(sim, PAST_END) == {"data": []}
+
+
+def test_next_on_last_page_leads_to_pages_of_no_items_each_naming_another() -> None:
+    sim = _faults()["next-on-last-page:messages.walk"].apply(Lists())
+    assert _post(sim)["paging"] == {"next": "5"}
+    assert _post(sim, "10")["paging"] == {"next": PAST_END}
+    assert _post(sim, PAST_END) == {"data": [], "paging": {"next": f"{PAST_END}-1"}}
+    assert _post(sim, f"{PAST_END}-1") == {"data": [], "paging": {"next": f"{PAST_END}-2"}}
 
 
 def test_total_off_by_one_states_one_more_than_held() -> None:
