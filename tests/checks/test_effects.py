@@ -317,11 +317,15 @@ def test_the_derived_fault_created_unlisted_is_caught() -> None:
 WRITING_PATHS = {**PATHS, "/things": {"post": {"x-effects": ["write"], "responses": {}}}}
 
 
-@pytest.mark.parametrize(("effects", "made"), [(WRITING_PATHS, True), (PATHS, False)], ids=["write", "read-like"])
-def test_the_derived_fault_created_not_found_is_made_for_writes_only(effects: dict[str, Any], made: bool) -> None:
-    # A POST without x-effects (a report asked for by POST) creates nothing a read could miss.
+@pytest.mark.parametrize(("effects", "params", "made"), [(WRITING_PATHS, ROUNDTRIP, True), (PATHS, ROUNDTRIP, False),
+                                                      (WRITING_PATHS, DELETE, False)],
+                         ids=["write", "read-like", "read-expecting-gone"])
+def test_the_derived_fault_created_not_found_is_made_for_writes_only(effects: dict[str, Any], params: dict[str, Any],
+                                                                     made: bool) -> None:
+    # A POST without x-effects (a report asked for by POST) creates nothing a read could miss; a
+    # read that must find the resource gone is passed by a 404.
     rule = Rule(id="demo.things.roundtrip", kind="state", statement="s", source=None,  # type: ignore[arg-type]
-                params=ROUNDTRIP)
+                params=params)
     contract = Contract("demo", "demo", {"openapi": "3.1.0", "paths": effects}, [rule], [], [], {})
     names = {f.name for f in effect_faults(contract)}
     assert ("created-not-found:things.roundtrip" in names) == made
