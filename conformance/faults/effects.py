@@ -8,6 +8,14 @@ persisted); a bodiless write (a delete, a member added by path) never reaches it
 answered as its step expects (status, literal ``shows`` members): nothing removed or added.
 Only the read back can tell.
 
+``created-unlisted`` for every ``read-after-write`` rule whose read must list (``contains``) what a
+write answered (``{$create.answer.id}``): the write is applied and answered as usual, but the read
+leaves the item carrying that value out (a create acknowledged, and never listed).
+``created-not-found`` for every ``read-after-write`` rule whose read (a GET expected to succeed)
+addresses by path what a write (an operation with x-effects: it writes or spends) sent or answered: the
+write is applied and answered as usual, but that read answers 404 (a create acknowledged with an
+id that nothing serves).
+
 ``filter-ignored`` for every ``filter-applies`` and ``filters-combine`` rule: the filter is taken out of the request
 before the simulator sees it (the query parameter, the body member, or the appended entry of a
 body array), so the server answers everything, as one that ignores the filter does.
@@ -28,12 +36,15 @@ it accepts the write every later read shows the member as sent.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import unquote
 
 from conformance.checks.effects import judged_members, written_steps
 from conformance.checks.expect import success_statuses
 from conformance.checks.filters import listed_values, with_value
+from conformance.checks.steps import dig
 from conformance.contract import Contract, Rule
 from conformance.faults.base import Fault, FaultySimulator, derived_fault, on_request, on_response
 from conformance.faults.toolkit import Match, operations, sent_json
@@ -271,6 +282,105 @@ def _stores_read_only(write: str, read: str, members: list[str]) -> Callable[[Si
     return wrap
 
 
+def _created_listed(params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], str] | None:
+    """The first write whose answer a later read must list: (write, read, dotted member of the
+    write's answer), or None."""
+    writes = {s["name"]: s for s in params.get("steps") or [] if s.get("name") and not s["call"].startswith("GET ")}
+    for step in params.get("steps") or []:
+        ref = _ANSWER_REF.fullmatch(str((step.get("contains") or {}).get("value", "")))
+        if ref and ref.group(1) in writes and not step.get("restore"):
+            return writes[ref.group(1)], step, ref.group(2)
+    return None
+
+
+_ANSWER_REF = re.compile(r"\{\$([a-z][a-z0-9_-]*)\.answer\.([^{}]+)\}")
+_WHOLE_REF = re.compile(r"\{\$([a-z][a-z0-9_-]*)\.(sent|answer)\.([^{}]+)\}")
+
+
+def _created_read(contract: Contract, params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], str, str] | None:
+    """The first read expected to succeed whose path names what a write sent or answered: (write,
+    read, ``sent`` or ``answer``, dotted member), or None."""
+    writes: dict[str, dict[str, Any]] = {}
+    for step in params.get("steps") or []:
+        if step.get("restore"):
+            continue
+        if step.get("name") and contract.effects(step["call"]):  # it writes or spends: a create
+            writes[step["name"]] = step
+        if not step["call"].startswith("GET ") or step.get("expect") in ("gone", "refused"):
+            continue
+        for value in (step.get("path") or {}).values():
+            ref = _WHOLE_REF.fullmatch(str(value))
+            if ref and ref.group(1) in writes:
+                return writes[ref.group(1)], step, ref.group(2), ref.group(3)
+    return None
+
+
+def _not_found(write: str, read: str, side: str, member: str) -> Callable[[Simulator], Simulator]:
+    on_write, on_read = operations([write]), operations([read])
+
+    def wrap(sim: Simulator) -> Simulator:
+        created: set[str] = set()  # what the accepted writes sent or answered at ``member``, as text
+        pending: list[Any] = []
+
+        def before(request: Request) -> Request:
+            pending.clear()
+            if on_write(request):
+                try:
+                    pending.append(dig(sent_json(request), member))
+                except KeyError:
+                    pass
+            return request
+
+        def after(request: Request, response: Response) -> Response:
+            if on_write(request) and 200 <= response.status < 300:
+                try:
+                    created.add(str(dig(json.loads(response.body), member) if side == "answer" else pending[0]))
+                except (ValueError, KeyError, IndexError):
+                    pass
+            elif on_read(request) and created & set(unquote(request.path).split("/")):
+                return Response.json_response(404, {"message": "not found"})
+            return response
+
+        return FaultySimulator(sim, before=before, after=after)  # type: ignore[return-value]
+
+    return wrap
+
+
+def _unlisted(write: str, read: str, member: str, match: dict[str, Any]) -> Callable[[Simulator], Simulator]:
+    on_write, on_read = operations([write]), operations([read])
+
+    def wrap(sim: Simulator) -> Simulator:
+        created: list[Any] = []  # what the accepted writes answered at ``member``
+
+        def after(request: Request, response: Response) -> Response:
+            if on_write(request) and 200 <= response.status < 300:
+                try:
+                    created.append(dig(json.loads(response.body), member))
+                except (ValueError, KeyError):
+                    pass
+            elif on_read(request) and 200 <= response.status < 300 and created:
+                try:
+                    body = json.loads(response.body)
+                    *parents, last = match["at"].split(".")
+                    node = dig(body, ".".join(parents))
+                except (ValueError, KeyError):
+                    return response
+                if isinstance(node, dict) and isinstance(node.get(last), list):
+                    node[last] = [i for i in node[last] if not _carries(i, match.get("keys"), created)]
+                    response.body = json.dumps(body).encode()
+            return response
+
+        return FaultySimulator(sim, after=after)  # type: ignore[return-value]
+
+    return wrap
+
+
+def _carries(item: Any, keys: list[str] | None, values: list[Any]) -> bool:
+    if not keys:
+        return item in values
+    return isinstance(item, dict) and any(item.get(k) in values for k in keys)
+
+
 def effect_faults(contract: Contract) -> list[Fault]:
     faults: list[Fault] = []
     for rule in contract.rules:
@@ -286,6 +396,20 @@ def effect_faults(contract: Contract) -> list[Fault]:
                     f"write-not-applied:{_short(rule)}", rule.id,
                     f"{', '.join(writes)} reach the simulator without their effect")(
                     _wrapper(operations(writes), members, answers)))
+            listed = _created_listed(rule.params)
+            if listed:
+                write_step, read_step, member = listed
+                faults.append(derived_fault(
+                    f"created-unlisted:{_short(rule)}", rule.id,
+                    f"{write_step['call']} is applied, but {read_step['call']} leaves out what it created")(
+                    _unlisted(write_step["call"], read_step["call"], member, read_step["contains"])))
+            addressed = _created_read(contract, rule.params)
+            if addressed:
+                write_step, read_step, side, member = addressed
+                faults.append(derived_fault(
+                    f"created-not-found:{_short(rule)}", rule.id,
+                    f"{write_step['call']} is applied, but {read_step['call']} answers 404 for what it created")(
+                    _not_found(write_step["call"], read_step["call"], side, member)))
         elif check == "read-only-ignored":
             write, read = str(rule.params["write"]["call"]), str(rule.params["read"]["call"])
             faults.append(derived_fault(

@@ -270,3 +270,75 @@ def test_as_text_still_fails_a_list_without_the_id() -> None:
 def test_without_as_text_a_number_is_not_its_text() -> None:
     with pytest.raises(ContractFailure, match="'3' is missing from data"):
         run(Tags([1, 3]), _listed(as_text=False), paths={"/tags": {"get": {"responses": {}}}})
+
+
+# -- a create read back in the list (and the derived fault created-unlisted) -----------------------
+class Shelf(Store):
+    """The store with GET /things listing every thing; ``break_="create-lost"`` keeps no create."""
+
+    def handle(self, request: Request) -> Response:
+        if request.method == "GET" and request.path == "/things":
+            return Response.json_response(200, {"things": list(self.things.values())})
+        return super().handle(request)
+
+
+SHELF_PATHS = {**PATHS, "/things": {"post": {"responses": {}}, "get": {"responses": {}}}}
+CREATE_LISTED = {"check": "read-after-write", "steps": [
+    {"call": "POST /things", "name": "create", "body": {"name": "new"}, "expect": "success"},
+    {"call": "GET /things", "expect": "success",
+     "contains": {"at": "things", "value": "{$create.answer.id}", "keys": ["id"]}},
+]}
+
+
+def test_a_created_thing_listed_passes() -> None:
+    run(Shelf(), CREATE_LISTED, paths=SHELF_PATHS)
+
+
+def test_a_create_acknowledged_and_not_listed_fails() -> None:
+    with pytest.raises(ContractFailure, match="'t2' is missing from things"):
+        run(Shelf("create-lost"), CREATE_LISTED, paths=SHELF_PATHS)
+
+
+def test_the_derived_fault_created_unlisted_is_caught() -> None:
+    rule = Rule(id="demo.things.listed", kind="state", statement="s", source=None,  # type: ignore[arg-type]
+                params=CREATE_LISTED)
+    contract = Contract("demo", "demo", {"openapi": "3.1.0", "paths": SHELF_PATHS}, [rule], [], [], {})
+    faults = {f.name: f for f in effect_faults(contract)}
+    assert set(faults) == {"write-not-applied:things.listed", "created-unlisted:things.listed"}
+    shelf = Shelf()
+    wrapped = faults["created-unlisted:things.listed"].apply(shelf)  # type: ignore[arg-type]
+    faulted = SimpleNamespace(transport=lambda: Store.transport(wrapped))  # type: ignore[arg-type]
+    with pytest.raises(ContractFailure, match="'t2' is missing from things"):
+        run(faulted, CREATE_LISTED, paths=SHELF_PATHS)
+    assert "t2" in shelf.things  # applied, only left out of the list
+
+
+# -- a create whose id nothing serves (the derived fault created-not-found) ------------------------
+WRITING_PATHS = {**PATHS, "/things": {"post": {"x-effects": ["write"], "responses": {}}}}
+
+
+@pytest.mark.parametrize(("effects", "params", "made"), [(WRITING_PATHS, ROUNDTRIP, True), (PATHS, ROUNDTRIP, False),
+                                                      (WRITING_PATHS, DELETE, False)],
+                         ids=["write", "read-like", "read-expecting-gone"])
+def test_the_derived_fault_created_not_found_is_made_for_writes_only(effects: dict[str, Any], params: dict[str, Any],
+                                                                     made: bool) -> None:
+    # A POST without x-effects (a report asked for by POST) creates nothing a read could miss; a
+    # read that must find the resource gone is passed by a 404.
+    rule = Rule(id="demo.things.roundtrip", kind="state", statement="s", source=None,  # type: ignore[arg-type]
+                params=params)
+    contract = Contract("demo", "demo", {"openapi": "3.1.0", "paths": effects}, [rule], [], [], {})
+    names = {f.name for f in effect_faults(contract)}
+    assert ("created-not-found:things.roundtrip" in names) == made
+
+
+def test_the_derived_fault_created_not_found_is_caught() -> None:
+    rule = Rule(id="demo.things.roundtrip", kind="state", statement="s", source=None,  # type: ignore[arg-type]
+                params=ROUNDTRIP)
+    contract = Contract("demo", "demo", {"openapi": "3.1.0", "paths": WRITING_PATHS}, [rule], [], [], {})
+    (fault,) = [f for f in effect_faults(contract) if f.name.startswith("created-not-found:")]
+    store = Store()
+    wrapped = fault.apply(store)  # type: ignore[arg-type]
+    with pytest.raises(ContractFailure, match="got status 404"):
+        run(SimpleNamespace(transport=lambda: Store.transport(wrapped)), ROUNDTRIP)  # type: ignore[arg-type]
+    assert "t2" in store.things  # applied; only the read by its id is answered 404
+    run(Store(), ROUNDTRIP)  # and the store itself passes

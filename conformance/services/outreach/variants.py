@@ -4,10 +4,11 @@ must still pass under each."""
 from __future__ import annotations
 
 import base64
+import json
 from typing import Any
 
 from conformance.faults.base import Variant, on_request, variant
-from conformance.faults.toolkit import operation, path, request_body, response_body, status
+from conformance.faults.toolkit import operation, path, request_body, response_body, sent_json, status
 from conformance.simulators import Simulator
 from conformance.transport.model import Request
 
@@ -116,6 +117,23 @@ def _enveloped_reads(sim: Simulator) -> Simulator:
     return wrapped
 
 
+_CAMPAIGN = path(r"^/api/v2/campaigns/[0-9a-f-]{36}$", "PATCH")
+
+
+def _email_list_appends(sim: Simulator) -> Simulator:
+    # Gap email-list-update: an update's email_list adds its accounts to those the campaign
+    # already lists (no account removed), instead of replacing them.
+    def before(request: Request) -> Request:
+        body = sent_json(request)
+        if _CAMPAIGN(request) and isinstance(body.get("email_list"), list):
+            listed = getattr(sim, "campaigns", {}).get(request.path.rsplit("/", 1)[-1], {}).get("email_list") or []
+            body["email_list"] = listed + [e for e in body["email_list"] if e not in listed]
+            request.body = json.dumps(body).encode()
+        return request
+
+    return on_request(before)(sim)
+
+
 VARIANTS: tuple[Variant, ...] = (
     variant("read-only-ignored", "read-only fields on create and update are dropped, not refused")(
         _attribute("refuse_read_only", False)),
@@ -136,4 +154,6 @@ VARIANTS: tuple[Variant, ...] = (
             "(CAMPAIGN_ID_FIELD=campaign_id)")(_campaign_id_member),
     variant("null-refused-on-update", "an account update sending null for a field is refused (400)")(
         request_body(path("^/api/v2/accounts/", "PATCH"), _null_refused)),
+    variant("email-list-appends", "a campaign update's email_list adds its accounts to those already listed")(
+        _email_list_appends),
 )
