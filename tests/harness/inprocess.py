@@ -39,10 +39,11 @@ def run_main(args: tuple[str, ...] | list[str], capsys: pytest.CaptureFixture[st
     return subprocess.CompletedProcess(list(args), status, out, err)
 
 
-def run_isolated(args: tuple[str, ...] | list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """As ``subprocess.run([python, -m, conformance, *args], env=<no CONFORMANCE_ variable>)`` would
-    answer, where the process boundary is not what the test is about: the environment, the working
-    directory and the interrupt record are put back afterwards, whatever the run set."""
+def run_isolated(args: tuple[str, ...] | list[str], cwd: Path | None = None,
+                 env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """As ``subprocess.run([python, -m, conformance, *args], env=<no CONFORMANCE_ variable> | env)``
+    would answer, where the process boundary is not what the test is about: the environment, the
+    working directory and the interrupt record are put back afterwards, whatever the run set."""
     from conformance import interrupts
 
     environ = dict(os.environ)
@@ -50,6 +51,8 @@ def run_isolated(args: tuple[str, ...] | list[str], cwd: Path | None = None) -> 
     with pytest.MonkeyPatch.context() as patch:
         for name in [k for k in os.environ if k.startswith("CONFORMANCE_")]:
             patch.delenv(name)
+        for name, value in (env or {}).items():
+            patch.setenv(name, value)
         patch.setattr(interrupts, "_state", interrupts._State())
         if cwd is not None:
             patch.chdir(cwd)
