@@ -46,7 +46,7 @@ def run_isolated(args: tuple[str, ...] | list[str], cwd: Path | None = None,
     working directory and the interrupt record are put back afterwards, whatever the run set."""
     from conformance import interrupts
 
-    environ = dict(os.environ)
+    environ, where = dict(os.environ), os.getcwd()
     out, err = io.StringIO(), io.StringIO()
     with pytest.MonkeyPatch.context() as patch:
         for name in [k for k in os.environ if k.startswith("CONFORMANCE_")]:
@@ -62,4 +62,5 @@ def run_isolated(args: tuple[str, ...] | list[str], cwd: Path | None = None,
         finally:
             os.environ.clear()
             os.environ.update(environ)
+            os.chdir(where)
     return subprocess.CompletedProcess(list(args), status, out.getvalue(), err.getvalue())
