@@ -22,7 +22,8 @@ from conformance.checks.examples import example_body, setting, unique
 from conformance.checks.expect import expect_status, success_statuses
 from conformance.checks.refusal import refused_statuses
 from conformance.checks.registry import for_kind
-from conformance.errors import ContractFailure, SkipKind
+from conformance.contract.foreign import foreign_values
+from conformance.errors import ContractFailure, ContractFileError, SkipKind
 from conformance.transport.model import Exchange
 
 __all__ = ["BASE_PARAMS", "ENUM_PARAMS", "LIMIT_PARAMS", "MISSING", "baseline", "bound_values", "enum_of",
@@ -241,6 +242,9 @@ ENUM_PARAMS: dict[str, Any] = {
     # true: the member is an array whose items the enum lists (``items.enum``); each value is
     # sent as an array of that one value.
     "array_items": {"type": "boolean"},
+    # Listed values the request may still be refused for (a gap: creating a record already in a
+    # final state); each is sent and may be accepted or refused, never answered 5xx.
+    "may_refuse": {"type": "array", "minItems": 1},
 }
 
 
@@ -257,6 +261,9 @@ def enum_values(ctx: CheckContext) -> None:
         allowed = enum_of(ctx.contract.where_schema(operation, rule.where), in_array)
         if not allowed:
             ctx.skip(f"{rule.where} has no enum in the contract's schema")
+        stray = [v for v in rule.params.get("may_refuse") or [] if v not in allowed]
+        if stray:
+            raise ContractFileError(f"{rule.id}: may_refuse names {stray}, which {rule.where} does not list")
 
         def send(value: Any, operation: str = operation, in_array: bool = in_array) -> Exchange:
             # Bound now: this operation's member, not the last one the loop reaches.
@@ -266,13 +273,15 @@ def enum_values(ctx: CheckContext) -> None:
         # The listed values are the control: each accepted first, then values outside the list
         # refused. Every value is tried before the verdict, so one disputed value does not hide
         # another (a server refusing "zz-not-listed" but taking "PENDING" for "pending").
+        # Besides near misses, the values a real server would wrongly take (contract/foreign.py).
+        extra = [*(rule.params.get("outside") or ()), *foreign_values(ctx.contract, allowed)]
         outside = [(v, refused_statuses(ctx), "is not listed and must be refused")
-                   for v in outside_values(allowed, rule.params.get("outside"))]
+                   for v in outside_values(allowed, extra)]
         if rule.params.get("listed") == "one":
             _one_listed_accepted(ctx, operation, send, allowed, ok)
             batches = [outside]
         else:
-            batches = [[(v, ok, "is listed and must be accepted") for v in allowed], outside]
+            batches = [[_listed(ctx, v, ok) for v in allowed], outside]
         for batch in batches:
             disputes: list[ContractFailure] = []
             for value, statuses, why in batch:
@@ -283,6 +292,14 @@ def enum_values(ctx: CheckContext) -> None:
                     disputes.append(failure)
             if disputes:
                 raise _joined(rule.id, disputes)
+
+
+def _listed(ctx: CheckContext, value: Any, ok: set[int]) -> tuple[Any, set[int], str]:
+    """A listed value, the statuses it may get and why: accepted, or either with ``may_refuse``."""
+    may_refuse = ctx.rule.params.get("may_refuse") or []
+    if value in may_refuse:
+        return value, ok | refused_statuses(ctx), "is listed and must be accepted or refused (never a 5xx)"
+    return value, ok, "is listed and must be accepted"
 
 
 def _one_listed_accepted(ctx: CheckContext, operation: str, send: Callable[[Any], Exchange], allowed: list[Any],

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 from typing import Any
 
 from conformance.checks.context import CheckContext
-from conformance.checks.examples import ExampleRequest, example_request, unique
+from conformance.checks.examples import ExampleRequest, example_request, fill, unique
 from conformance.checks.expect import expect_status
 from conformance.checks.registry import for_kind
 from conformance.contract.derive import MISSING, Probe, body_probes, field_probes, refusal_status
-from conformance.errors import ContractFailure
+from conformance.errors import ContractFailure, RuleSkipped
 from conformance.transport.model import Exchange
 
 __all__ = ["broken_bodies_refused", "fields_refused"]
@@ -48,7 +49,9 @@ def _send(ctx: CheckContext, operation: str, base: ExampleRequest, probe: Probe 
     path = dict(base.path)
     if probe is not None:
         area, _, rest = probe.where.partition(".")
-        if area == "body":
+        if probe.scaffold is not None:
+            _set_at(body, probe.scaffold[0].partition(".")[2].split("."), copy.deepcopy(probe.scaffold[1][0]))
+        if area == "body" and probe.label:
             _set_at(body, rest.split("."), probe.value)
         elif area == "query":
             if probe.value is MISSING:
@@ -67,7 +70,7 @@ def _send(ctx: CheckContext, operation: str, base: ExampleRequest, probe: Probe 
 
 
 def _verdict(ctx: CheckContext, operation: str, what: str,
-             answers: list[tuple[str, Exchange, int | None]]) -> None:
+             answers: list[tuple[str, Exchange, int | None]], note: str = "") -> None:
     """Every answer refused as documented (its status, else any 4xx), or one failure naming each
     that was not; a 429 means the rule was not checked (rate-limited), never failed."""
     disputes: list[tuple[str, Exchange]] = []
@@ -85,7 +88,8 @@ def _verdict(ctx: CheckContext, operation: str, what: str,
         lines = "\n".join(f"  - {label}: got {e.response.status}" for label, e in disputes)
         crashed = [e for _l, e in disputes if e.response.status >= 500]
         raise ContractFailure(ctx.rule.id, f"{operation}: {len(disputes)} of {len(answers)} {what} not refused as "
-                              f"documented:\n{lines}", expected=expected, exchange=(crashed or [disputes[0][1]])[0])
+                              f"documented:\n{lines}{note}", expected=expected,
+                              exchange=(crashed or [disputes[0][1]])[0])
 
 
 def _controlled(ctx: CheckContext, operation: str, base: ExampleRequest) -> None:
@@ -101,17 +105,70 @@ def _controlled(ctx: CheckContext, operation: str, base: ExampleRequest) -> None
                  "refusal would show nothing; check the target's settings (conformance env)")
 
 
+def _scaffolds_taken(ctx: CheckContext, operation: str, base: ExampleRequest, probes: list[Probe],
+                     first: int) -> tuple[list[Probe], list[str]]:
+    """The probes whose scaffold (a documented value of a member the example lacks: the smallest,
+    else the fullest) was accepted alone, their control, each with the value accepted; the others
+    are not sent, as a refusal would show nothing (their scaffolds are named). A 5xx to a scaffold,
+    a valid body, fails the rule."""
+    taken: dict[str, Any] = {}
+    dropped: list[str] = []
+    sent = first
+    for probe in probes:
+        if probe.scaffold is None:
+            continue
+        anchor, tries = probe.scaffold
+        key = f"{anchor}={json.dumps(tries, sort_keys=True)}"
+        if key in taken:
+            continue
+        taken[key] = None
+        for raw in tries:
+            try:
+                tree = fill(ctx, raw)  # a schema's example may name a target setting ("{ACCOUNT_EMAIL}")
+            except RuleSkipped as exc:
+                dropped.append(f"{anchor} = {_shown(raw)} ({exc})")
+                continue
+            exchange = _send(ctx, operation, base, Probe(anchor, "", None, scaffold=(anchor, (tree,))), sent)
+            sent += 1
+            status = exchange.response.status
+            if status >= 500:
+                raise ContractFailure(ctx.rule.id, f"{operation}: the example with {anchor} = {_shown(tree)} (a "
+                                      "value its schema documents, the control of the probes inside it) answered "
+                                      f"{status}", expected="a 2xx or a 4xx, never a 5xx", exchange=exchange)
+            if status == 429:
+                expect_status(ctx.rule.id, exchange, set(range(200, 300)), f"{operation}: a scaffold's control")
+            if 200 <= status < 300:
+                taken[key] = tree
+                break
+            dropped.append(f"{anchor} = {_shown(tree)} ({status})")
+    kept = []
+    for probe in probes:
+        if probe.scaffold is None:
+            kept.append(probe)
+            continue
+        tree = taken[f"{probe.scaffold[0]}={json.dumps(probe.scaffold[1], sort_keys=True)}"]
+        if tree is not None:
+            kept.append(replace(probe, scaffold=(probe.scaffold[0], (tree,))))
+    return kept, dropped
+
+
 @for_kind("fields")
 def fields_refused(ctx: CheckContext) -> None:
     operation = str(ctx.rule.operation)
     probes = field_probes(ctx.contract, operation)
     base = example_request(ctx, operation)
     _controlled(ctx, operation, base)
+    probes, dropped = _scaffolds_taken(ctx, operation, base, probes, len(probes) + 1)
+    if not probes:
+        ctx.skip(f"{operation}: every probe needs a member the example lacks, and the target refused each "
+                 f"smallest documented value of it: {'; '.join(dropped)}")
     status = refusal_status(ctx.contract, operation, "invalid")
     with ctx.judging_refusal():  # the control was accepted: a probe's answer is judged as it stands
         answers = [(f"{p.where} {p.label} ({_shown(p.value)})", _send(ctx, operation, base, p, n), status)
                    for n, p in enumerate(probes, start=1)]
-    _verdict(ctx, operation, "wrong requests", answers)
+    # Probes whose scaffold the target refused were not sent: said where the verdict is read.
+    note = f"\n  not sent (their scaffold was refused alone): {'; '.join(dropped)}" if dropped else ""
+    _verdict(ctx, operation, "wrong requests", answers, note)
 
 
 @for_kind("body")

@@ -22,8 +22,8 @@ what its answer must be:
   sends it only where that step's answer held the value;
 * ``has`` / ``lacks: [member, ...]``: the answer holds (does not hold) each member (``data.0``: an
   array with an item; templates name members an earlier answer listed); ``needs``: the same as
-  ``has``, but an answer without them leaves nothing to judge on this target (a host without
-  banners): the rule is skipped, never passed;
+  ``has``, but an answer without them (or with them null, a "no data" answer) leaves nothing to
+  judge on this target (a host without banners): the rule is skipped, never passed;
 * ``differs: {of: <step>, member}``: the answer's member differs from what step ``of`` answered
   there (a state changed by the write between them);
 * ``skip_if_refused: true``: a 4xx to this step says the target's present state does not allow the
@@ -211,7 +211,8 @@ def _judge(ctx: CheckContext, steps: Steps, done: Done, controlled: bool = False
                exchange=exchange, expected=f"members among {sorted(asked)}")
     if 200 <= exchange.response.status < 300:
         paths = [_member_path(steps, m) for m in step.get("needs") or []]
-        missing = [".".join(path) for path in paths if not _held(answer, path)]
+        # A member answered null (a "no data" answer) leaves as little to judge as one left out.
+        missing = [".".join(path) for path in paths if not _held(answer, path) or _at(answer, path, False) is None]
         if missing:
             ctx.skip(f"{label} answered without {', '.join(missing)}: nothing to judge on this target")
     _judge_members(ctx, steps, done, label)

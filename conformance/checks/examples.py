@@ -32,7 +32,7 @@ from typing import Any
 
 from conformance.auth.variants import render
 from conformance.checks.context import CheckContext
-from conformance.checks.routes import path_values
+from conformance.checks.paths import path_values
 from conformance.errors import ContractFileError
 
 __all__ = ["ExampleRequest", "example_body", "example_request", "fill", "setting", "setting_param", "today", "unique"]

@@ -15,7 +15,11 @@ filter (the answer, not its rows, is judged; a value matching nothing is fine).
 
 Where the filter goes is params: ``{query: name}`` (a query parameter), ``{member: dotted}`` (a
 body member) or ``{append: dotted, entry: template}`` (one more entry of a body array, e.g.
-``"post_type.eq({$value})"``); ``{$value}`` in a template is the value.
+``"post_type.eq({$value})"``); ``{$value}`` in a template is the value. With ``replaces`` (a text
+prefix) the read's own entries starting with it are taken out first: the filter narrows an entry
+the read must send (``customer_profile_id.eq(a, b)`` to ``customer_profile_id.eq(a)``). A
+``member`` with an ``entry`` template replaces the member's whole value (``filters:
+["message_id.eq({$value})"]``, a filter that cannot be combined with the read's others).
 """
 
 from __future__ import annotations
@@ -39,9 +43,10 @@ _STRING = {"type": "string"}
 FILTER_SCHEMA: dict[str, Any] = {
     "oneOf": [
         {"type": "object", "properties": {"query": _STRING}, "required": ["query"], "additionalProperties": False},
-        {"type": "object", "properties": {"member": _STRING}, "required": ["member"], "additionalProperties": False},
-        {"type": "object", "properties": {"append": _STRING, "entry": {}}, "required": ["append", "entry"],
+        {"type": "object", "properties": {"member": _STRING, "entry": {}}, "required": ["member"],
          "additionalProperties": False},
+        {"type": "object", "properties": {"append": _STRING, "entry": {}, "replaces": _STRING},
+         "required": ["append", "entry"], "additionalProperties": False},
     ],
 }
 _CANDIDATES = {"type": "object", "properties": {"read": STEP_SCHEMA, "at": _STRING, "member": _STRING},
@@ -68,12 +73,15 @@ def filtered_step(step: dict[str, Any], body: Any, where: dict[str, Any], value:
         step["query"] = {**(step.get("query") or {}), where["query"]: value}
         return step, body
     if "member" in where:
-        return step, with_member(body, where["member"], value)
+        made = with_value(where["entry"], value) if "entry" in where else value
+        return step, with_member(body, where["member"], made)
     try:
-        entries = dig(body, where["append"])
+        entries = list(dig(body, where["append"]) or [])
     except KeyError:
         entries = []
-    return step, with_member(body, where["append"], [*(entries or []), with_value(where["entry"], value)])
+    if "replaces" in where:  # a narrowing of an entry the read sends: that entry goes
+        entries = [e for e in entries if not (isinstance(e, str) and e.startswith(where["replaces"]))]
+    return step, with_member(body, where["append"], [*entries, with_value(where["entry"], value)])
 
 
 def _normal(value: Any) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 from conformance.checks.context import CheckContext
 from conformance.checks.examples import example_body
 from conformance.checks.expect import expect, expect_status
-from conformance.checks.routes import path_values
+from conformance.checks.paths import path_values
 
 __all__ = ["PLACEHOLDER", "VALUES_FROM", "listed_values", "with_values"]
 

@@ -24,8 +24,9 @@ from typing import Any
 from conformance.auth.variants import AUTH_AS_SCHEMA, NONE, auth_as
 from conformance.checks.context import CheckContext
 from conformance.checks.examples import example_body, unique
+from conformance.checks.paths import path_values
 from conformance.checks.registry import named
-from conformance.checks.routes import call_listed, path_values
+from conformance.checks.routes import call_listed
 from conformance.checks.wellformed import csv_records, ill_formed, media_type
 from conformance.errors import ContractFailure, ContractFileError, SkipKind
 from conformance.transport.model import Exchange, Response

@@ -36,8 +36,8 @@ from conformance.checks.context import CheckContext
 from conformance.checks.examples import example_request, fill, setting, setting_param, today
 from conformance.checks.expect import expect, expect_json_schema, expect_status
 from conformance.checks.listed import VALUES_FROM, listed_values, with_values
+from conformance.checks.paths import path_values
 from conformance.checks.registry import named
-from conformance.checks.routes import path_values
 from conformance.errors import ContractFileError
 from conformance.transport.model import Exchange
 

@@ -34,9 +34,9 @@ from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses
+from conformance.checks.paths import path_values
 from conformance.checks.refusal import documented_status
 from conformance.checks.registry import named
-from conformance.checks.routes import path_values
 from conformance.checks.steps import STEP_SCHEMA, Steps
 from conformance.transport.model import Exchange
 

@@ -127,6 +127,8 @@ _GENERIC = (
     "conformance.checks.units",
     "conformance.checks.export_values",
     "conformance.checks.methods",
+    "conformance.checks.asked",
+    "conformance.checks.kept",
 )
 _loaded = False
 

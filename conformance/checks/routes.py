@@ -19,106 +19,75 @@ the rule is skipped as not exercised, with what to configure. A candidate for
 
 from __future__ import annotations
 
+import re
 from functools import partial
 from typing import Any
 from urllib.parse import quote
 
 from conformance.auth.variants import AUTH_AS_SCHEMA, DEFAULT, AuthAs, auth_as, render
 from conformance.checks.context import CheckContext
+from conformance.checks.examples import example_body
 from conformance.checks.expect import expect
+from conformance.checks.paths import PathValues, path_parameters, path_values, setting_value
 from conformance.checks.refusal import expect_refused
 from conformance.checks.registry import named
+from conformance.checks.steps import Steps, Unresolved
 from conformance.errors import ContractFailure, ContractFileError
 from conformance.settings import env_name
 from conformance.transport.model import Exchange, Request
 
-__all__ = ["MISSING_PARAM", "PathValues", "call_listed", "held_settings", "ids_in_path", "missing", "path_values",
+__all__ = ["MISSING_PARAM", "call_listed", "example_settings", "held_settings", "ids_in_path", "missing",
            "route_served", "setting_path", "with_credential"]
 
 MISSING_PARAM: dict[str, Any] = {"type": "array", "items": {"type": "integer"}, "minItems": 1}
 
 
-class PathValues:
-    """The values of one operation's path parameters, and which came from defaults."""
-
-    def __init__(self, values: dict[str, str], defaulted: dict[str, str]) -> None:
-        self.values = values
-        self.defaulted = defaulted  # parameter -> setting name whose default was used
-
-    def advice(self, ctx: CheckContext) -> str:
-        return ", ".join(f"{{{param}}} is the default {self.values[param]!r}; set "
-                         f"{env_name(ctx.contract.service, setting)} to a value the target serves"
-                         for param, setting in self.defaulted.items())
+_WHOLE_SETTING = re.compile(r"^\{([A-Z][A-Z0-9_]*)\}$")
 
 
-def _setting(ctx: CheckContext, name: str, seen: tuple[str, ...] = ()) -> tuple[str, bool]:
-    """(value, defaulted) of a target setting: configured, else the catalogue default."""
-    value = ctx.optional(name)
-    if value:
-        return value, False
-    defaults = ctx.contract.settings.get("defaults") or {}
-    if name not in defaults or name in seen:
-        raise ContractFileError(f"{ctx.rule.id}: setting {name} has no default in rules.yaml settings.defaults")
-    default = str(defaults[name])
-    if default.startswith("{") and default.endswith("}"):
-        return _setting(ctx, default[1:-1], (*seen, name))[0], True
-    return default, True
+def example_settings(example: Any) -> list[str]:
+    """The settings a request example names as whole values (``{reply_to_uuid: "{REPLY_TO_UUID}"}``)."""
+    if isinstance(example, dict):
+        return [name for value in example.values() for name in example_settings(value)]
+    if isinstance(example, list):
+        return [name for value in example for name in example_settings(value)]
+    found = _WHOLE_SETTING.match(example) if isinstance(example, str) else None
+    return [found.group(1)] if found else []
 
 
-def _path_parameters(ctx: CheckContext, operation: str) -> list[dict[str, Any]]:
-    # Path-item parameters apply to every operation of the path; the operation's own win.
-    def resolved(param: dict[str, Any]) -> dict[str, Any]:
-        if "$ref" in param:
-            return ctx.contract.openapi["components"]["parameters"][param["$ref"].rsplit("/", 1)[-1]]
-        return param
-
-    item = ctx.contract.openapi["paths"][operation.split(" ", 1)[1]]
-    own = [resolved(p) for p in ctx.contract.operation(operation).get("parameters", [])]
-    names = {p.get("name") for p in own}
-    shared = [p for p in map(resolved, item.get("parameters", [])) if p.get("name") not in names]
-    return [p for p in (*shared, *own) if p.get("in") == "path"]
-
-
-def held_settings(parameters: list[dict[str, Any]], held: list[str]) -> list[str] | None:
-    """The settings (x-setting) of an operation's path parameters when every one is in ``held``
-    (settings whose value names an id the target holds data under), else None."""
-    names = [str(p.get("x-setting") or "") for p in parameters]
+def held_settings(parameters: list[dict[str, Any]], held: list[str], body: list[str] | None = None) -> list[str] | None:
+    """The settings (x-setting) of an operation's path parameters, then those its example body
+    names (``body``), when there is one and every one is in ``held`` (settings whose value names
+    an id the target holds data under), else None."""
+    names = [str(p.get("x-setting") or "") for p in parameters] + list(body or [])
     return names if names and all(name in held for name in names) else None
 
 
-def _held_values(ctx: CheckContext, operation: str) -> PathValues | None:
-    """The operation's path values when each comes from a configured ``held`` setting: the user
-    says the target holds that id, so a 404 there is a missing route, not "none for this id"."""
-    names = held_settings(_path_parameters(ctx, operation), list(ctx.rule.params.get("held") or []))
+def _held_values(ctx: CheckContext, operation: str) -> tuple[PathValues, Any] | None:
+    """The operation's path values and example body (None without one) when each id in them comes
+    from a configured ``held`` setting: the user says the target holds that id, so a 404 there is
+    a missing route, not "none for this id" (a reply to an email the target holds, say)."""
+    body = example_settings(ctx.contract.request_example(operation)) if _has_body(ctx, operation) else []
+    names = held_settings(path_parameters(ctx, operation), list(ctx.rule.params.get("held") or []), body)
     if names is None or not all(ctx.optional(name) for name in names):
         return None
-    return PathValues({p["name"]: quote(str(ctx.optional(name)), safe="")
-                       for p, name in zip(_path_parameters(ctx, operation), names, strict=True)}, {})
+    parameters = path_parameters(ctx, operation)
+    values = PathValues({p["name"]: quote(str(ctx.optional(name)), safe="")
+                         for p, name in zip(parameters, names[:len(parameters)], strict=True)}, {})
+    if not body:
+        return values, None
+    return values, example_body(ctx, operation)
 
 
-def path_values(ctx: CheckContext, operation: str, overrides: dict[str, str] | None = None) -> PathValues:
-    values: dict[str, str] = {}
-    defaulted: dict[str, str] = {}
-    for param in _path_parameters(ctx, operation):
-        name = param["name"]
-        if overrides and name in overrides:
-            values[name] = quote(overrides[name], safe="")
-            continue
-        setting = param.get("x-setting")
-        if not setting:
-            raise ContractFileError(f"{operation}: path parameter {name} names no x-setting")
-        value, was_default = _setting(ctx, str(setting))
-        values[name] = quote(value, safe="")
-        if was_default:
-            defaulted[name] = str(setting)
-    return PathValues(values, defaulted)
+def _has_body(ctx: CheckContext, operation: str) -> bool:
+    return bool(ctx.contract.operation(operation).get("requestBody"))
 
 
 def with_credential(ctx: CheckContext) -> AuthAs:
     """The optional credential, where the AUTH_HEADER setting says, when AUTH_VALUE is configured."""
     if not ctx.optional("AUTH_VALUE"):
         return DEFAULT
-    header, _ = _setting(ctx, "AUTH_HEADER")
+    header, _ = setting_value(ctx, "AUTH_HEADER")
     return AuthAs(also={header: "{AUTH_VALUE}"})
 
 
@@ -161,6 +130,13 @@ def _settings_of(ctx: CheckContext, operation: str) -> list[str]:
 
 
 _OPERATIONS: dict[str, Any] = {"type": "array", "items": {"type": "string"}, "minItems": 1}
+# A route whose id the target hands out: a documented create first, then the route with its id.
+_CREATED: dict[str, Any] = {
+    "type": "array", "minItems": 1,
+    "items": {"type": "object", "required": ["call", "create", "path"], "additionalProperties": False,
+              "properties": {"call": {"type": "string", "pattern": r"^[A-Z]+ /"},
+                             "create": {"type": "object", "required": ["call", "name"]},
+                             "path": {"type": "object", "additionalProperties": {"type": "string"}}}}}
 _READINGS: dict[str, Any] = {
     "type": "object", "required": ["operation", "paths"], "additionalProperties": False,
     "properties": {"operation": {"type": "string"},
@@ -172,6 +148,8 @@ _READINGS: dict[str, Any] = {
                                "alias_prefix": {"type": "string", "pattern": "^/"}, "readings": _READINGS,
                                "held": {"type": "array", "items": {"type": "string", "pattern": "^[A-Z][A-Z0-9_]*$"},
                                         "minItems": 1},
+                               "held_when": {"type": "string", "pattern": "^[A-Z][A-Z0-9_]*$"},
+                               "created": _CREATED,
                                "path_values": {"type": "object", "additionalProperties": {"type": "string"}}},
        required=("missing_statuses",))
 def route_served(ctx: CheckContext) -> None:
@@ -182,9 +160,17 @@ def route_served(ctx: CheckContext) -> None:
 
     ``held``: settings whose value, when configured, names an id the target holds data under (the
     setting's statement promises it: a token with lockers and votes, a lead that may be updated).
-    A route whose every path parameter takes such a configured setting (its ``x-setting``) is
-    called with those values and a 404 there is a missing route: a placeholder operation is held
+    A route whose every path parameter takes such a configured setting (its ``x-setting``), and
+    whose example body names only such settings (``"{REPLY_TO_UUID}"``), is called with those
+    values (and that body) and a 404 there is a missing route: a placeholder operation is held
     like ``operations``, and ``none_statuses`` is no excuse. Unconfigured, nothing changes.
+    ``held_when``: a setting that says, configured, that the target holds what a route without
+    ids shows to this caller (an account with a package): ``none_statuses`` are then no excuse.
+    ``created``: routes whose id the target hands out through a documented create: ``create`` (a
+    step, ``checks/steps.py``: ``{call: POST /accounts, name: create, body: example}``) is sent
+    first, then ``call`` with ``path`` (``{email: "{$create.sent.email}"}``), where a 404 is a
+    missing route. A create not accepted (a 4xx) gives no id: the route is then called with a
+    placeholder, as a ``placeholder_operations`` one; a create answered 5xx fails.
 
     ``alias_prefix``: the rule's operation is also sent at this prefix followed by its path
     template, no server prefix (a version segment the document may or may not put there too:
@@ -205,7 +191,7 @@ def route_served(ctx: CheckContext) -> None:
     placeholders = list(params.get("placeholder_operations") or [])
     if "readings" in params:
         _either_reading(ctx, params["readings"], params.get("path_values") or {})
-    if not listed and not placeholders and "readings" not in params:
+    if not listed and not placeholders and "readings" not in params and "created" not in params:
         raise ContractFileError(f"{ctx.rule.id}: route-served needs an operation")
     statuses = list(params["missing_statuses"])
     given = params.get("path_values") or {}
@@ -216,17 +202,44 @@ def route_served(ctx: CheckContext) -> None:
     for operation in placeholders:
         held = _held_values(ctx, operation)
         if held is not None:
-            missing(ctx, operation, call_listed(ctx, operation, held), held, statuses)
+            values, body = held
+            sent = call_listed(ctx, operation, values, **({} if body is None else {"json_body": body}))
+            missing(ctx, operation, sent, values, statuses)
             continue
-        names = [p["name"] for p in _path_parameters(ctx, operation)]
+        names = [p["name"] for p in path_parameters(ctx, operation)]
         values = PathValues({name: "conformance-placeholder" for name in names}, {})
         missing(ctx, operation, call_listed(ctx, operation, values), values, [s for s in statuses if s != 404])
+    for entry in params.get("created") or []:
+        _created_first(ctx, entry, statuses)
     if "alias_prefix" in params:
         operation = ctx.rule.operation or listed[0]
         method, template = operation.split(" ", 1)
         request = Request.build(method, params["alias_prefix"] + template)
         exchange = ctx.send(ctx.auth(request, operation, with_credential(ctx)))
         ctx.observed(1 if exchange.response.status in statuses else 0)
+
+
+def _created_first(ctx: CheckContext, entry: dict[str, Any], statuses: list[int]) -> None:
+    """``created``: the documented create, then the route with the id it handed out (docstring above)."""
+
+    operation = entry["call"]
+    steps = Steps(ctx)
+    steps.guard([entry["create"], {"call": operation}])
+    made = steps.send(entry["create"]).exchange
+    if made.response.status >= 500:
+        raise ContractFailure(ctx.rule.id, f"{entry['create']['call']} answered {made.response.status} to the create "
+                              f"that gives {operation} its id", expected="never a 5xx", exchange=made)
+    try:
+        given = steps.resolve(entry["path"]) if 200 <= made.response.status < 300 else None
+    except Unresolved:
+        given = None
+    if given is None:  # no id handed out: a placeholder, whose 404 may be "no such id"
+        names = [p["name"] for p in path_parameters(ctx, operation)]
+        values = PathValues({name: "conformance-placeholder" for name in names}, {})
+        missing(ctx, operation, call_listed(ctx, operation, values), values, [s for s in statuses if s != 404])
+        return
+    values = PathValues({k: quote(str(v), safe="") for k, v in given.items()}, {})
+    missing(ctx, operation, call_listed(ctx, operation, values), values, statuses)
 
 
 def _served(ctx: CheckContext, operation: str, values: PathValues, statuses: list[int]) -> None:
@@ -236,8 +249,16 @@ def _served(ctx: CheckContext, operation: str, values: PathValues, statuses: lis
     # under it (no votes), and the document does not say how "nothing" is answered; unless the
     # setting promises data under it (``held``) and the call used the configured values.
     held = _held_values(ctx, operation)
-    if status in (ctx.rule.params.get("none_statuses") or ()) and (held is None or held.values != values.values):
-        settings = ", ".join(env_name(ctx.contract.service, s) for s in _settings_of(ctx, operation))
+    when = ctx.rule.params.get("held_when")
+    held_by_setting = bool(when and ctx.optional(when))
+    if (status in (ctx.rule.params.get("none_statuses") or ()) and not held_by_setting
+            and (held is None or held[0].values != values.values)):
+        names = [*_settings_of(ctx, operation), *([when] if when else [])]
+        settings = ", ".join(env_name(ctx.contract.service, s) for s in names)
+        if not values.values:  # no id: the caller may be one the target shows nothing (held_when says)
+            ctx.skip(f"{operation} answered {status}: the document does not say what a caller the route shows "
+                     f"nothing is answered, so this cannot tell a missing route from none; set {settings} where "
+                     "the target holds data for this caller")
         ctx.skip(f"{operation} answered {status} for {values.values}: the document does not say whether an id "
                  f"with nothing to show is answered {status} or an empty answer, so this cannot tell a missing "
                  f"route from none; set {settings} to values the target holds data for")

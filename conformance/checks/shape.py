@@ -30,8 +30,8 @@ from conformance.auth.variants import AUTH_AS_SCHEMA, DEFAULT, AuthAs, auth_as, 
 from conformance.checks.context import CheckContext
 from conformance.checks.examples import example_body, fill, unique
 from conformance.checks.expect import expect, expect_json_schema, expect_status, success_statuses
+from conformance.checks.paths import path_values
 from conformance.checks.registry import named
-from conformance.checks.routes import path_values
 from conformance.errors import ContractFileError, SkipKind
 from conformance.settings import env_name
 from conformance.transport.model import Exchange

@@ -23,8 +23,8 @@ from typing import Any
 from conformance.checks.context import CheckContext
 from conformance.checks.examples import example_body, unique
 from conformance.checks.expect import expect, expect_status, success_statuses
+from conformance.checks.paths import path_values
 from conformance.checks.registry import named
-from conformance.checks.routes import path_values
 from conformance.errors import ContractFileError, SkipKind
 
 __all__ = ["MAGNITUDES", "edit_at", "member_magnitude", "values_at"]

@@ -14,8 +14,8 @@ from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect_json_schema, expect_status, success_statuses
+from conformance.checks.paths import path_values
 from conformance.checks.registry import named
-from conformance.checks.routes import path_values
 from conformance.errors import ContractFileError
 
 __all__ = ["listed_query_values", "values_accepted"]

@@ -22,8 +22,9 @@ import io
 
 from conformance.checks.context import CheckContext
 from conformance.checks.headers import PROBE, send_probe
+from conformance.checks.paths import path_values
 from conformance.checks.registry import named
-from conformance.checks.routes import call_listed, path_values
+from conformance.checks.routes import call_listed
 from conformance.errors import ContractFailure
 from conformance.transport.jsonbody import JsonTooDeep, loads
 from conformance.transport.model import Response

@@ -156,7 +156,10 @@ CATALOGUE_SCHEMA: dict[str, Any] = {
                         "type": "object", "required": ["operation"], "additionalProperties": False,
                         "properties": {"operation": {"type": "string", "pattern": "^(GET|POST|PUT|PATCH|DELETE) /"},
                                        "where": {"type": "string",
-                                                 "pattern": r"^(body|query|header|path|response)\."}},
+                                                 "pattern": r"^(body|query|header|path|response)\."},
+                                       # The member's documented type is left open too (it may be
+                                       # ignored): its derived wrong-type probe is switched off.
+                                       "type": {"enum": ["open"]}},
                     }},
                     # Why the gap names no operation or member (a policy, a rate, a product the
                     # API does not serve): every gap has ``about`` or this.

@@ -18,6 +18,7 @@ from typing import Any
 import jsonschema
 
 from conformance.contract import cache, claims
+from conformance.contract.allows import check_allows
 from conformance.contract.catalogue_schema import CATALOGUE_SCHEMA, DERIVED_KINDS
 from conformance.contract.derive import derived_rules
 from conformance.contract.model import Conflict, Contract, Gap, Rule, Source
@@ -312,7 +313,8 @@ def _build(service: str, folder: Path) -> Contract:
         about = tuple((str(a["operation"]), a.get("where")) for a in raw.get("about") or ())
         gap = Gap(raw["id"], raw["statement"], _source(raw["source"], doc, part, f"{rules_path}: gaps[{i}]"),
                   about=about, setting=raw.get("setting"), about_none=raw.get("about_none"),
-                  allows=tuple(dict(a) for a in raw.get("allows") or ()))
+                  allows=tuple(dict(a) for a in raw.get("allows") or ()),
+                  open_types=tuple(a.get("where") for a in raw.get("about") or () if a.get("type") == "open"))
         if gap.setting and gap.setting not in credential_names:
             raise ContractFileError(f"{rules_path}: gaps[{i}] ({gap.id}): setting {gap.setting} is not among the "
                                     "credentials")
@@ -325,6 +327,7 @@ def _build(service: str, folder: Path) -> Contract:
                 raise ContractFileError(f"{rules_path}: gaps[{i}] ({gap.id}): about {operation} {point or ''} "
                                         "does not resolve in openapi.yaml") from None
         contract.gaps.append(gap)
+    check_allows(contract, rules_path)
     _check_gap_dependencies(contract, rules_path)
     for i, raw in enumerate(cat.get("conflicts") or []):
         contract.conflicts.append(

@@ -84,6 +84,9 @@ class Gap:
     about_none: str | None = None
     # The conforming choices it leaves open: core variant families with their params.
     allows: tuple[dict[str, Any], ...] = ()
+    # Points of ``about`` whose documented type the gap leaves open too (``type: open``: a member
+    # the operation may ignore); elsewhere a wrong-typed value stays refused (contract/derive.py).
+    open_types: tuple[str | None, ...] = ()
 
     def covers(self, rule: Rule) -> tuple[str, str | None] | None:
         """The point of ``about`` that ``rule`` checks, if any."""
@@ -325,7 +328,9 @@ class Contract:
         if area == "body":
             schema = self.deref(self.request_schema(operation))
             for part in rest.split("."):
-                schema = self.deref(schema["properties"][part])
+                # A list's items by index (body.a.0.b), as the derived probes name them.
+                schema = self.deref(schema["items"] if part.isdigit() and "items" in schema
+                                    else schema["properties"][part])
             return schema
         if area == "response":
             ok = sorted(s for s in self.documented_statuses(operation) if 200 <= s < 300)

@@ -8,9 +8,14 @@ persisted); a bodiless write (a delete, a member added by path) never reaches it
 answered as its step expects (status, literal ``shows`` members): nothing removed or added.
 Only the read back can tell.
 
-``filter-ignored`` for every ``filter-applies`` rule: the filter is taken out of the request
+``filter-ignored`` for every ``filter-applies`` and ``filters-combine`` rule: the filter is taken out of the request
 before the simulator sees it (the query parameter, the body member, or the appended entry of a
 body array), so the server answers everything, as one that ignores the filter does.
+A filter that narrows an entry the read sends (``replaces``) is not taken out but widened back:
+a request whose entry names fewer values than the widest such entry seen reaches the simulator
+with that one, as a server ignoring the narrowing answers. A filter replacing a member's whole
+value (``member`` with ``entry``) is put back: the request reaches the simulator with the value
+the last request without the filter sent, so it is answered as the read without the filter.
 ``filter-refused``: a request carrying that filter is answered 400, as by a server that does not
 know it. ``listed-value-refused`` for every ``filter-values-accepted`` rule: a filter by the last
 value the contract lists is answered 400.
@@ -88,7 +93,58 @@ def _wrapper(match: Match, members: dict[str, list[str] | None],
     return lambda sim: _Unapplied(sim, match, members, answers)  # type: ignore[return-value]
 
 
+def _widened(match: Match, where: dict[str, Any]) -> Callable[[Simulator], Simulator]:
+    """Entries starting with ``where["replaces"]`` answered as the widest one seen (module doc)."""
+    prefix, widest = str(where["replaces"]), [""]
+
+    def before(request: Request) -> Request:
+        body = sent_json(request) if match(request) else None
+        if not isinstance(body, dict):
+            return request
+        *parents, last = str(where["append"]).split(".")
+        node: Any = body
+        for part in parents:
+            node = node.get(part) if isinstance(node, dict) else None
+        entries = node.get(last) if isinstance(node, dict) else None
+        if not isinstance(entries, list):
+            return request
+        for index, entry in enumerate(entries):
+            if isinstance(entry, str) and entry.startswith(prefix):
+                if entry.count(",") >= widest[0].count(",") or not widest[0]:
+                    widest[0] = entry
+                else:
+                    entries[index] = widest[0]
+        request.body = json.dumps(body).encode()
+        return request
+
+    return on_request(before)
+
+
+def _put_back(match: Match, where: dict[str, Any]) -> Callable[[Simulator], Simulator]:
+    """A member the filter's ``entry`` made given the value the last request without it sent."""
+    unfiltered: list[Any] = []
+
+    def before(request: Request) -> Request:
+        body = sent_json(request) if match(request) else None
+        if not isinstance(body, dict) or str(where["member"]) not in body:  # a top-level member
+            return request
+        sent = body[str(where["member"])]
+        if not _made_by(where["entry"], sent):
+            unfiltered[:] = [sent]
+        elif unfiltered:
+            body[str(where["member"])] = unfiltered[0]
+            request.body = json.dumps(body).encode()
+        return request
+
+    return on_request(before)
+
+
 def _without_filter(match: Match, where: dict[str, Any]) -> Callable[[Simulator], Simulator]:
+    if "replaces" in where:
+        return _widened(match, where)
+    if "member" in where and "entry" in where:
+        return _put_back(match, where)
+
     def before(request: Request) -> Request:
         if not match(request):
             return request
@@ -135,8 +191,11 @@ def _made_by(entry: Any, item: Any) -> bool:
     if isinstance(entry, str):
         head = entry.split("{$value}", 1)[0]
         return isinstance(item, str) and item.startswith(head)
+    if isinstance(entry, list) and isinstance(item, list):
+        return len(entry) == len(item) and all(_made_by(e, i) for e, i in zip(entry, item, strict=True))
     if isinstance(entry, dict) and isinstance(item, dict):
-        fixed = {k: v for k, v in entry.items() if not (isinstance(v, str) and "{$value}" in v)}
+        # Members filled per request (``{$value}``, filters-combine's ``{$member}``) are not fixed.
+        fixed = {k: v for k, v in entry.items() if not (isinstance(v, str) and "{$" in v)}
         return all(item.get(k) == v for k, v in fixed.items())
     return False
 
@@ -153,6 +212,9 @@ def _filtered(request: Request, where: dict[str, Any], value: Any = None) -> boo
         node = node.get(part) if isinstance(node, dict) else None
     if not isinstance(node, dict) or last not in node:
         return False
+    if "member" in where and "entry" in where:
+        made = _made_by(where["entry"], node[last])
+        return made and (value is None or node[last] == with_value(where["entry"], value))
     if "member" in where:
         return value is None or node[last] == value
     items = node[last] if isinstance(node[last], list) else []
@@ -247,4 +309,9 @@ def effect_faults(contract: Contract) -> list[Fault]:
                 f"listed-value-refused:{_short(rule)}", rule.id,
                 f"{call} refuses a filter by the listed value {last!r} (400)")(
                 _refused_when(operations([call]), where, last)))
+        elif check == "filters-combine" and rule.operation:
+            faults.append(derived_fault(
+                f"filter-ignored:{_short(rule)}", rule.id,
+                f"{rule.operation} ignores its filters ({json.dumps(rule.params['filter'])}): every row answered")(
+                _without_filter(operations([rule.operation]), rule.params["filter"])))
     return faults

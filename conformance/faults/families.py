@@ -5,11 +5,14 @@ A gap's ``allows:`` entry names a family and its params (rules.yaml); the core b
 strings" in Python. Each builder reads its params through ``Params`` (scope params ``paths``,
 ``method``, ``operations``, ``statuses``: faults/gap_params.py) and returns the wrapper and one
 line saying what it changes. Here: errors, statuses, bodies, media types and headers; the
-families over the members of JSON answers are in faults/member_families.py.
+families over the members of JSON answers are in faults/member_families.py, those over what a
+request body may hold in faults/request_families.py.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from typing import Any
@@ -17,6 +20,7 @@ from typing import Any
 from conformance.faults.base import on_request, on_response
 from conformance.faults.gap_params import Params
 from conformance.faults.member_families import MEMBER_FAMILIES, Build
+from conformance.faults.request_families import REQUEST_FAMILIES
 from conformance.faults.toolkit import Match, Wrap, operation
 from conformance.simulators.base import SimError, Simulator
 from conformance.transport.model import Request, Response
@@ -232,6 +236,41 @@ def _answered_later(p: Params) -> tuple[Wrap, str]:
 
 
 # family -> (builder from the allows entry's params, its description)
+def _extra_columns(p: Params) -> tuple[Wrap, str]:
+    """Successful export answers (a CSV header and rows, or one JSON object a line) carry the
+    ``columns`` (a mapping of name to the text every row holds) beside those asked, where they
+    lack them: a server adding its default columns to the asked ones."""
+    added, match = p.value("columns"), p.scope()
+    if not isinstance(added, dict) or not added or not all(isinstance(v, str) for v in added.values()):
+        raise p.error(f"'columns' must map column names to text values, not {added!r}")
+
+    def widened(text: str) -> str:
+        lines = text.splitlines()
+        try:
+            rows = [json.loads(line) for line in lines if line.strip()]
+        except ValueError:
+            rows = []
+        if rows and all(isinstance(r, dict) for r in rows):
+            return "".join(json.dumps({**r, **{k: v for k, v in added.items() if k not in r}}) + "\n" for r in rows)
+        table = list(csv.reader(io.StringIO(text)))
+        if not table:
+            return text
+        extra = [k for k in added if k not in table[0]]
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(table[0] + extra)
+        writer.writerows(row + [added[k] for k in extra] for row in table[1:])
+        return out.getvalue()
+
+    def after(request: Request, response: Response) -> Response:
+        if 200 <= response.status < 300 and match(request) and response.body:
+            response.body = widened(response.body.decode("utf-8", errors="replace")).encode()
+            response.headers = {k: v for k, v in response.headers.items() if k != "content-length"}
+        return response
+
+    return on_response(after), f"exports carry {', '.join(added)} beside the asked columns"
+
+
 GAP_FAMILIES: dict[str, tuple[Build, str]] = {
     "plain-text-errors": (_plain_text_errors, "error bodies are plain text"),
     "other-error-body": (_other_error_body, "errors carry another JSON body"),
@@ -243,4 +282,6 @@ GAP_FAMILIES: dict[str, tuple[Build, str]] = {
     "ignored-request-members": (_ignored_request_members, "request members the server does not read"),
     **MEMBER_FAMILIES,
     "answered-later": (_answered_later, "a status the document says to retry, then the real answer"),
+    "extra-columns": (_extra_columns, "export columns beyond the asked ones"),
+    **REQUEST_FAMILIES,
 }

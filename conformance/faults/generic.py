@@ -15,6 +15,14 @@ the answer with a good one is a refusal (a server may hide a resource): no fault
 field (the first one probed): whatever is sent there, it uses the example's value, or, for a
 query parameter, ignores it. The derived check must catch it.
 
+``lenient-gap-type``: for each member a gap's about names (its values open, its type stated) that a
+derived ``fields`` rule sends wrong-typed, a server that takes any value there (the example's is
+used). A gap must not switch the type probe off.
+
+``lenient-deep-field``: for each derived ``fields`` rule with probes below the example's depth,
+a server that drops the first optional such member whatever its value (so takes any type there).
+The derived check must reach it through its scaffold and catch it.
+
 ``broken-body-500``: for each derived ``body`` rule, a server that crashes (500) on a body that
 does not parse as JSON: a client's mistake answered with a 5xx.
 
@@ -40,9 +48,9 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from conformance.auth.variants import INVALID_CREDENTIAL, render, scheme_location
-from conformance.checks.routes import held_settings
+from conformance.checks.routes import example_settings, held_settings
 from conformance.contract import Contract, Rule
-from conformance.contract.derive import FORMAT_MISSES, MISSING, field_probes
+from conformance.contract.derive import FORMAT_MISSES, MISSING, field_probes, under_gap
 from conformance.faults.alternatives import alternative_faults
 from conformance.faults.answers import answer_faults
 from conformance.faults.base import Fault, derived_fault, on_request, on_response, path_pattern
@@ -60,6 +68,7 @@ from conformance.faults.oauth import oauth_faults
 from conformance.faults.paging import paging_faults
 from conformance.faults.reads import read_faults
 from conformance.faults.requests import request_faults
+from conformance.faults.siblings import sibling_faults
 from conformance.faults.toolkit import any_request, operations
 from conformance.faults.units import unit_faults
 from conformance.faults.values import value_faults
@@ -159,7 +168,7 @@ def generic_faults(contract: Contract) -> list[Fault]:
             + value_faults(contract) + request_faults(contract) + oauth_faults(contract)
             + lifecycle_faults(contract) + counter_faults(contract) + alternative_faults(contract)
             + read_faults(contract) + unit_faults(contract) + export_value_faults(contract)
-            + method_faults(contract))
+            + method_faults(contract) + sibling_faults(contract))
 
 
 def _rendered(node: Any, seeded: dict[str, str]) -> Any:
@@ -253,6 +262,67 @@ def _leniency_point(contract: Contract, rule: Rule) -> str | None:
     return None
 
 
+def _gap_type_points(contract: Contract, operation: str) -> list[str]:
+    """Each member a gap's about names, that the example holds, whose documented type is still
+    probed (a gap leaves open only what it names, contract/derive.py)."""
+    example = contract.request_example(operation)
+    out: list[str] = []
+    for probe in field_probes(contract, operation):
+        area, _, dotted = probe.where.partition(".")
+        if area != "body" or probe.aspect != "type" or probe.scaffold is not None \
+                or not under_gap(contract, operation, probe.where):
+            continue
+        node: Any = example
+        for part in dotted.split("."):
+            node = node.get(part, MISSING) if isinstance(node, dict) else MISSING
+        if node is not MISSING and probe.where not in out:
+            out.append(probe.where)
+    return out
+
+
+def _deep_point(contract: Contract, operation: str) -> str | None:
+    """The first optional member the example does not hold whose wrong-type probe needs a scaffold
+    (the probes below the example's depth, contract/derive.py)."""
+    for probe in field_probes(contract, operation):
+        if probe.scaffold is None or probe.aspect != "type" or probe.where == probe.scaffold[0]:
+            continue
+        parent, _, name = probe.where.rpartition(".")
+        if name.isdigit():
+            continue  # a list's item: dropping it is not taking a wrong type
+        try:
+            required = contract.where_schema(operation, parent).get("required") or ()
+        except (KeyError, TypeError):
+            continue
+        if name not in required:
+            return probe.where
+    return None
+
+
+def _dropped(rule: Rule, where: str) -> Callable[[Simulator], Simulator]:
+    on_operation = _on_operation(rule)
+    parts = where.partition(".")[2].split(".")
+
+    def before(request: Request) -> Request:
+        if not on_operation(request):
+            return request
+        try:
+            body = json.loads(request.body)
+        except ValueError:
+            return request
+        node = body
+        for part in parts[:-1]:
+            try:
+                node = node[int(part)] if isinstance(node, list) else node[part]
+            except (KeyError, IndexError, TypeError, ValueError):
+                return request
+        if isinstance(node, dict) and parts[-1] in node:
+            del node[parts[-1]]
+            request.body = json.dumps(body).encode()
+        return request
+
+    return on_request(before)
+
+
 def _formatted_members(contract: Contract, schema: Any,
                        path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], str]]:
     """(member path, format) of each formatted member of a response schema (objects only)."""
@@ -302,6 +372,17 @@ def derived_faults(contract: Contract) -> list[Fault]:
                 faults.append(derived_fault(f"lenient-field:{short}", rule.id,
                                     f"{rule.operation} does not validate {where}: any value is taken")(
                     _lenient(rule, where, contract.request_example(rule.operation))))
+        if rule.kind == "fields" and rule.operation:
+            for kept in _gap_type_points(contract, rule.operation):
+                faults.append(derived_fault(f"lenient-gap-type:{short}:{kept.partition('.')[2]}", rule.id,
+                                    f"{rule.operation} does not validate {kept}, whose values a gap leaves open but "
+                                    "whose type the document states: any value is taken")(
+                    _lenient(rule, kept, contract.request_example(rule.operation))))
+            deep = _deep_point(contract, rule.operation)
+            if deep:
+                faults.append(derived_fault(f"lenient-deep-field:{short}", rule.id,
+                                    f"{rule.operation} does not validate {deep}, which the example does not hold: "
+                                    "a value of any type there is dropped")(_dropped(rule, deep)))
         elif rule.kind == "body" and rule.operation:
             faults.append(derived_fault(f"broken-body-500:{short}", rule.id,
                                         f"{rule.operation} answers a body that is not JSON with 500")(
@@ -387,8 +468,15 @@ def _path_parameters(contract: Contract, operation: str) -> list[dict[str, Any]]
 
 
 def _held(contract: Contract, rule: Rule, operation: str) -> bool:
-    """Whether the rule holds the operation's path to settings naming ids the target holds."""
-    return held_settings(_path_parameters(contract, operation), list(rule.params.get("held") or [])) is not None
+    """Whether the rule holds the operation's path (and example body) to settings naming ids the target holds."""
+    has_body = bool(contract.operation(operation).get("requestBody"))
+    body = example_settings(contract.request_example(operation)) if has_body else []
+    return held_settings(_path_parameters(contract, operation), list(rule.params.get("held") or []), body) is not None
+
+
+def _slug(operation: str) -> str:
+    """``DELETE /custom-tags/{id}`` as ``delete-custom-tags-id``: a fault name's tail."""
+    return "-".join("".join(c if c.isalnum() else " " for c in operation.lower()).split())
 
 
 def route_faults(contract: Contract) -> list[Fault]:
@@ -396,8 +484,8 @@ def route_faults(contract: Contract) -> list[Fault]:
     "none for this id" where no ``held`` setting gives the id) and the listed method missing (405
     naming another method in Allow), each where the rule's ``missing_statuses`` lists it, on its
     operation (the last of its ``operations``: a check that stops early misses it), and the route
-    missing for the last placeholder operation a ``held`` setting gives its id; for the first
-    rule, a crash (500)."""
+    missing for each placeholder operation whose ids ``held`` settings give and for each route
+    whose id a documented create gives (``created``); for the first rule, a crash (500)."""
     served = [(r, str((r.params.get("operations") or [r.operation])[-1])) for r in contract.rules
               if r.params.get("check") == "route-served" and (r.operation or r.params.get("operations"))]
     faults: list[Fault] = []
@@ -405,11 +493,13 @@ def route_faults(contract: Contract) -> list[Fault]:
         short = rule.id.split(".", 1)[1]
         missing = set(rule.params.get("missing_statuses") or ())
         held = [op for op in rule.params.get("placeholder_operations") or [] if _held(contract, rule, op)]
-        if 404 in missing and held:
-            faults.append(derived_fault(f"held-route-missing:{short}", rule.id,
-                                        f"{held[-1]} answers 404 for the id a setting gives (the route is missing)")(
-                _answer(rule, 404, operation=held[-1])))
-        if 404 in missing and (404 not in (rule.params.get("none_statuses") or ()) or _held(contract, rule, operation)):
+        # One fault per held route: each is its own way of being missing (the last keeps the plain name).
+        for n, held_operation in enumerate(held if 404 in missing else []):
+            name = f"held-route-missing:{short}" + ("" if n == len(held) - 1 else f":{_slug(held_operation)}")
+            says = f"{held_operation} answers 404 for the id a setting gives (the route is missing)"
+            faults.append(derived_fault(name, rule.id, says)(_answer(rule, 404, operation=held_operation)))
+        if 404 in missing and (404 not in (rule.params.get("none_statuses") or ()) or _held(contract, rule, operation)
+                               or "held_when" in rule.params):
             faults.append(derived_fault(f"route-missing:{short}", rule.id,
                                         f"{operation} answers 404 (the listed route is missing)")(
                 _answer(rule, 404, operation=operation)))
@@ -419,6 +509,13 @@ def route_faults(contract: Contract) -> list[Fault]:
             faults.append(derived_fault(f"method-missing:{short}", rule.id,
                                         f"{operation} answers 405; the route serves only {other}")(
                 _answer(rule, 405, {"allow": other}, operation=operation)))
+    for rule in contract.rules:  # a rule may hold no route but created ones
+        if rule.params.get("check") != "route-served" or 404 not in (rule.params.get("missing_statuses") or ()):
+            continue
+        for created in rule.params.get("created") or []:
+            name = f"created-route-missing:{rule.id.split('.', 1)[1]}:{_slug(created['call'])}"
+            says = f"{created['call']} answers 404 for the id a documented create just gave (the route is missing)"
+            faults.append(derived_fault(name, rule.id, says)(_answer(rule, 404, operation=created["call"])))
     if served:
         rule, operation = served[0]
         crash = crash_status(contract)  # not a status the document says to retry

@@ -202,6 +202,13 @@ def _timestamp_spelling(p: Params) -> tuple[Wrap, str]:
     return _answers(p, (200,), lambda body: edit_members(body, members, respell)), f"UTC timestamps {spelling}"
 
 
+def _null_members(p: Params) -> tuple[Wrap, str]:
+    """The members picked answered null (a server's "no data" for a key it was asked about)."""
+    members = _patterns(p, "members")
+    return (_answers(p, (200,), lambda body: edit_members(body, members, lambda v: None)),
+            f"{', '.join(m.text for m in members)} null")
+
+
 MEMBER_FAMILIES: dict[str, tuple[Build, str]] = {
     "text-members": (_text_members, "numbers given as text"),
     "whole-numbers-as-integers": (_whole_numbers_as_integers, "whole numbers written as JSON integers"),
@@ -214,4 +221,5 @@ MEMBER_FAMILIES: dict[str, tuple[Build, str]] = {
     "other-values": (_other_values, "values named otherwise"),
     "letter-case": (_letter_case, "text in another letter case"),
     "timestamp-spelling": (_timestamp_spelling, "timestamps in another ISO 8601 spelling"),
+    "null-members": (_null_members, "members answered null"),
 }

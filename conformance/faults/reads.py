@@ -27,6 +27,11 @@ Each is a mechanical edit of what the rule's params state, for every rule bound 
 * ``prefix-lowered`` (``member-prefixed``): ``member`` of every row is written in lower case.
 * ``omitted-field-kept`` (``put-replaces``): a PUT omitting ``field`` reaches the simulator with
   ``field`` at the rule's ``value``, as by a server merging the PUT into what it kept.
+* ``naming-ignored`` (``columns-returned``; ``fields-returned`` with ``fields``): the body member
+  naming what is wanted is taken out of the request, so the server answers its default set, as
+  one that ignores the member does (issue 35, item 11). A member the request schema requires
+  would be refused, not ignored, if taken out: it names only the asked names of ``every_row``
+  (what every row carries whatever is asked) instead, and without such names no fault is derived.
 """
 
 from __future__ import annotations
@@ -241,6 +246,30 @@ def _no_cursor(rule: Rule) -> Wrap:
     return request_body(operations([str(rule.operation)]), drop)
 
 
+def _naming_ignored(contract: Contract, rule: Rule, member: str) -> Wrap | None:
+    """The request body reaches the simulator without ``member`` (module doc). Where the request
+    schema requires it, with ``member`` naming only the asked names every row carries anyway
+    (``every_row``): the set a server answers whatever is asked; ``None`` where there is none, or
+    the member is not in the body."""
+    params = rule.params
+    if params.get("check") == "fields-returned" and params.get("in") != "body":
+        return None
+    schema = contract.deref(contract.request_schema(str(rule.operation)) or {})
+    always = [name for name in params.get("fields") or [] if name in (params.get("every_row") or [])]
+    required = member in (schema.get("required") or [])
+    if required and not always:
+        return None
+
+    def drop(body: dict[str, Any]) -> dict[str, Any]:
+        if required:
+            body[member] = list(always)
+        else:
+            body.pop(member, None)
+        return body
+
+    return request_body(operations([str(rule.operation)]), drop)
+
+
 def _short(rule: Rule) -> str:
     return rule.id.split(".", 1)[1]
 
@@ -299,6 +328,10 @@ def read_faults(contract: Contract) -> list[Fault]:
         elif check == "member-prefixed":
             made.append(("prefix-lowered", f"{op} writes {params['member']} in lower case",
                          _each_row(rule, _lowered(params["member"]))))
+        if check == "columns-returned" or (check == "fields-returned" and params.get("fields")):
+            member = params["columns_member"] if check == "columns-returned" else params["member"]
+            made.append(("naming-ignored", f"{op} ignores the {member} its request names: its default set answered",
+                         _naming_ignored(contract, rule, member)))
         faults += [derived_fault(f"{family}:{_short(rule)}", rule.id, description)(wrap)
                    for family, description, wrap in made if wrap is not None]
     return faults

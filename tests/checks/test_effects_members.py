@@ -305,3 +305,16 @@ def test_a_control_not_accepted_leaves_the_refusal_not_exercised() -> None:
 def test_a_refusal_without_a_control_or_a_documented_status_is_a_contract_file_error() -> None:
     with pytest.raises(ContractFileError, match="no control step was accepted before it"):
         run_gated(gate(403), GATED[1:])
+
+
+def test_a_needed_member_answered_null_is_not_exercised() -> None:
+    # A "no data" answer (a DNS lookup's name answered null) leaves as little to judge as none.
+    class Nulls(Hosts):
+        def handle(self, request: Request) -> Response:
+            if request.path == "/hosts":
+                return Response.json_response(200, {"matches": [{"ip": "192.0.2.1"}]})
+            return Response.json_response(200, {"data": None if self.break_ == "null" else [{"port": 80}]})
+
+    run(Nulls(), {**HOST, "needs": ["data"]})
+    with pytest.raises(RuleSkipped, match="nothing to judge"):
+        run(Nulls("null"), {**HOST, "needs": ["data"]})

@@ -1,5 +1,6 @@
 """The core filter checks against a tiny row server: filter-applies passes a server that filters
-(in a query parameter, a body member or an appended body-array entry; also one that orders its
+(in a query parameter, a body member, an appended body-array entry, one narrowing an entry the
+read sends, or a member's whole value replaced; also one that orders its
 rows otherwise or pages them), fails one that ignores the filter, answers nothing, or lets rows
 through that do not carry the value, and skips (not exercised) where no value splits the rows.
 filter-values-accepted fails a server that refuses one listed value. The derived faults
@@ -71,7 +72,8 @@ class RowServer:
 
 def _has(row: dict[str, Any], member: str, value: str) -> bool:
     got = row.get(member)
-    return value in [str(v) for v in got] if isinstance(got, list) else str(got) == value
+    values = value.split(", ")  # eq(a, b): any may match
+    return any(v in [str(g) for g in got] for v in values) if isinstance(got, list) else str(got) in values
 
 
 def _transport(server: Any) -> httpx.MockTransport:
@@ -91,6 +93,14 @@ APPENDED = {"check": "filter-applies", "read": {"call": "POST /search", "body": 
             "member": "tags", "values": {"read": {"call": "GET /rows"}, "at": "data", "member": "guid"},
             "filter": {"append": "filters", "entry": "tags.eq({$value})"}}
 TAGS = {**APPENDED, "values": None}
+# The read must send an entry the filter narrows: kind.eq(post, reply) to kind.eq(post).
+NARROWED = {"check": "filter-applies", "read": {"call": "POST /search", "body": {"filters": ["kind.eq(post, reply)"]}},
+            "rows": "data", "member": "kind", "filter": {"append": "filters", "entry": "kind.eq({$value})",
+                                                         "replaces": "kind.eq("}}
+# A filter that cannot combine: it replaces the read's whole filter list (guid.eq(g) alone).
+REPLACED = {"check": "filter-applies", "read": {"call": "POST /search", "body": {"filters": ["kind.eq(post, reply)"]}},
+            "rows": "data", "member": "guid", "filter": {"member": "filters", "entry": ["guid.eq({$value})"]},
+            "exact": {"id": "guid", "more": "paging"}}
 VALUES = {"check": "filter-values-accepted", "read": {"call": "POST /search", "body": {}},
           "values_at": "body.query.filters[].type", "filter": {"append": "query.filters",
                                                                "entry": {"type": "{$value}", "value": "x"}}}
@@ -107,7 +117,8 @@ def run(server: Any, params: dict[str, Any], check: Any = filter_applies) -> Non
     check(CheckContext(contract, rule, target, session))  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("params", [QUERY, MEMBER, TAGS], ids=["query", "member", "appended"])
+@pytest.mark.parametrize("params", [QUERY, MEMBER, TAGS, NARROWED, REPLACED],
+                         ids=["query", "member", "appended", "narrowed", "replaced"])
 @pytest.mark.parametrize("choice", ["", "reversed", "paged"])
 def test_a_server_that_filters_passes(params: dict[str, Any], choice: str) -> None:
     run(RowServer(choice=choice), params)
@@ -146,7 +157,8 @@ def test_every_listed_value_accepted() -> None:
         run(RowServer("tag-refused"), VALUES, filter_values_accepted)
 
 
-@pytest.mark.parametrize("params", [QUERY, MEMBER, TAGS], ids=["query", "member", "appended"])
+@pytest.mark.parametrize("params", [QUERY, MEMBER, TAGS, NARROWED, REPLACED],
+                         ids=["query", "member", "appended", "narrowed", "replaced"])
 def test_the_derived_fault_filter_ignored_is_caught(params: dict[str, Any]) -> None:
     params = {k: v for k, v in params.items() if v is not None}
     contract = Contract("demo", "demo", {"openapi": "3.1.0", "paths": PATHS},

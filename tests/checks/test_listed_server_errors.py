@@ -2,7 +2,8 @@
 
 Social's errors table lists 500, 503 and 504 ("server error; retry", "overloaded", "timeout"):
 the schema-driven rule must not fail a target answering one of them, but still fails a 5xx the
-document does not list (502 here).
+document does not list (502 here). 503 is also one the document says to retry: still answered
+after the retries, the rule is reported unchecked (target-transient), never failed (issue 35 item 7).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import pytest
 
 from conformance.contract import load_contract
 from conformance.faults.base import on_response
-from conformance.runner import FAILED, PASSED, collect_cases, run_case
+from conformance.runner import FAILED, SKIPPED, collect_cases, run_case
 from conformance.services import target_for
 from conformance.settings import RunSettings
 from conformance.transport.model import Request, Response
@@ -32,6 +33,6 @@ def _verdict(status: int) -> str:
     return run_case(case, target).status
 
 
-@pytest.mark.parametrize(("status", "verdict"), [(503, PASSED), (502, FAILED)])
+@pytest.mark.parametrize(("status", "verdict"), [(503, SKIPPED), (502, FAILED)])
 def test_a_listed_5xx_is_no_violation(status: int, verdict: str) -> None:
     assert _verdict(status) == verdict

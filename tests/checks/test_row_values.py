@@ -7,6 +7,7 @@ either name passes (which one observed), one taking neither fails."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -137,3 +138,9 @@ def test_a_filter_ignored_or_a_group_refused_whole_fails() -> None:
 def test_a_value_off_the_list_read_under_a_filter_fails() -> None:
     with pytest.raises(ContractFailure, match="'Draft'"):
         run_observed(VALUES, listings(shows="Draft"))
+
+
+def test_rows_of_one_state_cannot_show_the_filter_and_are_not_exercised(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "LISTINGS", [{"id": n, "state": "active"} for n in range(3)])
+    with pytest.raises(RuleSkipped, match="every row read carries one state .active.: a server ignoring"):
+        run_observed(FILTER, listings())

@@ -3,8 +3,8 @@ fields asked for (also one leaving a member out of the row that has no value for
 metrics object out of rows when only the id is asked for), fails one that ignores fields, answers
 every member without fields, spells a nested field as a dotted key, leaves a nested field's object
 out of every row, or drops a member every row must carry, and is not exercised when no rows come
-back. The derived faults ``field-missing``, ``nested-field-missing`` and ``field-extra`` make the
-conforming server fail."""
+back. The derived faults ``field-missing``, ``nested-field-missing``, ``naming-ignored`` (fields
+taken out of the request) and ``field-extra`` make the conforming server fail."""
 
 from __future__ import annotations
 
@@ -98,6 +98,7 @@ def test_no_rows_leave_the_rule_unexercised() -> None:
 
 @pytest.mark.parametrize(("params", "family", "message"), [(ASKED, "field-missing", "no row carries created_time"),
                                                            (ASKED, "nested-field-missing", "no row carries internal"),
+                                                           (ASKED, "naming-ignored", "no row carries created_time"),
                                                            (ONLY_ID, "field-extra", "conformance_extra")])
 def test_the_derived_faults_make_a_conforming_server_fail(params: dict[str, Any], family: str, message: str) -> None:
     rule = Rule(id="demo.posts.fields", kind="schema", statement="s", source=None,  # type: ignore[arg-type]

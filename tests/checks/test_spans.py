@@ -211,3 +211,31 @@ def test_a_window_of_exactly_one_year_shows_which_reading(how: str, reading: str
 def test_a_window_serving_older_rows_fails(how: str, message: str) -> None:
     with pytest.raises(ContractFailure, match=message):
         run_window("2027-01-15", report(date(2027, 1, 15), how=how))
+
+
+class FutureRefused(Server):
+    """Refuses a span whose to lies after today (2026-03-10), as the document leaves open."""
+
+    def handle(self, request: Request) -> Response:
+        if request.path == "/clicks" and json.loads(request.body)["to"] > "2026-03-11":
+            return Response.json_response(400, {"message": "to lies in the future"})
+        return super().handle(request)
+
+
+def test_a_span_ending_after_today_refused_is_not_exercised() -> None:
+    # Whether a date after today is taken is not the bound's question: skipped, never passed.
+    with pytest.raises(RuleSkipped, match="ending 5 days after today was refused"):
+        run(FutureRefused(), {**SPAN, "end_days_back": -5})
+    run(FutureRefused(), SPAN)  # a span in the past: judged as before
+    with pytest.raises(ContractFailure, match="a span of 14 days"):  # ending in the past, a refusal still fails
+        run(Server(most=13), {**SPAN, "end_days_back": 2})
+
+
+def test_a_span_ending_after_today_answered_404_fails() -> None:
+    # A 404 is a route not served, never a refusal of the date: the rule fails, not skips.
+    class Missing(Server):
+        def handle(self, request: Request) -> Response:
+            return Response.json_response(404, {"message": "no such route"})
+
+    with pytest.raises(ContractFailure, match="a span of 14 days"):
+        run(Missing(), {**SPAN, "end_days_back": -5})

@@ -384,9 +384,11 @@ def test_email_reply_model(client: Any, sim: OutreachSimulator) -> None:
 
 # -- custom tags ------------------------------------------------------------------------------------
 def test_custom_tags(client: Any, sim: OutreachSimulator, monkeypatch: pytest.MonkeyPatch) -> None:
+    seeded = [(t.id, t.label) for t in client.custom_tags.list()]  # the tags TAG_ID and DELETABLE_TAG_ID name
+    assert len(seeded) == 2
     tag = client.custom_tags.create(label="VIP")
     assert tag.label == "VIP" == sim.tags[str(tag.id)]["label"]
-    assert [(t.id, t.label) for t in client.custom_tags.list()] == [(tag.id, "VIP")]
+    assert [(t.id, t.label) for t in client.custom_tags.list()] == [*seeded, (tag.id, "VIP")]
     assert client.custom_tags.retrieve(tag.id).label == "VIP"
     assert client.custom_tags.update(tag.id, label="Key account").label == "Key account"
     assert sim.tags[str(tag.id)]["label"] == "Key account"

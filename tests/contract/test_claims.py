@@ -39,8 +39,10 @@ OPENAPI: dict[str, Any] = {
             "requestBody": {"required": True, "content": {"application/json": {
                 "schema": {"type": "object", "required": ["name"], "properties": {
                     "name": {"type": "string", "minLength": 1, "maxLength": 20},
-                    "options": {"type": "object", "properties": {"size": {"type": "integer"}}}}},
-                # options is left out of the example: its own type is probed, nothing below it is.
+                    "options": {"type": "object", "required": ["code"], "properties": {
+                        "code": {"type": "string", "pattern": "^[A-Z]{3}$"}, "size": {"type": "integer"}}}}},
+                # options is left out of the example, and no value of it can be made without guessing
+                # (its required code has a pattern): its own type is probed, nothing below it is.
                 "example": {"name": "cup"}}}},
             "responses": {"201": {"description": "created"}}}},
         "/oauth/connect": {"get": {
@@ -124,8 +126,8 @@ def test_a_derived_claim_on_an_operation_marked_to_get_no_probes_is_refused(toy:
 
 
 def test_a_derived_claim_on_a_member_no_probe_sends_is_refused(toy: Path) -> None:
-    # options.size is documented as an integer, but the example holds no options: derive.py sends
-    # options wrong-typed and nothing below it.
+    # options.size is documented as an integer, but the example holds no options and none can be
+    # made (a pattern): derive.py sends options wrong-typed and nothing below it.
     message = _refusal(toy, _with("toy.fields.2", derived=["POST /items body.options.size"], not_checkable=None))
     assert ("toy.fields.2: derived claim 'POST /items body.options.size': no probe of POST /items sends "
             "body.options.size (probed: body.name, body.options)") in message

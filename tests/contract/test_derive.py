@@ -54,12 +54,49 @@ def test_every_documented_field_is_sent_wrong_at_every_depth() -> None:
     assert "body.out" not in probes  # documented as output only
 
 
-def test_a_point_a_gap_leaves_open_is_not_probed() -> None:
-    contract = _contract({"type": "object", "properties": {"n": {"type": "integer"}, "s": {"type": "integer"}}},
-                         {"n": 1, "s": 1})
+def test_a_point_a_gap_leaves_open_is_not_probed_but_its_documented_type_is() -> None:
+    contract = _contract({"type": "object", "properties": {
+        "n": {"type": "integer", "maximum": 5}, "s": {"type": "integer"},
+        "o": {"type": "object", "properties": {"in": {"type": "string", "enum": ["a", "b"]}}}}},
+        {"n": 1, "s": 1, "o": {"in": "a"}})
     source = Source("volume-1.md", "Endpoints", "B", "", "endpoints")
-    contract.gaps.append(Gap("presentations.gap.n", "type of n not shown", source, about=((_OP, "body.n"),)))
-    assert set(_by_where(contract)) == {"body.s"}
+    contract.gaps.append(Gap("presentations.gap.n", "values of n and o not shown", source,
+                             about=((_OP, "body.n"), (_OP, "body.o"))))
+    probes = _by_where(contract)
+    assert probes["body.n"] == ["not-a-number"]  # its bound is open, its type is not
+    assert probes["body.o.in"] == [{"conformance": "wrong type"}]  # below the point: the type only
+    assert len(probes["body.s"]) == 1
+    # A gap that says the type is open too (a member the operation may ignore) switches it off.
+    contract.gaps[0] = Gap("presentations.gap.n", "n may be ignored", source, about=((_OP, "body.n"),),
+                           open_types=("body.n",))
+    assert "body.n" not in _by_where(contract)
+    # A gap over the whole operation leaves all of it open.
+    contract.gaps[0] = Gap("presentations.gap.n", "the body is not shown", source, about=((_OP, None),))
+    assert _by_where(contract) == {}
+
+
+def test_members_the_example_lacks_are_reached_through_a_scaffold() -> None:
+    contract = _contract({"type": "object", "properties": {
+        "n": {"type": "integer"},
+        "card": {"type": "object", "properties": {"frame": {"type": "object", "required": ["kind"], "properties": {
+            "kind": {"type": "string", "enum": ["text", "logo"]}, "top": {"type": "object"}}}}},
+        "tags": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}}}},
+        "codes": {"type": "array", "items": {"type": "string", "pattern": "^[A-Z]+$"}},
+        "list": {"type": "array", "items": {"type": "integer"}}}}, {"n": 1, "list": []})
+    by = {p.where: p for p in field_probes(contract, _OP) if p.aspect == "type"}
+    # Two levels below the example: the first missing member carries the way down.
+    assert by["body.card.frame.top"].scaffold == ("body.card", ({"frame": {"kind": "text"}},
+                                                               {"frame": {"kind": "text", "top": {}}}))
+    assert by["body.card.frame.top"].value == "wrong-type"
+    # The smallest card ({}), then the fullest that can be made.
+    assert by["body.card.frame"].scaffold == ("body.card", ({}, {"frame": {"kind": "text", "top": {}}}))
+    assert by["body.tags.0.id"].scaffold == ("body.tags", ([{}], [{"id": "conformance"}]))
+    assert by["body.list.0"].scaffold == ("body.list", ([1],))  # an empty list in the example: one item made
+    assert "body.codes.0" not in by  # no item can be made without guessing its pattern
+    assert by["body.n"].scaffold is None
+    left_out = [p for p in field_probes(contract, _OP) if p.where == "body.card.frame.kind" and p.value is MISSING]
+    assert left_out and left_out[0].scaffold == ("body.card", ({"frame": {"kind": "text"}},
+                                                               {"frame": {"kind": "text", "top": {}}}))
 
 
 def test_broken_bodies_and_documented_statuses() -> None:

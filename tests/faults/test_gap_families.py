@@ -222,3 +222,14 @@ def test_ignored_request_members_are_taken_out_of_the_body_in_scope_only() -> No
     assert json.loads(sim.seen[0].body) == {"metrics": ["likes"]}
     with pytest.raises(ContractFileError, match="'members' must be a string or a non-empty list"):
         built({"family": "ignored-request-members", "members": []})
+
+
+def test_extra_columns_widen_csv_and_json_lines_of_successes_in_scope() -> None:
+    after = answering({"family": "extra-columns", "columns": {"revenue": "0", "id": "never"}, "paths": "/export$"})
+    export = Request.build("POST", "/v1/export")
+    csv_answer = after(export, Response(200, {"content-type": "text/csv"}, b"id,status\nc1,ok\n"))
+    assert csv_answer.body == b"id,status,revenue\nc1,ok,0\n"
+    lines = after(export, Response(200, {"content-type": "application/x-ndjson"}, b'{"id": "c1"}\n'))
+    assert [json.loads(line) for line in lines.body.splitlines()] == [{"id": "c1", "revenue": "0"}]
+    assert after(GET_X, Response(200, {}, b"id\nc1\n")).body == b"id\nc1\n"
+    assert after(export, Response(400, {}, b"id\n")).body == b"id\n"

@@ -19,7 +19,8 @@ from tests.faults.gap_entry import answering
 def test_the_services_gaps_build_their_variants() -> None:
     # In the order of the gaps; named after the family unless the entry names the variant.
     assert [v.name for v in gap_variants(load_contract("presentations"))] == [
-        "plain-text-errors", "items-named-items", "unknown-generation-400"]
+        "plain-text-errors", "items-named-items", "empty-prompt-refused", "option-values-validated",
+        "unknown-generation-400"]
     assert [v.name for v in gap_variants(load_contract("outreach"))] == [
         "analytics-without-names", "named-campaign-states", "campaign-cursor-absent", "scope-refusal-401",
         "bodiless-actions", "other-error-body", "warmup-job-at-location"]

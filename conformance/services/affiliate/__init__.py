@@ -1,6 +1,5 @@
 """Affiliate-tracking service (volume 3, part C): reports, click stream, dashboard, smart links, uploads."""
 
-from conformance.services.affiliate import stream_checks  # noqa: F401  (register the checks)
 from conformance.services.affiliate.faults import FAULTS
 from conformance.services.affiliate.simulator import AffiliateSimulator
 from conformance.services.affiliate.variants import VARIANTS

@@ -79,18 +79,7 @@ def _empty_upload_ill_formed(request: Request, response: Response) -> Response:
     return response
 
 
-def _drop_text_ruleset(body: dict[str, Any]) -> dict[str, Any]:
-    """A redirect's ruleset sent as text is dropped (so accepted) instead of refused."""
-    for item in body.get("redirects") or []:
-        if isinstance(item, dict) and isinstance(item.get("ruleset"), str):
-            del item["ruleset"]
-    return body
-
-
 FAULTS: list[Fault] = [
-    fault("ruleset-text-accepted",
-          "a redirect's ruleset sent as a string is accepted (dropped)")(
-        request_body(operation("POST", _CAMPAIGNS), _drop_text_ruleset)),
     fault("window-unbounded", "a from before the previous 365 days is served with its old rows")(
         _rules(window_days=100_000)),
     fault("old-from-500", "a from before the window crashes (500)")(

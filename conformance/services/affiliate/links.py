@@ -57,6 +57,10 @@ def _check_redirects(redirects: Any, routing: str) -> list[dict[str, Any]]:
         # A redirect's ruleset is a Ruleset, whose fields the document lists: an object.
         if "ruleset" in item and not isinstance(item["ruleset"], dict):
             raise SimError(400, f"redirects[{number}].ruleset must be an object")
+        # Its countries: "countries array of {targeting_type, ...}" (volume 3, Ruleset).
+        countries = (item.get("ruleset") or {}).get("countries", [])
+        if not isinstance(countries, list) or not all(isinstance(c, dict) for c in countries):
+            raise SimError(400, f"redirects[{number}].ruleset.countries must be an array of objects")
         if routing in ("priority", "weight") and "routing_value" not in item:
             raise SimError(400, f"redirects[{number}].routing_value is required for {routing} routing")
         out.append(copy.deepcopy(item))

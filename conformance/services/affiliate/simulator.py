@@ -39,6 +39,7 @@ class AffiliateSimulator(Simulator):
         "EMAIL": HEAVY_EMAIL,
         "CAMPAIGN_ID": "1",
         "CONVERSION_ID": first_conversion_id(),
+        "IMPRESSIONS_PACKAGE": "1",  # SIM-CHOICE: the simulated account has the impression package
     }
 
     def __init__(self, clock: Clock | None = None) -> None:

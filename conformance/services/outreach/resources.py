@@ -16,9 +16,16 @@ from conformance.transport.model import Request, Response
 if TYPE_CHECKING:
     from conformance.simulators.base import Clock
 
-__all__ = ["CAMPAIGN_PAGE_SIZE", "SEED_LEAD", "ResourcesMixin", "Route"]
+__all__ = ["CAMPAIGN_PAGE_SIZE", "HELD_IDS", "SEED_LEAD", "ResourcesMixin", "Route"]
 
 SEED_LEAD = "0190c0de-0000-4000-8000-1ead00000001"  # SIM-CHOICE: the LEAD_ID setting
+# SIM-CHOICE: seeded records the target settings of the same names point at (gap id-routes-without-ids).
+HELD_IDS = {"DELETABLE_LEAD_ID": "0190c0de-0000-4000-8000-1ead00000002",
+            "BLOCK_LIST_ENTRY_ID": "0190c0de-0000-4000-8000-b10c00000001",
+            "TAG_ID": "0190c0de-0000-4000-8000-7a9000000001",
+            "DELETABLE_TAG_ID": "0190c0de-0000-4000-8000-7a9000000002",
+            "VERIFIED_EMAIL": "verified@outreach.example",
+            "OAUTH_SESSION_ID": "session-seed"}
 # SIM-CHOICE: page size of GET /campaigns, and campaign state values (0 draft, 1 active, 2 paused).
 CAMPAIGN_PAGE_SIZE = 10
 CAMPAIGN_COUNT = 23
@@ -56,11 +63,26 @@ class ResourcesMixin:
         self.tags: dict[str, dict[str, Any]] = {}
         self.verifications: dict[str, dict[str, Any]] = {}
         self.sessions: dict[str, dict[str, Any]] = {}
+        self._seed_held()
         self.jobs: dict[str, dict[str, Any]] = {}
         self.threads = {"thread-0001": {"unread": True}, "thread-0002": {"unread": True}}
         # SIM-CHOICE (client-shaped): two threads of the first campaign with the seeded lead (mailbox.py).
         self.emails = seed_emails(self.clock.now(), first, sender, seed)
         self._serial = 0
+
+    def _seed_held(self) -> None:
+        """One record under each id of HELD_IDS; the second lead is in no campaign, so no analytics change."""
+        held = HELD_IDS
+        lead = held["DELETABLE_LEAD_ID"]
+        self.leads[lead] = self._lead({"email": "lead2@outreach.example", "payload": {}}, lead)
+        entry = self._stamped({"id": held["BLOCK_LIST_ENTRY_ID"], "bl_value": "blocked.example", "is_domain": True})
+        del entry["timestamp_updated"]  # an entry is never updated
+        self.block_list[entry["id"]] = entry
+        for key, label in (("TAG_ID", "seeded"), ("DELETABLE_TAG_ID", "seeded-deletable")):
+            self.tags[held[key]] = self._stamped({"id": held[key], "label": label})
+        email = held["VERIFIED_EMAIL"]
+        self.verifications[email] = {"email": email, "verification_status": "verified"}
+        self.sessions[held["OAUTH_SESSION_ID"]] = {"session_id": held["OAUTH_SESSION_ID"], "status": "pending"}
 
     def next_id(self, prefix: str) -> str:
         self._serial += 1

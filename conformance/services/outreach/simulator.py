@@ -13,7 +13,7 @@ from urllib.parse import unquote
 
 from conformance.services.outreach.accounts import ORGANIZATION, check_create, check_update, iso, new_account
 from conformance.services.outreach.mailbox import SEED_EMAILS
-from conformance.services.outreach.resources import SEED_LEAD, ResourcesMixin, Route
+from conformance.services.outreach.resources import HELD_IDS, SEED_LEAD, ResourcesMixin, Route
 from conformance.simulators.base import Clock, Handler, SimError, Simulator
 from conformance.transport.model import Request, Response
 
@@ -54,6 +54,7 @@ class OutreachSimulator(ResourcesMixin, Simulator):
         "CAMPAIGN_CURSOR_FIELD": "next_starting_after",
         "THREAD_ID": "thread-0001",
         "LEAD_ID": SEED_LEAD,
+        **HELD_IDS,  # ids of the seeded lead, block-list entry, tags, verification and session to use
         "REPLY_TO_UUID": SEED_EMAILS[0],
         "WARMUP_EMAILS_FIELD": "emails",
         "READS_ANSWER_RESOURCE": "1",  # a get answers the account or campaign itself

@@ -51,12 +51,13 @@ def _is_ip(value: Any) -> bool:
 def _resolve(ctx: CheckContext, names: list[str]) -> tuple[Exchange, dict[str, Any]]:
     exchange = ctx.call(RESOLVE, params={"hostnames": ",".join(names)})
     body = expect_shape(ctx, exchange, RESOLVE, "resolve")
-    for name, ip in body.items():
+    # The answer for a name without DNS data is not shown (gap dns-lookup-params): a host
+    # record's hostname need not resolve, so an empty answer, or a name answered null, is no failure.
+    known = {name: ip for name, ip in body.items() if ip is not None}
+    for name, ip in known.items():
         expect(_is_ip(ip), ctx.rule.id, f"resolve mapped {name!r} to {ip!r}", exchange=exchange,
                expected="hostname to an IP address")
-    # The answer for a name without DNS data is not shown (gap dns-lookup-params): a host
-    # record's hostname need not resolve, so an empty answer is no failure.
-    return exchange, body
+    return exchange, known
 
 
 @named("scanning/resolve-reverse-round-trip", params=_MAX_HOSTS, required=("max_hosts",))

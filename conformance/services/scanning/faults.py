@@ -251,4 +251,7 @@ FAULTS: list[Fault] = [
     fault("reverse-extra-ip",
           "reverse also answers an IP it was not asked")(
         response_body(_REVERSE, lambda b: {**b, "198.51.100.250": ["extra.example.com"]})),
+    # Issue 35 item 11: the facets a request names, ignored (the server's default set, here none).
+    fault("facets-ignored",
+          "host count ignores the facets it is asked for")(_drop_param(_COUNT, "facets")),
 ]

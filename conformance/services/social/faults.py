@@ -169,4 +169,8 @@ FAULTS: list[Fault] = [
     # The empty object the document allows only "when dimensions are used", given without them too.
     fault("metrics-paging-empty", "metrics paging is an empty object, dimensions or not")(
         response_body(_METRICS, lambda d: {**d, "paging": {}} if isinstance(d, dict) else d)),
+    # Issue 35 item 5: a server that ignores the listening filters (all but the created_time window
+    # the check narrows with) answers every message of the window; filter-language must fail it.
+    fault("listening-filters-ignored", "listening filters other than created_time are ignored")(
+        request_body(_TO_TOPIC, filters(lambda fs: [f for f in fs if f.startswith("created_time.")]))),
 ]

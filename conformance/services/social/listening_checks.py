@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from conformance.checks.context import CheckContext
 from conformance.checks.examples import example_body, fill
 from conformance.checks.expect import expect, expect_json_schema, expect_status
+from conformance.checks.paths import path_values
 from conformance.checks.registry import named
-from conformance.checks.routes import path_values
 
 __all__ = ["evaluate", "read_topic", "window"]
 
