@@ -60,7 +60,10 @@ def run_isolated(args: tuple[str, ...] | list[str], cwd: Path | None = None,
             with redirect_stdout(out), redirect_stderr(err):
                 status = _call(args)
         finally:
-            os.environ.clear()
-            os.environ.update(environ)
+            # Only what changed: clearing the whole environment would leave it empty for a moment
+            # under the threads a test serves simulators from.
+            for name in [k for k in os.environ if k not in environ]:
+                del os.environ[name]
+            os.environ.update({k: v for k, v in environ.items() if os.environ.get(k) != v})
             os.chdir(where)
     return subprocess.CompletedProcess(list(args), status, out.getvalue(), err.getvalue())
