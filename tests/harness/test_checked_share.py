@@ -9,7 +9,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,14 +17,14 @@ from conformance.contract import load_contract
 from conformance.reporting.checked import checked_share
 from conformance.settings import Limits, MinChecked, RunSettings
 from conformance.targets import make_target
+from tests.harness.inprocess import run_isolated
 
 PACKAGE = Path(__file__).resolve().parents[2] / "conformance"
 
 
 def conformance(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("CONFORMANCE_")}
-    return subprocess.run([sys.executable, "-m", "conformance", *args], capture_output=True, text=True,
-                          timeout=300, env={**clean, **(env or {})}, check=False)
+    """In this process, in a fresh environment: what is tested is what the run answers and writes."""
+    return run_isolated(args, env=env)
 
 
 def test_every_run_says_checked_n_of_m_in_every_report(tmp_path: Path) -> None:

@@ -13,10 +13,16 @@ from typing import Any
 
 import pytest
 
-from tests.harness.inprocess import run_main
+from tests.harness.inprocess import run_isolated, run_main
 
 
-def conformance(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def conformance(*args: str) -> subprocess.CompletedProcess[str]:
+    """In this process, in a fresh environment: for what a run answers and writes."""
+    return run_isolated(args)
+
+
+def conformance_process(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """A process of its own: where separate runs must not share one interpreter's state (hash seed, ids)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("CONFORMANCE_")}
     return subprocess.run([sys.executable, "-m", "conformance", *args], capture_output=True,
                           text=True, timeout=timeout, env=env, check=False)
@@ -243,7 +249,7 @@ def test_allure_history_ids_are_stable_across_runs(tmp_path: Path) -> None:
 
     ids = []
     for name in ("one", "two"):
-        proc = conformance("run", "--service", "presentations", "-k", "key-required or invalid-key",
+        proc = conformance_process("run", "--service", "presentations", "-k", "key-required or invalid-key",
                            "--report-dir", str(tmp_path / name))
         assert proc.returncode == 0, proc.stderr
         results = [_json.loads(p.read_text()) for p in (tmp_path / name / "allure-results").glob("*-result.json")]
@@ -337,10 +343,10 @@ def test_report_exits_with_the_status_of_the_run_it_reports(tmp_path: Path) -> N
     assert "--exit-status" in tox["testenv:report"]["commands"]
     if shutil.which("npx") is None:
         pytest.skip("npx (Node.js) is missing: `conformance report` builds the HTML with it")
-    run = conformance("run", "--service", "presentations", "-k", "bearer", "--fault", "accepts-bearer",
-                      "--report-dir", str(tmp_path / "run"))
+    run = conformance_process("run", "--service", "presentations", "-k", "bearer", "--fault", "accepts-bearer",
+                              "--report-dir", str(tmp_path / "run"))
     assert run.returncode == 1, run.stderr
-    report = conformance("report", "--report-dir", str(tmp_path / "run"), "--no-history", "--exit-status")
+    report = conformance_process("report", "--report-dir", str(tmp_path / "run"), "--no-history", "--exit-status")
     assert report.returncode == 1, report.stderr
     assert (tmp_path / "run" / "allure-report" / "index.html").is_file()
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,6 +25,7 @@ from conformance.settings import RunSettings, env_name
 from conformance.simulators.base import Clock
 from conformance.targets import make_target
 from conformance.targets.base import Target
+from tests.harness.inprocess import run_isolated
 
 pytestmark = pytest.mark.slow
 
@@ -48,6 +48,11 @@ def _secrets_only(served: Callable[..., Any], monkeypatch: pytest.MonkeyPatch, s
         for name, value in given.items():
             monkeypatch.setenv(env_name(service, name), value)
         yield make_target(contract, RunSettings(target="http")), sim
+
+
+def _ours() -> dict[str, str]:
+    """The CONFORMANCE_ variables this process holds now, for a run in it that should see them."""
+    return {k: v for k, v in os.environ.items() if k.startswith("CONFORMANCE_")}
 
 
 def _values(proposals: list[Proposal]) -> dict[str, str | None]:
@@ -181,18 +186,15 @@ def test_run_discover_names_the_discovered_values_in_the_report(served: Callable
                                                                 tmp_path: Path) -> None:
     with _secrets_only(served, monkeypatch, "outreach") as (_target, sim):
         # READS_ANSWER_RESOURCE: the user says a get answers the campaign itself (gap read-bodies).
-        env = {**os.environ, "CONFORMANCE_OUTREACH_THREAD_ID": sim.credentials["THREAD_ID"],
+        # In this process, with the variables set so far (what the runs report is tested, not a start-up).
+        env = {**_ours(), "CONFORMANCE_OUTREACH_THREAD_ID": sim.credentials["THREAD_ID"],
                "CONFORMANCE_OUTREACH_READS_ANSWER_RESOURCE": "1"}
-        done = subprocess.run(
-            [sys.executable, "-m", "conformance", "run", "--service", "outreach", "--target", "http", "--discover",
-             "--allow", "write", "-k", "campaign and get", "--report-dir", str(tmp_path)],
-            env=env, capture_output=True, text=True, timeout=600)
-        stale = subprocess.run(
-            [sys.executable, "-m", "conformance", "run", "--service", "outreach", "--target", "http", "--no-allure",
-             "-k", "campaign and get", "--report-dir", str(tmp_path / "stale")],
-            env={**env, "CONFORMANCE_OUTREACH_CAMPAIGN_ID": "gone-1"}, capture_output=True, text=True, timeout=600)
-        bare = subprocess.run([sys.executable, "-m", "conformance", "run", "--service", "outreach", "--discover"],
-                              env=env, capture_output=True, text=True, timeout=600)
+        done = run_isolated(("run", "--service", "outreach", "--target", "http", "--discover", "--allow", "write",
+                             "-k", "campaign and get", "--report-dir", str(tmp_path)), env=env)
+        stale = run_isolated(("run", "--service", "outreach", "--target", "http", "--no-allure",
+                              "-k", "campaign and get", "--report-dir", str(tmp_path / "stale")),
+                             env={**env, "CONFORMANCE_OUTREACH_CAMPAIGN_ID": "gone-1"})
+        bare = run_isolated(("run", "--service", "outreach", "--discover"), env=env)
     summary = json.loads((tmp_path / "summary.json").read_text())
     found = summary["services"]["outreach"]["discovered"]
     assert "CAMPAIGN_ID" in found and found["CAMPAIGN_ID"].startswith("GET /api/v2/campaigns")
@@ -229,8 +231,7 @@ def test_the_loader_refuses_a_discover_source_that_is_not_a_read_of_a_setting(
 
 def test_discover_command_prints_lines_that_paste(served: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
     with _secrets_only(served, monkeypatch, "outreach") as (target, sim):
-        done = subprocess.run([sys.executable, "-m", "conformance", "discover", "--service", "outreach"],
-                              capture_output=True, text=True, timeout=300, env=dict(os.environ))
+        done = run_isolated(("discover", "--service", "outreach"), env=_ours())
     assert done.returncode == 0, done.stderr
     out = subprocess.run(["bash", "-c", done.stdout + "\nenv -0\n"], capture_output=True, timeout=60, check=True,
                          env={"PATH": os.environ["PATH"]}).stdout.decode()
@@ -238,7 +239,6 @@ def test_discover_command_prints_lines_that_paste(served: Callable[..., Any], mo
     assert env["CONFORMANCE_OUTREACH_CAMPAIGN_ID"] == sim.credentials["CAMPAIGN_ID"]
     assert not any(secret in done.stdout for secret in target.secrets())
     monkeypatch.delenv("CONFORMANCE_OUTREACH_BASE_URL")
-    missing = subprocess.run([sys.executable, "-m", "conformance", "discover", "--service", "outreach"],
-                             capture_output=True, text=True, timeout=300, env=dict(os.environ))
+    missing = run_isolated(("discover", "--service", "outreach"), env=_ours())
     assert missing.returncode == 2 and "CONFORMANCE_OUTREACH_BASE_URL" in missing.stderr
     assert "Traceback" not in missing.stderr and len(missing.stderr.strip().splitlines()) == 1

@@ -21,6 +21,7 @@ from conformance.contract import load_contract
 from conformance.parallel import ServiceScheduling, merge_worker_files, run_started
 from conformance.runner import INTERRUPTED, PASSED
 from conformance.settings import Limits, RunSettings
+from tests.harness.inprocess import run_isolated
 
 SERVICES = ("tokenrisk", "scanning")
 # A signal mid-run: two services a worker (247 of the 462 rules), not all eight. The run is as far
@@ -37,16 +38,19 @@ def conformance(*args: str, timeout: float = 600) -> subprocess.CompletedProcess
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """The same two services serially, with --jobs 2, and as two one-service shards."""
+    """The same two services serially, with --jobs 2, and as two one-service shards. Only the
+    --jobs run is a process of its own (its workers are what is tested); the serial run and the
+    shards run in this process, as `conformance run` in a fresh environment (one start-up each less)."""
     base = tmp_path_factory.mktemp("runs")
     selected = [a for s in SERVICES for a in ("--service", s)]
     out: dict[str, Any] = {"dir": base}
     for name, extra in (("serial", []), ("parallel", ["--jobs", "2"])):
-        proc = conformance("run", *selected, *extra, "--report-dir", str(base / name))
+        args = ("run", *selected, *extra, "--report-dir", str(base / name))
+        proc = conformance(*args) if extra else run_isolated(args)
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
         out[name] = proc
     for service in SERVICES:
-        proc = conformance("run", "--service", service, "--report-dir", str(base / f"shard-{service}"))
+        proc = run_isolated(("run", "--service", service, "--report-dir", str(base / f"shard-{service}")))
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     return out
 
@@ -136,23 +140,23 @@ def test_progress_line_counts_what_the_serial_run_counts(runs: dict[str, Any]) -
 @pytest.mark.slow
 def test_shards_merge_into_the_one_run(runs: dict[str, Any], tmp_path: Path) -> None:
     shards = [str(runs["dir"] / f"shard-{s}") for s in SERVICES]
-    proc = conformance("merge", *shards, "--reports", str(tmp_path / "reports"))
+    proc = run_isolated(("merge", *shards, "--reports", str(tmp_path / "reports")))
     assert proc.returncode == 0, proc.stderr
     [merged] = (tmp_path / "reports" / "runs").iterdir()
     assert (tmp_path / "reports" / "latest").resolve() == merged.resolve()
     _same_run(runs["dir"] / "serial", merged)
     # triage takes the shards as the current run: nothing changed against the serial run.
-    proc = conformance("triage", str(runs["dir"] / "serial"), *shards, "--format", "json")
+    proc = run_isolated(("triage", str(runs["dir"] / "serial"), *shards, "--format", "json"))
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["new_failures"] == []
     # One service in two shards: which verdict? Refused in one line.
-    proc = conformance("merge", shards[0], shards[0], "--reports", str(tmp_path / "again"))
+    proc = run_isolated(("merge", shards[0], shards[0], "--reports", str(tmp_path / "again")))
     assert proc.returncode == 2 and "is in both" in proc.stderr and "Traceback" not in proc.stderr
     assert not list((tmp_path / "again" / "runs").glob("*/summary.json"))
 
 
 def test_jobs_below_one_is_one_line() -> None:
-    proc = conformance("run", "--service", "tokenrisk", "--jobs", "0", timeout=120)
+    proc = run_isolated(("run", "--service", "tokenrisk", "--jobs", "0"))
     assert proc.returncode == 2 and "--jobs must be 1 or more" in proc.stderr and "Traceback" not in proc.stderr
 
 

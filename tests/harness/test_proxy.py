@@ -35,6 +35,7 @@ from conformance.proxy.forward import Forwarder
 from conformance.services import create_simulator, fault_decorator
 from conformance.settings import Limits
 from conformance.simulators.asgi import SimulatorApp
+from tests.harness.inprocess import run_isolated
 from tests.harness.proxying import SECONDS as _SECONDS
 from tests.harness.proxying import Seen, report, through
 from tests.harness.proxying import capturing as _capturing
@@ -423,13 +424,12 @@ def test_the_command_writes_a_run_on_sigterm_and_its_status_is_the_verdict(tmp_p
 
     # The proxy's sessions triage against a run's summary and against each other.
     run_dir = tmp_path / "run"
-    run = subprocess.run([sys.executable, "-m", "conformance", "run", "--service", SERVICE, "--no-allure",
-                          "--report-dir", str(run_dir), "-k", "page-shape or rate-limit"],
-                         capture_output=True, text=True, timeout=300, env=_env(), check=False)
+    # The run and the triage in this process: what they answer is tested, not how a process starts.
+    run = run_isolated(("run", "--service", SERVICE, "--no-allure", "--report-dir", str(run_dir),
+                        "-k", "page-shape or rate-limit"))
     assert run.returncode == 0, run.stdout + run.stderr
     for current, status, named in ((out, 0, None), (faulty, 1, "presentations.themes.page-shape")):
-        triage = subprocess.run([sys.executable, "-m", "conformance", "triage", str(run_dir), str(current)],
-                                capture_output=True, text=True, timeout=120, env=_env(), check=False)
+        triage = run_isolated(("triage", str(run_dir), str(current)))
         assert triage.returncode == status, triage.stdout + triage.stderr
         if named:
             assert named in triage.stdout.split("New failures")[1]

@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.harness.inprocess import run_isolated
 
 RULE = "presentations.auth.key-required"
 
 
 def run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CONFORMANCE_")}
-    return subprocess.run([sys.executable, "-m", "conformance", "run", "--service", "presentations", "--no-allure",
-                           "-k", "key-required", "--cassette-dir", str(tmp_path / "c"),
-                           "--report-dir", str(tmp_path / "r"), *args],
-                          capture_output=True, text=True, timeout=120, env=env, check=False)
+    """In this process, in a fresh environment: what is tested is what each mode writes and answers."""
+    return run_isolated(("run", "--service", "presentations", "--no-allure", "-k", "key-required",
+                         "--cassette-dir", str(tmp_path / "c"), "--report-dir", str(tmp_path / "r"), *args))
 
 
 def cassette(tmp_path: Path) -> Path:
@@ -62,9 +60,6 @@ def test_an_unknown_record_mode_is_one_clear_line(tmp_path: Path, mode: str) -> 
 
 
 def test_record_mode_from_the_environment_is_checked_too(tmp_path: Path) -> None:
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("CONFORMANCE_")},
-           "CONFORMANCE_RECORD_MODE": "sometimes"}
-    proc = subprocess.run([sys.executable, "-m", "conformance", "run", "--service", "presentations", "--no-allure",
-                           "--report-dir", str(tmp_path / "r")], capture_output=True, text=True, timeout=120,
-                          env=env, check=False)
+    proc = run_isolated(("run", "--service", "presentations", "--no-allure", "--report-dir", str(tmp_path / "r")),
+                        env={"CONFORMANCE_RECORD_MODE": "sometimes"})
     assert proc.returncode == 2 and "unknown record mode 'sometimes'" in proc.stderr

@@ -150,19 +150,16 @@ def test_rules_a_changed_contract_gained_or_lost_are_added_or_removed() -> None:
 def test_every_run_appends_its_history_line_the_way_allure_builds_it(tmp_path: Path) -> None:
     """Two runs without `conformance report`: both are in the history beside the runs, each line
     keyed the way Allure 3 keys history (md5(fullName).md5(parameters)), and a report of the
-    second run is built from the first one's line only."""
+    second run is built from the first one's line only. Both runs are in this process (what they
+    write is tested, not how a process starts), each in a fresh environment."""
     import hashlib
-    import os
-    import subprocess
-    import sys
 
     from conformance.reporting.history import history_before, recorded_point
+    from tests.harness.inprocess import run_isolated
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CONFORMANCE_")}
     runs = []
     for extra in ([], ["--fault", "accepts-bearer"]):
-        proc = subprocess.run([sys.executable, "-m", "conformance", "run", "--service", "presentations", "-k", "auth",
-                               *extra], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False)
+        proc = run_isolated(("run", "--service", "presentations", "-k", "auth", *extra), cwd=tmp_path)
         assert proc.returncode in (0, 1), proc.stderr[-1000:]
         runs.append((tmp_path / "reports" / "latest").resolve())
     history = tmp_path / "reports" / "history.jsonl"
