@@ -26,11 +26,10 @@ import io
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses
+from conformance.checks.exports import export_lines, listed_formats
 from conformance.checks.paging import sender
 from conformance.checks.registry import named
 from conformance.checks.steps import Steps
-from conformance.errors import ContractFileError
-from conformance.transport.jsonbody import loads
 from conformance.transport.model import Exchange
 
 __all__ = ["answered_columns", "columns_returned"]
@@ -40,16 +39,11 @@ _NAME = {"type": "string"}
 
 def answered_columns(exchange: Exchange, parser: str) -> list[str] | None:
     """The columns an export answer carries, in order; ``None`` where it shows none (no JSON line)."""
-    text = exchange.response.body.decode("utf-8", errors="replace")
     if parser == "csv":
-        header = next(csv.reader(io.StringIO(text)), None)
+        header = next(csv.reader(io.StringIO(exchange.response.body.decode("utf-8", errors="replace"))), None)
         return list(header) if header else None
     seen: list[str] = []
-    for line in text.splitlines():
-        try:
-            row = loads(line) if line.strip() else None
-        except ValueError:
-            row = None
+    for _, row in export_lines(exchange):
         if isinstance(row, dict):
             seen += [key for key in row if key not in seen]
     return seen or None
@@ -68,10 +62,7 @@ def columns_returned(ctx: CheckContext) -> None:
     members = {k: v for k, v in Steps(ctx).resolve(params.get("export_set") or {}).items() if k != member}
     send = sender(ctx, {"in": "body", "set": members, "relative_dates": params.get("relative_dates") or {},
                         "path_values": params.get("path_values") or {}}, export)
-    formats = ctx.contract.where_schema(export, f"body.{params['format_member']}").get("enum") or []
-    unparsed = [f for f in formats if f not in params["parsers"]]
-    if not formats or unparsed:
-        raise ContractFileError(f"{ctx.rule.id}: parsers must name every listed format ({unparsed or 'none listed'})")
+    formats = listed_formats(ctx, export)
     success = success_statuses(ctx.contract, export) or set(range(200, 300))
     unexercised: list[str] = []
     for fmt in formats:

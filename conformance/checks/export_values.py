@@ -20,11 +20,11 @@ from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.expect import expect, expect_status, success_statuses, validator
+from conformance.checks.exports import export_lines, listed_formats
 from conformance.checks.paging import sender
 from conformance.checks.registry import named
 from conformance.checks.steps import Steps
 from conformance.errors import ContractFileError, SkipKind
-from conformance.transport.jsonbody import loads
 from conformance.transport.model import Exchange
 
 __all__ = ["export_rows", "export_values"]
@@ -33,18 +33,9 @@ __all__ = ["export_rows", "export_values"]
 def export_rows(exchange: Exchange, parser: str) -> list[dict[str, Any]]:
     """The rows of an export answer; a line of newline-delimited JSON that is no object is skipped
     here (the export's own rule judges the format)."""
-    text = exchange.response.body.decode("utf-8", errors="replace")
     if parser == "csv":
-        return [dict(row) for row in csv.DictReader(io.StringIO(text))]
-    rows = []
-    for line in text.splitlines():
-        try:
-            row = loads(line) if line.strip() else None
-        except ValueError:
-            row = None
-        if isinstance(row, dict):
-            rows.append(row)
-    return rows
+        return [dict(row) for row in csv.DictReader(io.StringIO(exchange.response.body.decode("utf-8", "replace")))]
+    return [row for _, row in export_lines(exchange) if isinstance(row, dict)]
 
 
 _NAME = {"type": "string"}
@@ -58,10 +49,7 @@ _NAME = {"type": "string"}
        required=("format_member", "parsers", "columns"))
 def export_values(ctx: CheckContext) -> None:
     params, export = ctx.rule.params, str(ctx.rule.operation)
-    formats = ctx.contract.where_schema(export, f"body.{params['format_member']}").get("enum") or []
-    unparsed = [f for f in formats if f not in params["parsers"]]
-    if not formats or unparsed:
-        raise ContractFileError(f"{ctx.rule.id}: parsers must name every listed format ({unparsed or 'none listed'})")
+    formats = listed_formats(ctx, export)
     schemas = {column: ref for column, ref in params["columns"].items()}  # validated as written
     for column, schema in schemas.items():
         if ctx.contract.deref(schema).get("type") != "string":

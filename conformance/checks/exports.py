@@ -37,22 +37,39 @@ __all__ = ["export_matches", "exported_ids", "latest_rows"]
 _NAME = {"type": "string"}
 
 
+def export_lines(exchange: Exchange) -> list[tuple[int, Any]]:
+    """(line number, parsed value; None where the line is not JSON) of each non-blank line of a
+    newline-delimited JSON export answer."""
+    out: list[tuple[int, Any]] = []
+    for number, line in enumerate(exchange.response.body.decode("utf-8", errors="replace").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append((number, loads(line)))
+        except ValueError:
+            out.append((number, None))
+    return out
+
+
+def listed_formats(ctx: CheckContext, export: str) -> list[str]:
+    """The formats the export's schema lists at ``body.<format_member>``, each named by ``parsers``."""
+    params = ctx.rule.params
+    formats = ctx.contract.where_schema(export, f"body.{params['format_member']}").get("enum") or []
+    unparsed = [f for f in formats if f not in params["parsers"]]
+    if not formats or unparsed:
+        raise ContractFileError(f"{ctx.rule.id}: parsers must name every listed format ({unparsed or 'none listed'})")
+    return [str(f) for f in formats]
+
+
 def exported_ids(ctx: CheckContext, exchange: Exchange, parser: str, column: str) -> list[str]:
     """The ``column`` of every row of an export answer."""
-    text = exchange.response.body.decode("utf-8", errors="replace")
     if parser == "csv":
-        reader = csv.DictReader(io.StringIO(text))
+        reader = csv.DictReader(io.StringIO(exchange.response.body.decode("utf-8", errors="replace")))
         expect(column in (reader.fieldnames or []), ctx.rule.id, f"the CSV header has no {column} column",
                exchange=exchange, expected=f"a {column} column (it was asked for)")
         return [row[column] for row in reader]
     ids = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = loads(line)
-        except ValueError:
-            row = None
+    for number, row in export_lines(exchange):
         expect(isinstance(row, dict) and column in row, ctx.rule.id, f"line {number} is no JSON object with "
                f"{column}", exchange=exchange, expected=f"newline-delimited JSON objects with {column}")
         assert isinstance(row, dict)
@@ -79,11 +96,7 @@ def export_matches(ctx: CheckContext) -> None:
     members = Steps(ctx).resolve(params.get("export_set") or {})  # settings: configured, else defaulted
     send = sender(ctx, {"in": "body", "set": members, "relative_dates": params.get("relative_dates") or {},
                         "path_values": params.get("path_values") or {}}, export)
-    formats = ctx.contract.where_schema(export, f"body.{params['format_member']}").get("enum") or []
-    unparsed = [f for f in formats if f not in params["parsers"]]
-    if not formats or unparsed:
-        raise ContractFileError(f"{ctx.rule.id}: parsers must name every listed format ({unparsed or 'none listed'})")
-    for fmt in formats:
+    for fmt in listed_formats(ctx, export):
         exchange = send({params["format_member"]: fmt})
         expect_status(ctx.rule.id, exchange, success_statuses(ctx.contract, export) or set(range(200, 300)),
                       f"the {fmt} export")
