@@ -274,64 +274,79 @@ def _short(rule: Rule) -> str:
     return rule.id.split(".", 1)[1]
 
 
+# (family, description, wrap: None where the rule gives nothing to edit) of one rule.
+Made = list[tuple[str, str, Wrap | None]]
+
+
+def _fields_returned(contract: Contract, rule: Rule) -> Made:
+    params, op = rule.params, rule.operation
+    made: Made = []
+    plain = [f for f in params.get("fields") or [] if "." not in f and f not in (params.get("every_row") or [])]
+    if plain:
+        made.append(("field-missing", f"{op} leaves the requested {plain[0]} out of every row",
+                     _each_row(rule, _without(plain[0]))))
+    if params.get("only"):
+        made.append(("field-extra", f"{op} rows carry {_EXTRA} beside {params['only']}", _each_row(rule, _with_extra)))
+    dotted = [f for f in params.get("fields") or [] if "." in f]
+    if dotted:
+        top = dotted[0].split(".", 1)[0]
+        made.append(("nested-field-missing", f"{op} leaves {top} (asked for {dotted[0]}) out of every row",
+                     _each_row(rule, _without(top))))
+    if params.get("fields"):
+        made.append(_naming(contract, rule, params["member"]))
+    return made
+
+
+def _naming(contract: Contract, rule: Rule, member: str) -> tuple[str, str, Wrap | None]:
+    return ("naming-ignored", f"{rule.operation} ignores the {member} its request names: its default set answered",
+            _naming_ignored(contract, rule, member))
+
+
+def _omitted_default(contract: Contract, rule: Rule) -> Made:
+    flipped = _flipped(contract, rule)
+    return [("default-flipped", f"{rule.operation} reads an omitted {flipped[0]} as the opposite of its default",
+             flipped[1])] if flipped else []
+
+
+def _values_accepted(contract: Contract, rule: Rule) -> Made:
+    refused = _value_refused(contract, rule)
+    return [("value-refused", f"{rule.operation} refuses {refused[0]} (400)", refused[1])] if refused else []
+
+
+# The faults each core check's rule gets, by the check's name in rules.yaml.
+_BY_CHECK: dict[str, Callable[[Contract, Rule], Made]] = {
+    "rows-ordered": lambda c, r: [("rows-reversed", f"{r.operation} answers its rows in the opposite order",
+                                   _reversed(r))],
+    "fields-returned": _fields_returned,
+    "columns-returned": lambda c, r: [_naming(c, r, r.params["columns_member"])],
+    "times-in-utc": lambda c, r: [("time-offset", f"{r.operation} writes {r.params['member']} at +01:00 (the same "
+                                   "instant)", _each_row(r, _at_plus_one(r.params["member"])))],
+    "date-forms": lambda c, r: [("date-form-refused", f"{r.operation} refuses dates written {r.params['forms'][-1]} "
+                                 "(400)", _form_refused(r))],
+    "date-span": lambda c, r: [("span-clamped", f"{r.operation} takes a span over {r.params['days']} days, clamped "
+                                "to it", _clamped(r))],
+    "id-length": lambda c, r: [("id-length-ignored", f"{r.operation} answers 200 to an id of another length",
+                                _length_ignored(c, r))],
+    "omitted-is-default": _omitted_default,
+    "values-accepted": _values_accepted,
+    "export-matches": lambda c, r: [("export-row-lost", f"{r.operation} answers without its last line",
+                                     _last_line_lost(r))],
+    "latest-rows": lambda c, r: [("lookup-row-lost", f"{r.operation} answers without the first of its "
+                                  f"{r.params['answer_items']}", _first_row_lost(r))],
+    "put-replaces": lambda c, r: [("omitted-field-kept", f"{r.operation} keeps {r.params['field']} when a PUT "
+                                   "omits it", _kept(r))],
+    "filter-cursor-walk": lambda c, r: [("cursor-ignored", f"{r.operation} ignores its "
+                                         f"{r.params['cursor']['entry']} entry", _no_cursor(r))],
+    "member-prefixed": lambda c, r: [("prefix-lowered", f"{r.operation} writes {r.params['member']} in lower case",
+                                      _each_row(r, _lowered(r.params["member"])))],
+}
+
+
 def read_faults(contract: Contract) -> list[Fault]:
     faults: list[Fault] = []
     for rule in contract.rules:
-        check, params, op = rule.params.get("check"), rule.params, rule.operation
-        made: list[tuple[str, str, Wrap | None]] = []
-        if check == "rows-ordered":
-            made.append(("rows-reversed", f"{op} answers its rows in the opposite order", _reversed(rule)))
-        elif check == "fields-returned":
-            plain = [f for f in params.get("fields") or [] if "." not in f and f not in (params.get("every_row") or [])]
-            if plain:
-                made.append(("field-missing", f"{op} leaves the requested {plain[0]} out of every row",
-                             _each_row(rule, _without(plain[0]))))
-            if params.get("only"):
-                made.append(("field-extra", f"{op} rows carry {_EXTRA} beside {params['only']}",
-                             _each_row(rule, _with_extra)))
-            dotted = [f for f in params.get("fields") or [] if "." in f]
-            if dotted:
-                top = dotted[0].split(".", 1)[0]
-                made.append(("nested-field-missing", f"{op} leaves {top} (asked for {dotted[0]}) out of every row",
-                             _each_row(rule, _without(top))))
-        elif check == "times-in-utc":
-            made.append(("time-offset", f"{op} writes {params['member']} at +01:00 (the same instant)",
-                         _each_row(rule, _at_plus_one(params["member"]))))
-        elif check == "date-forms":
-            made.append(("date-form-refused", f"{op} refuses dates written {params['forms'][-1]} (400)",
-                         _form_refused(rule)))
-        elif check == "date-span":
-            made.append(("span-clamped", f"{op} takes a span over {params['days']} days, clamped to it",
-                         _clamped(rule)))
-        elif check == "id-length":
-            made.append(("id-length-ignored", f"{op} answers 200 to an id of another length",
-                         _length_ignored(contract, rule)))
-        elif check == "omitted-is-default":
-            flipped = _flipped(contract, rule)
-            if flipped:
-                made.append(("default-flipped", f"{op} reads an omitted {flipped[0]} as the opposite of its "
-                             "default", flipped[1]))
-        elif check == "values-accepted":
-            refused = _value_refused(contract, rule)
-            if refused:
-                made.append(("value-refused", f"{op} refuses {refused[0]} (400)", refused[1]))
-        elif check == "export-matches":
-            made.append(("export-row-lost", f"{op} answers without its last line", _last_line_lost(rule)))
-        elif check == "latest-rows":
-            made.append(("lookup-row-lost", f"{op} answers without the first of its {params['answer_items']}",
-                         _first_row_lost(rule)))
-        elif check == "put-replaces":
-            made.append(("omitted-field-kept", f"{op} keeps {params['field']} when a PUT omits it",
-                         _kept(rule)))
-        elif check == "filter-cursor-walk":
-            made.append(("cursor-ignored", f"{op} ignores its {params['cursor']['entry']} entry", _no_cursor(rule)))
-        elif check == "member-prefixed":
-            made.append(("prefix-lowered", f"{op} writes {params['member']} in lower case",
-                         _each_row(rule, _lowered(params["member"]))))
-        if check == "columns-returned" or (check == "fields-returned" and params.get("fields")):
-            member = params["columns_member"] if check == "columns-returned" else params["member"]
-            made.append(("naming-ignored", f"{op} ignores the {member} its request names: its default set answered",
-                         _naming_ignored(contract, rule, member)))
-        faults += [derived_fault(f"{family}:{_short(rule)}", rule.id, description)(wrap)
-                   for family, description, wrap in made if wrap is not None]
+        build = _BY_CHECK.get(str(rule.params.get("check")))
+        if build is not None:
+            faults += [derived_fault(f"{family}:{_short(rule)}", rule.id, description)(wrap)
+                       for family, description, wrap in build(contract, rule) if wrap is not None]
     return faults
