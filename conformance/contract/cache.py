@@ -66,16 +66,30 @@ def _code() -> bytes:
     return digest.digest()
 
 
+@lru_cache(maxsize=4)
+def _documents(docs: Path) -> bytes | None:
+    """The digest of the source documents, read once per process (as the loader's anchors are)
+    rather than once per contract; None when one cannot be read."""
+    digest = hashlib.sha256()
+    try:  # bounded as the loader reads them: a link to /dev/zero is not hashed until memory runs out
+        for doc in sorted(docs.glob("*.md")):
+            digest.update(f"{doc.name}\0".encode() + read_text(doc, CONTRACT, ContractFileError).encode() + b"\0")
+    except (ContractFileError, OSError):
+        return None
+    return digest.digest()
+
+
 def key_for(folder: Path, docs: Path) -> str | None:
     """The digest of what loading ``folder`` reads; None when a file cannot be read (the loader
     then says what is wrong with it)."""
-    digest = hashlib.sha256(_code())
+    documents = _documents(docs)
+    if documents is None:
+        return None
+    digest = hashlib.sha256(_code() + documents)
     digest.update(f"{folder.resolve()}\0".encode())
-    try:  # bounded as the loader reads them: a link to /dev/zero is not hashed until memory runs out
+    try:
         for name in ("openapi.yaml", "rules.yaml"):
             digest.update(read_text(folder / name, CONTRACT, ContractFileError).encode() + b"\0")
-        for doc in sorted(docs.glob("*.md")):
-            digest.update(f"{doc.name}\0".encode() + read_text(doc, CONTRACT, ContractFileError).encode() + b"\0")
     except (ContractFileError, OSError):
         return None
     return digest.hexdigest()
