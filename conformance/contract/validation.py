@@ -28,6 +28,7 @@ Two savings, neither of which can change a verdict or its message:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -74,7 +75,13 @@ class _Compiled:
     schema: dict[str, Any]
     plain: jsonschema.protocols.Validator
     inlined: jsonschema.protocols.Validator
-    fast: Any  # jsonschema_rs's validator of the same schema, None where it cannot build one
+    standalone: dict[str, Any]
+
+    @functools.cached_property
+    def fast(self) -> Any:
+        """jsonschema_rs's validator of the same schema, None where it cannot build one; built when
+        a body is first validated (most callers of ``validator`` only want python-jsonschema's)."""
+        return fast_validator(self.standalone)
 
 
 _COMPILED: dict[tuple[int, int], _Compiled] = {}
@@ -137,7 +144,7 @@ def _compiled(contract: Contract, schema: dict[str, Any]) -> _Compiled:
             contract, schema,
             jsonschema.Draft202012Validator(standalone, format_checker=FORMAT_CHECKER),
             jsonschema.Draft202012Validator(_inline(standalone), format_checker=FORMAT_CHECKER),
-            fast_validator(standalone),
+            standalone,
         )
         _COMPILED[key] = entry
     return entry
