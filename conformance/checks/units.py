@@ -5,7 +5,8 @@ members the unit governs there: dotted paths from the answer's root, ``*`` for e
 array) is called (path values from ``path_values`` or the operation's ``x-setting`` parameters; an
 operation taking a JSON body sends its rendered example) and answered a documented success; every
 value found at those members is a number within the ``unit``'s magnitude. No value found anywhere
-is a skip (not exercised), never a pass.
+is a skip (not exercised), never a pass. Null, and the values ``unset`` lists (a gap's "not set",
+e.g. 0), are not judged.
 
 The magnitudes, and why (a unit has no range of its own; these are the values a real clock can
 write, so a value of the neighbouring unit falls outside):
@@ -83,12 +84,16 @@ _MEMBERS = {"type": "object", "minProperties": 1,
 
 
 @named("member-magnitude", params={"members": _MEMBERS, "unit": {"enum": sorted(MAGNITUDES)},
-                                   "path_values": {"type": "object", "additionalProperties": {"type": "string"}}},
+                                   "path_values": {"type": "object", "additionalProperties": {"type": "string"}},
+                                   "unset": {"type": "array", "items": {"type": "number"}}},
        required=("members", "unit"))
 def member_magnitude(ctx: CheckContext) -> None:
     rule = ctx.rule
     low, high, basis = MAGNITUDES[rule.params["unit"]]
     overrides = ctx.settings_in(rule.params.get("path_values"))
+    # Values a gap leaves open as "not set" (affiliate's time_saved of 0 for a link never saved):
+    # like null, they say nothing about the unit.
+    unset = list(rule.params.get("unset") or ())
     seen = 0
     for serial, (operation, members) in enumerate(rule.params["members"].items(), start=1):
         if operation not in ctx.contract.operations():
@@ -104,8 +109,8 @@ def member_magnitude(ctx: CheckContext) -> None:
         answer = exchange.response.json()
         for member in members:
             for where, value in values_at(answer, member):
-                if value is None:
-                    continue  # a nullable member says nothing about its unit
+                if value is None or (_number(value) and value in unset):
+                    continue  # a nullable member, or a value the gap leaves open, says nothing about its unit
                 seen += 1
                 expect(_number(value) and low <= value < high, rule.id,
                        f"{operation}: {where} is {value!r}", exchange=exchange, expected=basis)

@@ -109,3 +109,17 @@ def test_members_found_and_edited_at_any_array_depth() -> None:
     edit_at(body, "links.*.created", lambda v: v * 10)
     edit_at(body, "created", lambda v: -v)
     assert body == {"links": [{"created": 10}, {"other": 2}, {"created": 30}], "created": -4}
+
+
+def test_a_value_the_gap_leaves_unset_is_not_judged_and_others_still_are() -> None:
+    # affiliate's time_saved of a link never saved: 0 is in the rule's unset list (gap unset-times).
+    unset = Rule(id="demo.links.times", kind="format", statement="s", source=None,  # type: ignore[arg-type]
+                 operation="GET /links/{id}", params={"check": "member-magnitude", "unit": "epoch-seconds",
+                                                      "members": SECONDS, "unset": [0]})
+    run(Server(lambda s: s if s % 2 else 0), unset)  # half the links unset, the others in seconds
+    with pytest.raises(RuleSkipped):
+        run(Server(lambda s: 0), unset)  # nothing but unset values: nothing shown
+    with pytest.raises(ContractFailure, match="1800000004000"):
+        run(Server(lambda s: s * 1000 if s % 2 == 0 else 0), unset)
+    with pytest.raises(ContractFailure, match="is 0"):
+        run(Server(lambda s: s if s % 2 else 0))  # without the gap's list, 0 is judged as before
