@@ -39,9 +39,17 @@ def _env(**extra: str) -> dict[str, str]:
     return {**{k: v for k, v in os.environ.items() if not k.startswith("CONFORMANCE_")}, **extra}
 
 
+def _terminal_sigint() -> None:
+    """In the child: SIGINT as a terminal's Ctrl-C finds it, at its default, even where this test
+    process inherited it ignored (a job a non-interactive shell started in the background), which
+    the command rightly keeps ignored; the verdicts then depended on how the suite was started."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_serve_stopped_by_ctrl_c_does_not_speak_of_a_run(tmp_path: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "conformance", "serve", "tokenrisk", "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(), cwd=tmp_path)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(), cwd=tmp_path,
+                            preexec_fn=_terminal_sigint)  # noqa: PLW1509
     watchdog = threading.Timer(TIMEOUT, proc.kill)
     watchdog.start()
     try:
@@ -74,7 +82,8 @@ def test_ctrl_c_before_the_command_starts_is_one_line(tmp_path: Path, command: l
     paused = tmp_path / "paused"
     proc = subprocess.Popen([sys.executable, "-m", "conformance", *command], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=tmp_path,
-                            env=_env(CONFORMANCE_TEST_PAUSE_AT="cli", CONFORMANCE_TEST_PAUSE_FILE=str(paused)))
+                            env=_env(CONFORMANCE_TEST_PAUSE_AT="cli", CONFORMANCE_TEST_PAUSE_FILE=str(paused)),
+                            preexec_fn=_terminal_sigint)  # noqa: PLW1509
     watchdog = threading.Timer(TIMEOUT, proc.kill)
     watchdog.start()
     try:
