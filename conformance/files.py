@@ -27,7 +27,8 @@ from typing import Any
 
 from conformance.errors import HarnessError
 
-__all__ = ["CASSETTE", "CONFIG", "CONTRACT", "SUMMARY", "FileBounds", "load_json", "load_yaml", "measure", "read_text"]
+__all__ = ["CASSETTE", "CONFIG", "CONTRACT", "SUMMARY", "FileBounds", "load_json", "load_yaml", "measure", "read_text",
+           "yaml_loader"]
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ def measure(value: Any, bounds: FileBounds, where: str, error: type[HarnessError
     return value
 
 
-def _yaml_loader() -> Any:
+def yaml_loader() -> Any:
     import yaml
 
     # libyaml's safe loader where PyYAML was built with it (8x faster on the contracts); it also
@@ -110,7 +111,7 @@ def parse_yaml(text: str, where: str, bounds: FileBounds, error: type[HarnessErr
     import yaml
 
     try:
-        value = yaml.load(text, Loader=_yaml_loader())  # noqa: S506 (a safe loader)
+        value = yaml.load(text, Loader=yaml_loader())  # noqa: S506 (a safe loader)
     except yaml.YAMLError as exc:
         raise error(f"{where}: not valid YAML: {' '.join(str(exc).split())}") from None
     except (RecursionError, MemoryError):

@@ -206,11 +206,19 @@ def _check_refs(doc: Any, path: Path) -> None:
 
 def load_contract(service: str) -> Contract:
     """Load and validate ``schemas/<service>/``. Cached per process: contracts are read-only."""
-    known = available_services()  # found in schemas/, never listed (conformance/layout.py)
-    if service not in known:
-        raise UsageError(f"unknown service '{service}'{did_you_mean(service, known)}: a service is a folder "
-                         f"holding rules.yaml in {schemas_dir()}; known: {', '.join(known) or 'none'}")
-    return _load(service, str(schemas_dir()))
+    root = str(schemas_dir())
+    if (service, root) not in _FOUND:
+        # Found in schemas/, never listed (conformance/layout.py); once per service, not once per
+        # rule: the run asks for its contract before every rule, and the look reads eight files.
+        known = available_services()
+        if service not in known:
+            raise UsageError(f"unknown service '{service}'{did_you_mean(service, known)}: a service is a folder "
+                             f"holding rules.yaml in {root}; known: {', '.join(known) or 'none'}")
+        _FOUND.add((service, root))
+    return _load(service, root)
+
+
+_FOUND: set[tuple[str, str]] = set()
 
 
 @lru_cache(maxsize=None)

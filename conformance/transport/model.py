@@ -133,11 +133,21 @@ class Response:
 
     def json(self) -> Any:
         """The body as JSON, or None when it is not JSON or nests deeper than
-        CONFORMANCE_MAX_JSON_DEPTH (checks report that as a failure; ``json_problem`` says which)."""
+        CONFORMANCE_MAX_JSON_DEPTH (checks report that as a failure; ``json_problem`` says which).
+
+        Parsed once per body: a check reads the same answer several times (validated, then walked
+        page by page), and a list page of a few hundred rows took milliseconds a parse, a tenth of
+        a replay (issue 31). So every reader gets the same value: readers do not change it (a
+        fault or variant that edits an answer parses its own copy and builds a new Response)."""
+        memo = self.__dict__.get("_parsed")
+        if memo is not None and memo[0] is self.body:  # a body assigned since is parsed afresh
+            return memo[1]
         try:
-            return loads(self.body.decode("utf-8"))
+            value = loads(self.body.decode("utf-8"))
         except (ValueError, UnicodeDecodeError):
-            return None
+            value = None
+        self.__dict__["_parsed"] = (self.body, value)
+        return value
 
     def json_problem(self) -> str | None:
         """Why the body is not JSON the harness reads (not JSON, not UTF-8, nested too deep), or None."""
