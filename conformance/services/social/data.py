@@ -160,7 +160,7 @@ def messages() -> tuple[dict[str, Any], ...]:
                 **_authored(f"Fan {i}", f"fan_{pid}_{i}", pid, i)})
     rows = [dict(p) for p in posts()] + received
     for row in rows:
-        created = datetime.strptime(row["created_time"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+        created = datetime.fromisoformat(row["created_time"])  # ...Z is UTC; strptime took 0.1 s for these
         row["action_last_update_time"] = iso(created + timedelta(hours=1 + number(row["guid"]) % 48))
     return tuple(sorted(rows, key=lambda r: (r["created_time"], r["guid"]), reverse=True))
 
