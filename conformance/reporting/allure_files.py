@@ -54,10 +54,15 @@ class _ResultFiles(AllureFileLogger):
             super().report_container(container)
 
     def flush(self) -> list[BaseException]:
-        """Wait for every file handed over; what could not be written (a full disk, a removed
-        directory), one error per file."""
+        """Wait for every file handed over, and end the thread (a run called in process, as the
+        harness's tests do, leaves none behind; a file handed over later starts another); what
+        could not be written (a full disk, a removed directory), one error per file."""
         pending, self._pending = self._pending, []
-        return [error for error in (f.exception() for f in pending) if error is not None]
+        errors = [error for error in (f.exception() for f in pending) if error is not None]
+        if self._writer is not None:
+            self._writer.shutdown(wait=True)
+            self._writer = None
+        return errors
 
 
 def flush_result_files() -> None:

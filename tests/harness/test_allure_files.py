@@ -56,3 +56,20 @@ def test_every_result_handed_to_the_writer_is_on_disk_after_the_flush(tmp_path: 
     names = sorted(json.loads(p.read_text())["name"] for p in tmp_path.glob("*-result.json"))
     assert names == sorted(f"rule {n}" for n in range(50))
     assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_the_flush_ends_the_writer_thread(tmp_path: Path) -> None:
+    # A run called in process (the harness's own tests) leaves no thread behind.
+    import threading
+
+    from allure_commons.model2 import TestResult
+
+    from conformance.reporting.allure_files import _ResultFiles, flush_result_files
+
+    logger = _ResultFiles(tmp_path)
+    logger.report_result(TestResult(name="rule", uuid="1"))
+    flush_result_files()
+    assert not [t for t in threading.enumerate() if t.name.startswith("allure-files")]
+    logger.report_result(TestResult(name="rule again", uuid="2"))  # a later file starts another
+    flush_result_files()
+    assert len(list(tmp_path.glob("*-result.json"))) == 2
