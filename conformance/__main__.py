@@ -1,5 +1,3 @@
-import sys
+from conformance.cli import entry
 
-from conformance.cli import main
-
-sys.exit(main())
+entry()
