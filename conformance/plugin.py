@@ -21,7 +21,7 @@ from conformance.contract.loader import available_services, docs_dir
 from conformance.errors import UsageError
 from conformance.layout import cassettes_dir
 from conformance.parallel import ParallelRun, is_worker, rule_of, run_started
-from conformance.reporting.allure_files import drop_childless_containers, flush_result_files
+from conformance.reporting.allure_files import drop_childless_containers
 from conformance.reporting.allure_meta import HARNESS_ERROR_MARK
 from conformance.reporting.progress import Progress
 from conformance.reporting.redact import curl_line, render_request, render_response
@@ -411,7 +411,6 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     # The rules are done: from here a signal is recorded (the exit status says so), not raised
     # into the writing of the reports.
     interrupts.stop_raising()
-    flush_result_files()  # the rules' result files are whole before anything reads or ships them
     summary = session.config.stash.get(_SUMMARY, None) or _controller_summary(session.config)
     if summary is not None:
         summary.interrupted = interrupts.received() or summary.interrupted
@@ -499,7 +498,6 @@ def _write_allure_extras(config: pytest.Config, summary: RunSummary, summary_jso
         return
     path = Path(alluredir)
     path.mkdir(parents=True, exist_ok=True)
-    flush_result_files()  # _mark_broken reads the result files back
     _mark_broken(path, summary)
     targets: dict[str, Target] = config.stash.get(_TARGETS, {})
     write_results_extras(path, summary_json, base_urls(targets))
