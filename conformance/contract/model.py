@@ -322,6 +322,20 @@ class Contract:
                 out.update(range(int(code[0]) * 100, int(code[0]) * 100 + 100))
         return out
 
+    def _response_member(self, schema: dict[str, Any], part: str) -> dict[str, Any]:
+        """One step into an answer's schema: a list's items by index (``data.0.created_time``), else
+        the member ``part``; found in the schema and in those it is made of (``allOf``: an envelope
+        and the rows it carries), several finds taken together as an ``allOf``."""
+        found = []
+        for candidate in (schema, *(self.deref(s) for s in schema.get("allOf") or ())):
+            if part.isdigit() and "items" in candidate:
+                found.append(self.deref(candidate["items"]))
+            elif part in (candidate.get("properties") or {}):
+                found.append(self.deref(candidate["properties"][part]))
+        if not found:
+            raise KeyError(part)
+        return found[0] if len(found) == 1 else {"allOf": found}
+
     def where_schema(self, operation: str, where: str) -> dict[str, Any]:
         """Resolve a pointer like ``body.imageOptions.source`` or ``query.after`` to its schema."""
         area, _, rest = where.partition(".")
@@ -336,7 +350,7 @@ class Contract:
             ok = sorted(s for s in self.documented_statuses(operation) if 200 <= s < 300)
             schema = self.deref(self.response_schema(operation, ok[0]) or {}) if ok else {}
             for part in rest.split("."):
-                schema = self.deref(schema["properties"][part])
+                schema = self._response_member(schema, part)
             return schema
         if area in ("query", "header", "path"):
             # The operation's own parameters, then those of its path item (shared by its methods).

@@ -38,6 +38,16 @@ def test_presentations_numbers_come_from_the_contract() -> None:
     assert contract.base_path == "/v1.0"
 
 
+def test_a_response_where_reads_through_an_envelope_and_list_items() -> None:
+    # social's rows are an allOf of the Envelope (data: an array) and the rows (data's items):
+    # a gap's about names a row's member as response.data.0.created_time.
+    contract = load_contract("social")
+    stamp = contract.where_schema("POST /{customer_id}/analytics/posts", "response.data.0.created_time")
+    assert stamp["format"] == "date-time" and stamp["pattern"] == "(Z|[+]00:00)$"
+    with pytest.raises(KeyError):
+        contract.where_schema("POST /{customer_id}/analytics/posts", "response.data.0.no_such_member")
+
+
 def test_unknown_service_is_a_usage_error() -> None:
     with pytest.raises(UsageError, match="unknown service 'nope'"):
         load_contract("nope")

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from conformance.faults.base import Variant, on_response, variant
-from conformance.faults.toolkit import any_request, path, request_body, response_body
+from conformance.faults.toolkit import path, request_body, response_body
 from conformance.services.social.faults import MESSAGES, attr, filters
 from conformance.services.social.filters import Reading
 from conformance.simulators import Simulator
@@ -70,20 +70,6 @@ def _tags_reversed(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "data": list(reversed(data["data"]))}
 
 
-_STAMP = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?)Z$")
-
-
-def _zero_offset(node: Any) -> Any:
-    # "ISO 8601 UTC" names no spelling: +00:00 instead of Z.
-    if isinstance(node, dict):
-        return {k: _zero_offset(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_zero_offset(v) for v in node]
-    if isinstance(node, str):
-        return _STAMP.sub(r"\1+00:00", node)
-    return node
-
-
 _BARE = re.compile(r"(?<![\dT:-])(\d{4}-\d{2}-\d{2})(?![\dT])")
 
 
@@ -118,8 +104,6 @@ VARIANTS: tuple[Variant, ...] = (
     variant("request-id-upper-case", "X-Svc-Request-ID in upper-case hex")(on_response(_upper_ids)),
     variant("tags-reversed", "tags listed in another order")(
         response_body(path(r"/metadata/customer/tags$"), _tags_reversed)),
-    variant("timestamps-zero-offset", "timestamps in UTC written +00:00 rather than Z")(
-        response_body(any_request, _zero_offset)),
     variant("match-substrings", "match terms found as case-insensitive substrings (gap match-terms)")(
         _reading(match_substrings=True)),
     variant("match-or-pipe", "OR between match terms written | (gap match-terms)")(_reading(match_or=r"\s*\|\s*")),
