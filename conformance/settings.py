@@ -123,10 +123,15 @@ LIMIT_HELP = {
 }
 
 
+# Each bound's default, read once: limit_in_force is asked on every JSON body parsed, and building a
+# Limits to read one default validated every field each time (5% of a replay's request handling).
+_DEFAULT_LIMITS = Limits()
+
+
 def limit_in_force(name: str) -> float | int:
     """One bound's value in force (its variable, else the default), for code handed no ``Limits``.
     A malformed value gives the default here: the run refused it already (``Limits.from_env``)."""
-    default: float | int = getattr(Limits(), name)
+    default: float | int = getattr(_DEFAULT_LIMITS, name)
     raw = os.environ.get(_LIMIT_ENV[name])
     if not raw:
         return default
