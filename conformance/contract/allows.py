@@ -131,7 +131,6 @@ FAMILY_PARAMS: dict[str, dict[str, Param]] = {
         lambda v: _mapping(lambda m: isinstance(m, dict) and bool(m))(v) and all(_OPERATION.match(k) for k in v),
         "a mapping of operations ('POST /path') to mappings of members", True, "operations")},
     "echoed-header": {**_SCOPE, "header": _required(TEXT)},
-    "ignored-request-members": {**_SCOPE, "members": _required(TEXTS, "request-names")},
     "text-members": {**_ANSWERS, "members": _required(MEMBERS), "format": Param(_formats_a_number, "a format for "
                                                                                  "one number, such as '{:.2f}'"),
                      "taken_back": FLAG},
@@ -162,7 +161,7 @@ FAMILY_PARAMS: dict[str, dict[str, Param]] = {
     "future-dates-refused": {**_SCOPE, "members": _required(MEMBERS, "requests"), "status": _REFUSAL},
     "members-taken": {**_SCOPE, "members": _required(MEMBERS, "requests"), "types": Param(
         lambda v: (t := _texts(v)) is not None and all(n in _JSON_TYPES for n in t),
-        f"a JSON type name or a list of them ({', '.join(_JSON_TYPES)})", True)},
+        f"a JSON type name or a list of them ({', '.join(_JSON_TYPES)})")},
     "zoned-request-times": {**_SCOPE, "members": _required(MEMBERS, "requests"), "offset_hours": Param(
         lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and -12 <= v <= 14,
         "a number from -12 to 14 (a UTC offset)", True)},

@@ -158,25 +158,6 @@ def _request_defaults(p: Params) -> tuple[Wrap, str]:
     return on_request(before), "; ".join(f"{op} defaults {', '.join(m)}" for op, m in given.items())
 
 
-def _ignored_request_members(p: Params) -> tuple[Wrap, str]:
-    """A server that does not read some members of a JSON request body: ``members`` (top-level
-    names) are taken out before it reads the body, so whatever they hold is neither used nor refused."""
-    names, scope = p.texts("members"), p.scope()
-
-    def before(request: Request) -> Request:
-        if not scope(request):
-            return request
-        try:
-            body = json.loads(request.body or b"{}")
-        except ValueError:
-            return request
-        if isinstance(body, dict) and any(name in body for name in names):
-            request.body = json.dumps({k: v for k, v in body.items() if k not in names}).encode()
-        return request
-
-    return on_request(before), f"request members {', '.join(names)} not read"
-
-
 # -- headers ------------------------------------------------------------------------------------------
 
 def _echoed_header(p: Params) -> tuple[Wrap, str]:
@@ -279,7 +260,6 @@ GAP_FAMILIES: dict[str, tuple[Build, str]] = {
     "other-media-type": (_other_media_type, "another media type for the same body"),
     "request-defaults": (_request_defaults, "missing request members defaulted"),
     "echoed-header": (_echoed_header, "a request header echoed in the answer"),
-    "ignored-request-members": (_ignored_request_members, "request members the server does not read"),
     **MEMBER_FAMILIES,
     "answered-later": (_answered_later, "a status the document says to retry, then the real answer"),
     "extra-columns": (_extra_columns, "export columns beyond the asked ones"),

@@ -147,17 +147,19 @@ _TYPES: dict[str, Callable[[Any], bool]] = {
 
 
 def _members_taken(p: Params) -> tuple[Wrap, str]:
-    """Members the patterns pick, of one of ``types`` (JSON type names), taken without the check
-    the simulator makes: left out before it reads the body (a server taking them in another form,
-    a ruleset given by its id, refuses none of them)."""
-    members, types = _patterns(p), p.texts("types")
+    """Members the patterns pick, of one of ``types`` (JSON type names; default every type), taken
+    without the check the simulator makes: left out before it reads the body. A server taking them
+    in another form (a ruleset given by its id) refuses none of those types; without ``types``, a
+    server that does not read the members at all (a metrics endpoint ignoring ``fields``)."""
+    members, types = _patterns(p), p.texts("types", list(_TYPES))
     unknown = [t for t in types if t not in _TYPES]
     if unknown:
         raise p.error(f"'types' are JSON type names ({', '.join(_TYPES)}), not {unknown[0]!r}")
     tests = [_TYPES[t] for t in types]
     wrap = request_body(p.scope(), lambda body: edit_members(
         body, members, lambda v: DROP if any(test(v) for test in tests) else v))
-    return wrap, f"{', '.join(m.text for m in members)} taken as {' or '.join(types)}"
+    named = ", ".join(m.text for m in members)
+    return wrap, f"{named} not read" if set(types) == set(_TYPES) else f"{named} taken as {' or '.join(types)}"
 
 
 _LOCAL = re.compile(r"^(\d{4}-\d{2}-\d{2})([ T])(\d{2}:\d{2}:\d{2})$")
@@ -189,6 +191,6 @@ def _zoned_request_times(p: Params) -> tuple[Wrap, str]:
 REQUEST_FAMILIES: dict[str, tuple[Build, str]] = {
     "values-refused": (_values_refused, "request values the document does not list refused"),
     "future-dates-refused": (_future_dates_refused, "dates after the server's now refused"),
-    "members-taken": (_members_taken, "request members taken in another type"),
+    "members-taken": (_members_taken, "request members not read, or taken in another type"),
     "zoned-request-times": (_zoned_request_times, "request times read in another time zone"),
 }

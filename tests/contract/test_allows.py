@@ -59,9 +59,9 @@ def _edit(path: Path, old: str, new: str) -> None:
          r"allows\[0\] \(absent-members\): 'members': 'credits.deductd' picks no member shown in the answers of every "
          r"operation in openapi.yaml \(did you mean 'credits.deducted'\?\)"),
         (PLAIN, "allows: [{family: absent-members, members: ['$..x']}]", r"'members' must be a member pattern"),
-        (PLAIN, "allows: [{family: ignored-request-members, members: [inputTxt], method: POST}]",
-         r"'members': 'inputTxt' picks no member shown in the request bodies of the \d+ operations it picks in "
-         r"openapi.yaml \(did you mean 'inputText'\?\)"),
+        (PLAIN, "allows: [{family: members-taken, members: [$.inputTxt], method: POST}]",
+         r"'members': '\$.inputTxt' picks no member shown in the request bodies of the \d+ operations it picks in "
+         r"openapi.yaml \(did you mean '\$.inputText'\?\)"),
         (PLAIN, "allows: [{family: values-refused, members: [$.textMod], refused: [x], method: POST}]",
          r"'members': '\$.textMod' picks no member shown in the request bodies of the \d+ operations it picks in "
          r"openapi.yaml \(did you mean '\$.textMode'\?\)"),
@@ -120,7 +120,6 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "other-media-type": {"content_type": "text/json"},
     "request-defaults": {"defaults": {"POST /generations": {"textMode": "generate"}}},
     "echoed-header": {"header": "x-request-id"},
-    "ignored-request-members": {"members": ["inputText"]},
     "text-members": {"members": ["*"]},
     "whole-numbers-as-integers": {"members": ["*"]},
     "extra-members": {"members": {"x": 1}},
@@ -137,7 +136,7 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "null-members": {"members": ["*"]},
     "values-refused": {"members": ["*"], "refused": [1]},
     "future-dates-refused": {"members": ["*"]},
-    "members-taken": {"members": ["*"], "types": ["string"]},
+    "members-taken": {"members": ["*"]},
     "zoned-request-times": {"members": ["*"], "offset_hours": 2},
 }
 

@@ -212,8 +212,9 @@ def test_request_defaults_fill_only_missing_members_of_the_named_operations() ->
         built({"family": "request-defaults", "defaults": {"/v1/mail": {"email": "x"}}})
 
 
-def test_ignored_request_members_are_taken_out_of_the_body_in_scope_only() -> None:
-    wrap = built({"family": "ignored-request-members", "members": ["fields"], "paths": "/metrics$", "method": "POST"})
+def test_members_taken_without_types_are_not_read_in_scope_only() -> None:
+    # No types: the members are left out whatever they hold (a metrics endpoint that ignores fields).
+    wrap = built({"family": "members-taken", "members": ["$.fields"], "paths": "/metrics$", "method": "POST"})
     sim = wrap(Stub(lambda r: _json(200, {})))
     sim.handle(Request.build("POST", "/v1/t/metrics", json_body={"fields": 7, "metrics": ["likes"]}))
     sim.handle(Request.build("POST", "/v1/t/messages", json_body={"fields": 7}))
@@ -221,7 +222,7 @@ def test_ignored_request_members_are_taken_out_of_the_body_in_scope_only() -> No
     assert [r.body for r in sim.seen][1:] == [b'{"fields":7}', b"not json"]  # out of scope, not JSON: as sent
     assert json.loads(sim.seen[0].body) == {"metrics": ["likes"]}
     with pytest.raises(ContractFileError, match="'members' must be a string or a non-empty list"):
-        built({"family": "ignored-request-members", "members": []})
+        built({"family": "members-taken", "members": []})
 
 
 def test_extra_columns_widen_csv_and_json_lines_of_successes_in_scope() -> None:
