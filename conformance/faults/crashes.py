@@ -1,7 +1,10 @@
 """Faults derived from a rule that expects a refusal: the refusal answered 500 instead.
 
 ``refusal-as-500``: a server that crashes where it should turn the request down (with 502 where the
-document tells clients to retry a 500: ``crash_status``). A 5xx is never
+document tells clients to retry a 500: ``crash_status``). ``refusal-as-retried``, where the document
+tells clients to retry a 5xx (``x-retry-statuses``): the refusal answered that status every time,
+which the session retries and a check judging a refusal after an accepted control must still fail
+(the schemathesis rule aside: there a listed 5xx is a documented answer). A 5xx is never
 a refusal (a crash says nothing about the request), so every check holding a refusal must fail
 it, beside ``refusal-as-404`` and ``status-remapped`` (a refusal with the wrong 4xx). Derived for:
 
@@ -80,6 +83,10 @@ def _crash(rule: Rule, crash: int) -> tuple[str, Wrap] | None:
 def refusal_crash_faults(contract: Contract) -> list[Fault]:
     faults: list[Fault] = []
     crash = crash_status(contract)
+    # Where the document tells clients to retry a 5xx, the refusal answered that status too: the
+    # session retries it, and a check that judges a refusal after an accepted control must still
+    # fail it (the target answered the control; a 5xx is never a refusal), not leave it unchecked.
+    retried = min((s for s in contract.retry_statuses() if s >= 500), default=None)
     for rule in contract.rules:
         found = _crash(rule, crash)
         if found is None:
@@ -87,5 +94,12 @@ def refusal_crash_faults(contract: Contract) -> list[Fault]:
         what, wrap = found
         faults.append(derived_fault(f"refusal-as-500:{rule.id.split('.', 1)[1]}", rule.id,
                                     f"{what} is answered {crash}")(wrap))
+        # Not for the schemathesis rule: a 5xx an operation lists by number is a documented answer
+        # to the valid requests it generates (checks/generic.py), so there it is no deviation.
+        if retried is not None and rule.params.get("check") != "schemathesis" and (
+                again := _crash(rule, retried)) is not None:
+            faults.append(derived_fault(f"refusal-as-retried:{rule.id.split('.', 1)[1]}", rule.id,
+                                        f"{again[0]} is answered {retried}, which the document says to retry, "
+                                        "every time")(again[1]))
     return faults
 

@@ -185,6 +185,19 @@ def test_refusal_as_500_for_generated_requests_crashes_every_refusal() -> None:
     assert _send("refusal-as-500:things.generated", "GET", "/ports", headers={"X-Key": "seeded-key"}).status == 200
 
 
+def test_refusal_as_retried_answers_the_status_the_document_says_to_retry_where_it_says_one() -> None:
+    assert not [n for n in _faults() if n.startswith("refusal-as-retried:")]  # no x-retry-statuses: none
+    retrying = Contract("demo", "demo", {**OPENAPI, "x-retry-statuses": {"202": "later", "503": "overloaded; retry"}},
+                        RULES, [], [], {})
+    faults = {f.name: f for f in refusal_crash_faults(retrying)}
+    # Beside each refusal-as-500 but the schemathesis rule's (a listed 5xx is a documented answer there).
+    assert {n.split(":", 1)[1] for n in faults if n.startswith("refusal-as-retried:")} == {
+        n.split(":", 1)[1] for n in faults if n.startswith("refusal-as-500:")} - {"things.generated"}
+    wrapped = faults["refusal-as-retried:things.bad-body"].apply(Things())  # type: ignore[arg-type]
+    assert wrapped.handle(Request.build("POST", "/things", headers={"X-Key": "seeded-key"})).status == 503  # type: ignore[attr-defined]
+    assert wrapped.handle(Request.build("POST", "/things")).status == 401  # type: ignore[attr-defined]
+
+
 def test_refusal_as_500_for_an_authorization_request_keeps_the_code_grant() -> None:
     assert _send("refusal-as-500:things.connect", "GET", "/connect").status == 500
     assert _send("refusal-as-500:things.connect", "GET", "/connect", params={"scope": "r"}).status == 302
