@@ -15,12 +15,13 @@ import copy
 import itertools
 import weakref
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.examples import example_body, setting, unique
 from conformance.checks.expect import expect_status, success_statuses
-from conformance.checks.refusal import refused_statuses
+from conformance.checks.refusal import refusal_answer, refused_statuses
 from conformance.checks.registry import for_kind
 from conformance.contract.foreign import foreign_values
 from conformance.errors import ContractFailure, ContractFileError, SkipKind
@@ -133,15 +134,20 @@ def send_variant(ctx: CheckContext, value: Any, operation: str | None = None) ->
                     path_values=path_values)
 
 
+def example_exchange(ctx: CheckContext, operation: str | None = None) -> Exchange:
+    """The contract's example request, sent: the control of the refusals below."""
+    operation = operation or ctx.rule.operation
+    assert operation
+    body = _unique(ctx, operation, example_body(ctx, operation))
+    return ctx.call(operation, json_body=body or None, params=ctx.query_in(ctx.rule.params.get("base_query")) or None,
+                    path_values=_path_values(ctx))
+
+
 def baseline(ctx: CheckContext, operation: str | None = None) -> None:
     """The control: the contract's example request must be accepted before any refusal counts."""
     operation = operation or ctx.rule.operation
     assert operation
-    body = _unique(ctx, operation, example_body(ctx, operation))
-    exchange = ctx.call(operation, json_body=body or None,
-                        params=ctx.query_in(ctx.rule.params.get("base_query")) or None,
-                        path_values=_path_values(ctx))
-    expect_status(ctx.rule.id, exchange, success_statuses(ctx.contract, operation),
+    expect_status(ctx.rule.id, example_exchange(ctx, operation), success_statuses(ctx.contract, operation),
                   f"{operation}: the contract's example request (the starting point) was refused")
 
 
@@ -224,12 +230,14 @@ def limit_boundary(ctx: CheckContext) -> None:
         for label, value, accepted in values:
             if accepted and rule.params.get("at_bound") == "any":
                 continue
-            exchange = send_variant(ctx, value, operation)
             if accepted:
-                expect_status(rule.id, exchange, ok, f"{operation}: {rule.where} at {label} must be accepted")
+                expect_status(rule.id, send_variant(ctx, value, operation), ok,
+                              f"{operation}: {rule.where} at {label} must be accepted")
             else:
-                expect_status(rule.id, exchange, refused_statuses(ctx),
-                              f"{operation}: {rule.where} at {label} must be refused")
+                why = f"{operation}: {rule.where} at {label} must be refused"
+                expect_status(rule.id, refusal_answer(ctx, partial(send_variant, ctx, value, operation),
+                                                      partial(example_exchange, ctx, operation), why),
+                              refused_statuses(ctx), why)
 
 
 ENUM_PARAMS: dict[str, Any] = {
@@ -277,17 +285,24 @@ def enum_values(ctx: CheckContext) -> None:
         extra = [*(rule.params.get("outside") or ()), *foreign_values(ctx.contract, allowed)]
         outside = [(v, refused_statuses(ctx), "is not listed and must be refused")
                    for v in outside_values(allowed, extra)]
+        accepted: list[Any] = []  # listed values accepted: the control of the off-list refusals
         if rule.params.get("listed") == "one":
-            _one_listed_accepted(ctx, operation, send, allowed, ok)
+            accepted = _one_listed_accepted(ctx, operation, send, allowed, ok)
             batches = [outside]
         else:
             batches = [[_listed(ctx, v, ok) for v in allowed], outside]
         for batch in batches:
             disputes: list[ContractFailure] = []
             for value, statuses, why in batch:
+                said = f"{operation}: {rule.where}={value!r} {why}"
                 try:
-                    expect_status(rule.id, send(value), statuses,
-                                  f"{operation}: {rule.where}={value!r} {why}")
+                    if batch is outside and accepted:
+                        got = refusal_answer(ctx, partial(send, value), partial(send, accepted[0]), said)
+                    else:
+                        got = send(value)
+                        if got.response.status in ok and batch is not outside:
+                            accepted.append(value)
+                    expect_status(rule.id, got, statuses, said)
                 except ContractFailure as failure:
                     disputes.append(failure)
             if disputes:
@@ -303,16 +318,19 @@ def _listed(ctx: CheckContext, value: Any, ok: set[int]) -> tuple[Any, set[int],
 
 
 def _one_listed_accepted(ctx: CheckContext, operation: str, send: Callable[[Any], Exchange], allowed: list[Any],
-                         ok: set[int]) -> None:
+                         ok: set[int]) -> list[Any]:
+    """The listed values accepted (at least one, or the rule is skipped)."""
     answers = [(value, send(value)) for value in allowed]
     crashed = [f"{v!r}: {e.response.status}" for v, e in answers if e.response.status >= 500]
     if crashed:
         raise ContractFailure(ctx.rule.id, f"{operation}: listed {ctx.rule.where} values answered 5xx: "
                               f"{', '.join(crashed)}", expected="2xx or a 4xx refusal",
                               exchange=next(e for _v, e in answers if e.response.status >= 500))
-    if not any(e.response.status in ok for _v, e in answers):
+    accepted = [v for v, e in answers if e.response.status in ok]
+    if not accepted:
         ctx.skip(f"no listed {ctx.rule.where} value was accepted (the control): nothing to compare the "
                  "off-list refusals with; check the target's settings", SkipKind.NOT_EXERCISED)
+    return accepted
 
 
 def _joined(rule_id: str, disputes: list[ContractFailure]) -> ContractFailure:
@@ -328,5 +346,7 @@ def required_member(ctx: CheckContext) -> None:
     rule = _pointed(ctx)
     for operation in operations_of(ctx):
         baseline(ctx, operation)
-        expect_status(rule.id, send_variant(ctx, MISSING, operation), refused_statuses(ctx),
-                      f"{operation}: {rule.where} is required; a request without it must be refused")
+        why = f"{operation}: {rule.where} is required; a request without it must be refused"
+        expect_status(rule.id, refusal_answer(ctx, partial(send_variant, ctx, MISSING, operation),
+                                              partial(example_exchange, ctx, operation), why),
+                      refused_statuses(ctx), why)

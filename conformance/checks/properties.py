@@ -10,17 +10,18 @@ Generated bodies use documented members only (unknown members are a gap, not a r
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from hypothesis.strategies import SearchStrategy
 from hypothesis_jsonschema import from_schema
 
-from conformance.checks.boundary import baseline, with_member
+from conformance.checks.boundary import baseline, example_exchange, with_member
 from conformance.checks.context import CheckContext
 from conformance.checks.examples import example_body
 from conformance.checks.expect import expect_json_schema, expect_status, success_statuses
 from conformance.checks.lookups import LOOKUP_PARAMS, narrowed
-from conformance.checks.refusal import refused_statuses
+from conformance.checks.refusal import refusal_answer, refused_statuses
 from conformance.checks.registry import named
 
 __all__ = ["bodies_answered", "documented_only", "invalid_bodies_refused", "valid_bodies_accepted"]
@@ -152,5 +153,7 @@ def invalid_bodies_refused(ctx: CheckContext) -> None:
     baseline(ctx)
     for path, kind in paths:
         for value in _WRONG[kind]:
-            exchange = ctx.call(operation, json_body=with_member(base, path, value))
-            expect_status(rule.id, exchange, refused, f"{path}={value!r} has the wrong type and must be refused")
+            why = f"{path}={value!r} has the wrong type and must be refused"
+            exchange = refusal_answer(ctx, partial(ctx.call, operation, json_body=with_member(base, path, value)),
+                                      partial(example_exchange, ctx, operation), why)
+            expect_status(rule.id, exchange, refused, why)

@@ -18,7 +18,7 @@ from conformance.checks.expect import expect, expect_status
 from conformance.errors import ContractFailure, SkipKind
 from conformance.transport.model import Exchange
 
-__all__ = ["documented_status", "expect_accepted", "expect_refused", "refused_statuses"]
+__all__ = ["documented_status", "expect_accepted", "expect_refused", "refusal_answer", "refused_statuses"]
 
 ANY_4XX = frozenset(range(400, 500))
 
@@ -42,6 +42,20 @@ def expect_accepted(ctx: CheckContext, exchange: Exchange, why: str) -> None:
     if not 200 <= exchange.response.status < 300:
         ctx.skip(f"control request not accepted ({why}: got {exchange.response.status}), so a refusal "
                  "would show nothing about this rule")
+
+
+def refusal_answer(ctx: CheckContext, refused: Callable[[], Exchange], control: Callable[[], Exchange],
+                   why: str) -> Exchange:
+    """The answer to a request that must be refused, sent after its control was accepted, for the
+    check to judge. A status the document says to retry, still there after the retries: the
+    control is sent again, and while it is accepted the target is answering and the answer stands
+    (a 5xx is never a refusal); when it is not, the rule is unchecked (``expect_accepted``). Sends
+    nothing more otherwise, so a recorded run replays as it was."""
+    with ctx.judging_refusal():
+        got = refused()
+    if got.transient and not 400 <= got.response.status < 500:
+        expect_accepted(ctx, control(), f"{why} (the control, sent again)")
+    return got
 
 
 def expect_refused(ctx: CheckContext, why: str, refused: Callable[[], Exchange], *,

@@ -20,7 +20,7 @@ from conformance.checks.boundary import BASE_PARAMS, operations_of, send_variant
 from conformance.checks.context import CheckContext
 from conformance.checks.examples import setting_param
 from conformance.checks.expect import expect_status, success_statuses
-from conformance.checks.refusal import expect_refused, refused_statuses
+from conformance.checks.refusal import expect_refused, refusal_answer, refused_statuses
 from conformance.checks.registry import named
 from conformance.checks.shape import fill_path
 
@@ -45,8 +45,10 @@ def wrong_types_refused(ctx: CheckContext) -> None:
         expect_status(rule.id, control, ok,
                       f"{operation}: {rule.where}={rule.params['valid_value']!r}, a valid value (the control)")
         for value in rule.params["wrong_values"]:
-            expect_status(rule.id, send_variant(ctx, value, operation), refused_statuses(ctx),
-                          f"{operation}: {rule.where}={value!r} has the wrong type and must be refused")
+            why = f"{operation}: {rule.where}={value!r} has the wrong type and must be refused"
+            expect_status(rule.id, refusal_answer(ctx, partial(send_variant, ctx, value, operation),
+                                                  partial(send_variant, ctx, valid, operation), why),
+                          refused_statuses(ctx), why)
 
 
 # -- typed-parameters ----------------------------------------------------------------------

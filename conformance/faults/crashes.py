@@ -4,7 +4,9 @@
 document tells clients to retry a 500: ``crash_status``). ``refusal-as-retried``, where the document
 tells clients to retry a 5xx (``x-retry-statuses``): the refusal answered that status every time,
 which the session retries and a check judging a refusal after an accepted control must still fail
-(the schemathesis rule aside: there a listed 5xx is a documented answer). A 5xx is never
+(the schemathesis rule aside: there a listed 5xx is a documented answer); also derived for the
+checks that judge any 4xx after a control (enum, limit and required kinds, wrong-types,
+invalid-bodies; ``checks/refusal.refusal_answer``). A 5xx is never
 a refusal (a crash says nothing about the request), so every check holding a refusal must fail
 it, beside ``refusal-as-404`` and ``status-remapped`` (a refusal with the wrong 4xx). Derived for:
 
@@ -98,8 +100,27 @@ def refusal_crash_faults(contract: Contract) -> list[Fault]:
         # to the valid requests it generates (checks/generic.py), so there it is no deviation.
         if retried is not None and rule.params.get("check") != "schemathesis" and (
                 again := _crash(rule, retried)) is not None:
-            faults.append(derived_fault(f"refusal-as-retried:{rule.id.split('.', 1)[1]}", rule.id,
-                                        f"{again[0]} is answered {retried}, which the document says to retry, "
-                                        "every time")(again[1]))
+            faults.append(_retried(rule, retried, again))
+    if retried is None:
+        return faults
+    for rule in contract.rules:
+        # The checks whose refusals follow an accepted control with any 4xx (the kind checks of
+        # checks/boundary.py, wrong-types, invalid-bodies): refusal-as-500 is not derived for them
+        # (other families cover a crash), but a retried status that stays must fail them too.
+        check = rule.params.get("check")
+        if (_crash(rule, crash) is None and (listed := _listed(rule))
+                and ((rule.kind in _CONTROLLED_KINDS and not check) or check in _CONTROLLED_CHECKS)):
+            faults.append(_retried(rule, retried, (f"a refusal on {', '.join(listed)}", status(
+                operations(listed), retried, when=_ANY_4XX, body=_CRASH))))
     return faults
+
+
+_CONTROLLED_KINDS = frozenset({"enum", "limit", "required"})
+_CONTROLLED_CHECKS = frozenset({"wrong-types", "invalid-bodies"})
+
+
+def _retried(rule: Rule, retried: int, found: tuple[str, Wrap]) -> Fault:
+    what, wrap = found
+    return derived_fault(f"refusal-as-retried:{rule.id.split('.', 1)[1]}", rule.id,
+                         f"{what} is answered {retried}, which the document says to retry, every time")(wrap)
 
