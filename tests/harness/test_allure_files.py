@@ -25,4 +25,3 @@ def test_every_rule_has_its_result_and_no_container_is_empty(tmp_path: Path, mon
     containers = [json.loads(p.read_text()) for p in results.glob("*-container.json")]
     # The session's fixtures hold every rule; the rule's own parameter held none and is gone.
     assert containers and all(c.get("children") for c in containers)
-
