@@ -91,36 +91,37 @@ def refusal_crash_faults(contract: Contract) -> list[Fault]:
     retried = min((s for s in contract.retry_statuses() if s >= 500), default=None)
     for rule in contract.rules:
         found = _crash(rule, crash)
-        if found is None:
-            continue
-        what, wrap = found
-        faults.append(derived_fault(f"refusal-as-500:{rule.id.split('.', 1)[1]}", rule.id,
-                                    f"{what} is answered {crash}")(wrap))
-        # Not for the schemathesis rule: a 5xx an operation lists by number is a documented answer
-        # to the valid requests it generates (checks/generic.py), so there it is no deviation.
-        if retried is not None and rule.params.get("check") != "schemathesis" and (
-                again := _crash(rule, retried)) is not None:
-            faults.append(_retried(rule, retried, again))
-    if retried is None:
-        return faults
-    for rule in contract.rules:
-        # The checks whose refusals follow an accepted control with any 4xx (the kind checks of
-        # checks/boundary.py, wrong-types, invalid-bodies): refusal-as-500 is not derived for them
-        # (other families cover a crash), but a retried status that stays must fail them too.
-        check = rule.params.get("check")
-        if (_crash(rule, crash) is None and (listed := _listed(rule))
-                and ((rule.kind in _CONTROLLED_KINDS and not check) or check in _CONTROLLED_CHECKS)):
-            faults.append(_retried(rule, retried, (f"a refusal on {', '.join(listed)}", status(
-                operations(listed), retried, when=_ANY_4XX, body=_CRASH))))
+        if found is not None:
+            what, wrap = found
+            faults.append(derived_fault(f"refusal-as-500:{rule.id.split('.', 1)[1]}", rule.id,
+                                        f"{what} is answered {crash}")(wrap))
+        again = _retried_crash(rule, retried) if retried is not None else None
+        if again is not None:
+            what, wrap = again
+            faults.append(derived_fault(f"refusal-as-retried:{rule.id.split('.', 1)[1]}", rule.id,
+                                        f"{what} is answered {retried}, which the document says to retry, "
+                                        "every time")(wrap))
     return faults
+
+
+def _retried_crash(rule: Rule, retried: int) -> tuple[str, Wrap] | None:
+    """(what is answered ``retried``, the wrapper): where ``_crash`` derives a crash, and for the
+    checks whose refusals follow an accepted control with any 4xx (the kind checks of
+    checks/boundary.py, wrong-types, invalid-bodies), which refusal-as-500 leaves to other families.
+    Not for the schemathesis rule: a 5xx an operation lists by number is a documented answer to the
+    valid requests it generates (checks/generic.py), so there it is no deviation."""
+    check = rule.params.get("check")
+    if check == "schemathesis":
+        return None
+    found = _crash(rule, retried)
+    if found is not None:
+        return found
+    listed = _listed(rule)
+    if listed and ((rule.kind in _CONTROLLED_KINDS and not check) or check in _CONTROLLED_CHECKS):
+        return f"a refusal on {', '.join(listed)}", status(operations(listed), retried, when=_ANY_4XX, body=_CRASH)
+    return None
 
 
 _CONTROLLED_KINDS = frozenset({"enum", "limit", "required"})
 _CONTROLLED_CHECKS = frozenset({"wrong-types", "invalid-bodies"})
-
-
-def _retried(rule: Rule, retried: int, found: tuple[str, Wrap]) -> Fault:
-    what, wrap = found
-    return derived_fault(f"refusal-as-retried:{rule.id.split('.', 1)[1]}", rule.id,
-                         f"{what} is answered {retried}, which the document says to retry, every time")(wrap)
 
